@@ -1,0 +1,53 @@
+# minigrad-labs: every target sets up its own virtual environment on first use.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+LAB    ?= lab01_graph
+LANG_ARG := $(if $(GRADER_LANG),--lang $(GRADER_LANG),)
+SUBMISSIONS ?=
+OUT    ?= out/grades
+
+.PHONY: help venv check test lint typecheck demo grade labs bench clean
+
+help:
+	@echo "make check [LAB=lab01_graph]   run the public checks on your lab (students)"
+	@echo "make test                      lint, type-check and run the project's own tests"
+	@echo "make demo                      grade the bundled demo class and print where the reports are"
+	@echo "make grade SUBMISSIONS='a b'   grade submissions with the hidden suite (instructors)"
+	@echo "make labs                      regenerate labs/ stubs from solutions/"
+	@echo "make bench                     run the grading benchmark"
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+venv: $(VENV)/.installed
+
+check: venv
+	$(PY) -m grader check $(LAB) $(LANG_ARG)
+
+lint: venv
+	$(PY) -m ruff check grader tests bench
+	$(PY) -m mypy
+
+test: lint
+	$(PY) -m grader build-labs --check
+	$(PY) -m pytest -q tests
+
+demo: venv
+	$(PY) -m grader grade $(LAB) demo/class/$(LAB)/* --out out/demo $(LANG_ARG)
+
+grade: venv
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS='path/to/sub1 path/to/sub2' [LAB=lab01_graph] [OUT=out/grades]"; exit 2; }
+	$(PY) -m grader grade $(LAB) $(SUBMISSIONS) --out $(OUT) $(LANG_ARG)
+
+labs: venv
+	$(PY) -m grader build-labs
+
+bench: venv
+	$(PY) bench/grade_class.py
+
+clean:
+	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

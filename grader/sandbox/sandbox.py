@@ -1,0 +1,342 @@
+"""Running scenarios against a submission in a limited, killable child process (the zygote).
+
+One zygote per submission imports the student's module once, then forks a fresh child per
+scenario, so isolation costs a fork, not an interpreter start. Every reply is decoded by
+`protocol`; a timeout kills the zygote's whole process group and the next scenario starts a
+new zygote. Nothing but plain data ever comes back.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from grader.sandbox import protocol, reaper
+from grader.sandbox.scenario import KIT_SOURCE, Scenario
+
+CHILD_SOURCE = (Path(__file__).parent / "child.py").read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one submission's sandbox."""
+
+    timeout_s: float = 2.0
+    import_timeout_s: float = 5.0
+    cpu_s: int = 3
+    zygote_cpu_s: int = 60
+    memory_bytes: int = 1 << 30
+    file_bytes: int = 1 << 20
+    processes: int = 64
+    output_bytes: int = 4096
+    message_bytes: int = 1 << 20
+    max_restarts: int = 3
+
+
+@dataclass
+class Outcome:
+    """What one scenario run produced: plain data or a described failure."""
+
+    status: str  # ok | exception | wrong-type | timeout | crash | import-error | bad-result
+    value: Any = None
+    detail: dict[str, Any] = field(default_factory=dict)
+    output: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """True when the scenario returned a value."""
+        return self.status == "ok"
+
+
+class _Zygote:
+    """One running bootstrap process and its pipes."""
+
+    def __init__(
+        self, process: subprocess.Popen[bytes], result_fd: int, output_fd: int, max_bytes: int
+    ) -> None:
+        self.process = process
+        self.result_fd = result_fd
+        self.output_fd = output_fd
+        self.frames = protocol.FrameReader(max_bytes=max_bytes)
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(result_fd, selectors.EVENT_READ, "result")
+        self.selector.register(output_fd, selectors.EVENT_READ, "output")
+        self.output = bytearray()
+        self.output_total = 0
+        self.result_closed = False
+
+    def kill(self) -> None:
+        """Kill the zygote's whole process group and release its pipes."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.process.wait()
+        self.selector.close()
+        for fd in (self.result_fd, self.output_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        if self.process.stdin:
+            try:
+                self.process.stdin.close()
+            except OSError:
+                pass
+
+
+class Sandbox:
+    """Runs scenarios for one submission; use as a context manager so nothing outlives it."""
+
+    def __init__(
+        self,
+        workdir: Path,
+        module: str,
+        class_name: str,
+        files: tuple[str, ...],
+        limits: Limits | None = None,
+        run_as: tuple[int, int] | None = None,
+    ) -> None:
+        self.workdir = Path(workdir)
+        self.module = module
+        self.class_name = class_name
+        self.files = files
+        self.limits = limits or Limits()
+        self.run_as = run_as
+        self._zygote: _Zygote | None = None
+        self._fatal: Outcome | None = None
+        self._starts = 0
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the zygote and kill anything the submission left running."""
+        if self._zygote is not None:
+            self._zygote.kill()
+            self._zygote = None
+        reaper.kill_orphans()
+
+    # -- running -----------------------------------------------------------------------------
+
+    def run(
+        self,
+        scen: Scenario,
+        params: dict[str, Any],
+        *,
+        timeout_s: float | None = None,
+        allow_nonfinite: bool = False,
+    ) -> Outcome:
+        """Run one scenario in a fresh forked child and return its outcome."""
+        if self._fatal is not None:
+            return replace(self._fatal)
+        zygote = self._zygote or self._start()
+        if zygote is None:
+            assert self._fatal is not None
+            return replace(self._fatal)
+        timeout = timeout_s if timeout_s is not None else self.limits.timeout_s
+        request = {
+            "name": scen.name,
+            "source": scen.source,
+            "params": params,
+            "cpu_s": max(1, int(timeout) + 1),
+        }
+        zygote.output.clear()
+        zygote.output_total = 0
+        try:
+            assert zygote.process.stdin is not None
+            zygote.process.stdin.write(protocol.encode_frame(request))
+            zygote.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            return self._lost(zygote, "the process running your code had already ended")
+        deadline = time.monotonic() + timeout
+        try:
+            reply = self._next_message(zygote, deadline, allow_nonfinite)
+            if reply is None:
+                return self._timed_out(zygote, timeout)
+            if reply.get("status") == "exited":
+                return self._finish(Outcome("crash", detail=_crash_detail(reply)), zygote)
+            exited = self._next_message(zygote, time.monotonic() + 1.0, False)
+            if exited is None or exited.get("status") != "exited":
+                self._discard(zygote)
+            return self._finish(_outcome_from_reply(reply), zygote)
+        except protocol.ProtocolError as exc:
+            self._discard(zygote)
+            return self._finish(Outcome("bad-result", detail={"reason": str(exc)}), zygote)
+        except EOFError:
+            return self._lost(zygote, "the process running your code ended unexpectedly")
+
+    def _finish(self, outcome: Outcome, zygote: _Zygote) -> Outcome:
+        outcome.output = _decode_output(zygote, self.limits.output_bytes)
+        return outcome
+
+    def _timed_out(self, zygote: _Zygote, timeout: float) -> Outcome:
+        outcome = self._finish(Outcome("timeout", detail={"seconds": timeout}), zygote)
+        self._discard(zygote)
+        return outcome
+
+    def _lost(self, zygote: _Zygote, how: str) -> Outcome:
+        outcome = self._finish(Outcome("crash", detail={"how": how}), zygote)
+        self._discard(zygote)
+        return outcome
+
+    def _discard(self, zygote: _Zygote) -> None:
+        zygote.kill()
+        if self._zygote is zygote:
+            self._zygote = None
+        reaper.kill_orphans()
+
+    # -- the zygote --------------------------------------------------------------------------
+
+    def _start(self) -> _Zygote | None:
+        if self._starts > self.limits.max_restarts:
+            self._fatal = Outcome(
+                "crash", detail={"how": "the process running your code kept ending unexpectedly"}
+            )
+            return None
+        self._starts += 1
+        result_r, result_w = os.pipe()
+        output_r, output_w = os.pipe()
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", CHILD_SOURCE],
+                cwd=self.workdir,
+                env={},
+                stdin=subprocess.PIPE,
+                stdout=output_w,
+                stderr=output_w,
+                pass_fds=(result_w,),
+                start_new_session=True,
+            )
+        finally:
+            os.close(result_w)
+            os.close(output_w)
+        os.set_blocking(result_r, False)
+        os.set_blocking(output_r, False)
+        zygote = _Zygote(process, result_r, output_r, self.limits.message_bytes)
+        config = {
+            "result_fd": result_w,
+            "module": self.module,
+            "class_name": self.class_name,
+            "files": list(self.files),
+            "kit_source": KIT_SOURCE,
+            "limits": {
+                "memory_bytes": self.limits.memory_bytes,
+                "file_bytes": self.limits.file_bytes,
+                "zygote_cpu_s": self.limits.zygote_cpu_s,
+                "processes": self.limits.processes if self.run_as else 0,
+            },
+        }
+        if self.run_as:
+            config["uid"], config["gid"] = self.run_as
+        assert process.stdin is not None
+        process.stdin.write(protocol.encode_frame(config))
+        process.stdin.flush()
+        return self._await_ready(zygote)
+
+    def _await_ready(self, zygote: _Zygote) -> _Zygote | None:
+        deadline = time.monotonic() + self.limits.import_timeout_s
+        try:
+            reply = self._next_message(zygote, deadline, False)
+        except (protocol.ProtocolError, EOFError):
+            reply = {"status": "died"}
+        if reply is not None and reply.get("status") == "ready":
+            self._zygote = zygote
+            return zygote
+        if reply is None:
+            fatal = Outcome("timeout", detail={"seconds": self.limits.import_timeout_s})
+        elif reply.get("status") == "import-error":
+            fatal = Outcome("import-error", detail=_exception_detail(reply))
+        else:
+            fatal = Outcome("crash", detail={"how": "it ended while being imported"})
+        self._fatal = self._finish(fatal, zygote)
+        zygote.kill()
+        reaper.kill_orphans()
+        return None
+
+    def _next_message(
+        self, zygote: _Zygote, deadline: float, allow_nonfinite: bool
+    ) -> dict[str, Any] | None:
+        """The next decoded frame, None at the deadline; EOFError if the result pipe closed."""
+        while True:
+            payload = zygote.frames.next_frame()
+            if payload is not None:
+                message = protocol.decode(payload, allow_nonfinite=allow_nonfinite)
+                if not isinstance(message, dict):
+                    raise protocol.ProtocolError("message is not an object")
+                return message
+            if zygote.result_closed:
+                raise EOFError
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            for key, _ in zygote.selector.select(remaining):
+                self._read(zygote, key.data)
+
+    def _read(self, zygote: _Zygote, which: str) -> None:
+        fd = zygote.result_fd if which == "result" else zygote.output_fd
+        try:
+            data = os.read(fd, 65536)
+        except BlockingIOError:
+            return
+        if which == "result":
+            if not data:
+                zygote.result_closed = True
+                zygote.selector.unregister(fd)
+            zygote.frames.feed(data)
+            return
+        if not data:
+            zygote.selector.unregister(fd)
+            return
+        zygote.output_total += len(data)
+        room = self.limits.output_bytes - len(zygote.output)
+        if room > 0:
+            zygote.output += data[:room]
+
+
+def _decode_output(zygote: _Zygote, cap: int) -> str:
+    text = bytes(zygote.output).decode("utf-8", errors="replace")
+    if zygote.output_total > cap:
+        text += f"\n[... {zygote.output_total - cap} more bytes not shown]"
+    return text
+
+
+def _exception_detail(reply: dict[str, Any]) -> dict[str, Any]:
+    return {key: str(reply.get(key, "")) for key in ("type", "message", "where")}
+
+
+def _crash_detail(reply: dict[str, Any]) -> dict[str, Any]:
+    code = reply.get("code")
+    if isinstance(code, int) and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return {"how": f"killed by {name}"}
+    return {"how": f"exit code {code}"}
+
+
+def _outcome_from_reply(reply: dict[str, Any]) -> Outcome:
+    status = reply.get("status")
+    if status == "ok":
+        return Outcome("ok", value=reply.get("value"))
+    if status == "exception":
+        return Outcome("exception", detail=_exception_detail(reply))
+    if status == "wrong-type":
+        return Outcome(
+            "wrong-type",
+            detail={key: str(reply.get(key, "")) for key in ("quantity", "actual_type", "expected_type")},
+        )
+    if status == "bad-result":
+        return Outcome("bad-result", detail={"reason": str(reply.get("reason", ""))[:200]})
+    raise protocol.ProtocolError(f"unknown reply status {str(status)[:40]!r}")

@@ -57,7 +57,7 @@ def record_calls(named: dict[str, Any]) -> list[str]:
     def wrap(name: str, original: Any) -> Any:
         def recording_backward() -> Any:
             calls.append(name)
-            return original()
+            return original() if callable(original) else None
 
         return recording_backward
 

@@ -1,0 +1,195 @@
+"""The command line: `python -m grader check | grade | render | build-labs | labs`.
+
+Exit codes: 0 the command finished (whatever the scores), 1 `build-labs --check` found
+stale stubs, 2 usage error, 3 the grader failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from grader.batch import BatchOptions, grade_class
+from grader.i18n import LANGUAGES, default_language
+from grader.labs import LABS, REPO_ROOT, UnknownLab, get_lab
+from grader.render import render_feedback, render_summary
+from grader.runner import ShardSpec, run_shard, suites_for, ungradable
+from grader.submission import Submission, Ungradable, prepare, submission_id
+
+EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_GRADER = 0, 1, 2, 3
+DEFAULT_SEED = "minigrad-labs"
+
+
+class UsageError(Exception):
+    """A bad command line; the message is printed as one line."""
+
+
+def _lab(name: str):  # type: ignore[no-untyped-def]
+    try:
+        return get_lab(name)
+    except UnknownLab as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Public checks on the student's own lab folder, feedback to the terminal."""
+    lab = _lab(args.lab)
+    path = Path(args.path) if args.path else lab.student_dir
+    if not path.exists():
+        raise UsageError(f"{path} does not exist")
+    spec = ShardSpec(lab, suites_for(lab, hidden=False), args.seed, args.lang,
+                     in_process=args.debug)
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="minigrad-check-") as scratch_name:
+        scratch = Path(scratch_name)
+        submission = Submission(submission_id(path, lab), path)
+        try:
+            prepared = prepare(submission, lab, scratch)
+        except Ungradable as exc:
+            doc = ungradable(spec, submission.id, str(path), exc.detail)
+        else:
+            workdir = scratch / "run"
+            workdir.mkdir()
+            doc = run_shard(spec, [prepared], workdir, timeout_s=300, interactive=args.debug)[0]
+    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    print(render_feedback(doc, args.format, color=color and args.format == "terminal"))
+    if args.json:
+        Path(args.json).write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
+    print(f"({time.perf_counter() - started:.2f} s)", file=sys.stderr)
+    return EXIT_GRADER if doc["status"] == "grader-error" else EXIT_OK
+
+
+def _progress(done: int, total: int, note: str) -> None:
+    width = 24
+    filled = width * done // max(total, 1)
+    print(f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {note}", file=sys.stderr,
+          flush=True)
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    """Hidden and public checks on every submission; reports per submission and a class CSV."""
+    lab = _lab(args.lab)
+    paths = [Path(p) for p in args.submissions]
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise UsageError(f"no such submission: {', '.join(missing)}")
+    try:
+        suites = suites_for(lab, hidden=not args.public_only)
+    except FileNotFoundError as exc:
+        raise UsageError(str(exc)) from None
+    spec = ShardSpec(lab, suites, args.seed, args.lang)
+    options = BatchOptions(out_dir=Path(args.out), workers=args.workers, resume=args.resume)
+    started = time.perf_counter()
+    docs = grade_class(spec, paths, options, _progress)
+    elapsed = time.perf_counter() - started
+    print(render_summary(docs, args.lang))
+    print(f"{len(docs)} submissions in {elapsed:.2f} s; reports in {options.out_dir}/<submission>/"
+          f" and {options.out_dir / 'class.csv'}")
+    return EXIT_GRADER if any(d["status"] == "grader-error" for d in docs) else EXIT_OK
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    """Re-render a scores.json in another language or format."""
+    try:
+        doc = json.loads(Path(args.scores).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read {args.scores}: {exc}") from None
+    print(render_feedback(doc, args.format, lang=args.lang))
+    return EXIT_OK
+
+
+def cmd_build_labs(args: argparse.Namespace) -> int:
+    """Regenerate the stubs in labs/ from solutions/, or report drift with --check."""
+    from grader.stubgen import MarkerError, build_labs
+
+    try:
+        changed = build_labs(REPO_ROOT, check=args.check)
+    except MarkerError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_GRADER
+    if args.check:
+        for name in changed:
+            print(f"stale: {name} differs from what `make labs` generates", file=sys.stderr)
+        return EXIT_STALE if changed else EXIT_OK
+    for name in changed:
+        print(f"wrote {name}")
+    return EXIT_OK
+
+
+def cmd_labs(args: argparse.Namespace) -> int:
+    """List the labs."""
+    for lab in LABS.values():
+        print(f"{lab.name}\t{', '.join(lab.files)}")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for every command."""
+    parser = argparse.ArgumentParser(prog="python -m grader",
+                                     description="minigrad-labs: check and grade minigrad labs.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    language = {"choices": LANGUAGES, "default": default_language(),
+                "help": "feedback language (default: from GRADER_LANG / LANG)"}
+
+    check = commands.add_parser("check", help="run the public checks on your lab (students)")
+    check.add_argument("lab", nargs="?", default="lab01_graph", help="lab name (default lab01_graph)")
+    check.add_argument("--path", help="the lab folder or file to check (default labs/<lab>)")
+    check.add_argument("--lang", **language)  # type: ignore[arg-type]
+    check.add_argument("--format", choices=("terminal", "markdown", "html"), default="terminal")
+    check.add_argument("--debug", action="store_true",
+                       help="run your code in-process, without the sandbox, so breakpoint() works")
+    check.add_argument("--json", metavar="FILE", help="also write the score document here")
+    check.add_argument("--seed", default=DEFAULT_SEED, help=argparse.SUPPRESS)
+    check.set_defaults(handler=cmd_check)
+
+    grade = commands.add_parser("grade", help="grade submissions with the hidden suite")
+    grade.add_argument("lab", help="lab name, e.g. lab01_graph")
+    grade.add_argument("submissions", nargs="+", help="folders, zips, .py files or notebooks")
+    grade.add_argument("--out", required=True, help="folder for the reports")
+    grade.add_argument("--lang", **language)  # type: ignore[arg-type]
+    grade.add_argument("--workers", type=int, default=max(1, os.cpu_count() or 1))
+    grade.add_argument("--resume", action="store_true",
+                       help="keep reports whose submission content has not changed")
+    grade.add_argument("--seed", default=os.environ.get("GRADER_SEED", DEFAULT_SEED),
+                       help="course seed for randomized inputs (default: GRADER_SEED)")
+    grade.add_argument("--public-only", action="store_true", help="run only the public checks")
+    grade.set_defaults(handler=cmd_grade)
+
+    render = commands.add_parser("render", help="render a scores.json as feedback")
+    render.add_argument("scores", help="path to a scores.json")
+    render.add_argument("--lang", choices=LANGUAGES, default=None)
+    render.add_argument("--format", choices=("terminal", "markdown", "html"), default="terminal")
+    render.set_defaults(handler=cmd_render)
+
+    build = commands.add_parser("build-labs", help="generate labs/ stubs from solutions/")
+    build.add_argument("--check", action="store_true", help="only report stale stubs (exit 1)")
+    build.set_defaults(handler=cmd_build_labs)
+
+    labs = commands.add_parser("labs", help="list the labs")
+    labs.set_defaults(handler=cmd_labs)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    if getattr(args, "workers", 1) < 1:
+        print("error: --workers must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return int(args.handler(args))
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted; finished reports were kept", file=sys.stderr)
+        return EXIT_GRADER
+    except Exception as exc:  # the grader's own failure: say so, with exit code 3
+        print(f"grader failure: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_GRADER

@@ -1,0 +1,79 @@
+"""What a check raises: student failures carry a catalogue detail, never prose."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NoReturn
+
+REL_TOL = 1e-6
+ABS_TOL = 1e-9
+
+
+class CheckFailed(AssertionError):
+    """The student's code did not do what the check expects; `detail` says what happened."""
+
+    def __init__(self, kind: str, output: str = "", **params: Any) -> None:
+        super().__init__(f"{kind}: {params}")
+        self.detail = {"kind": kind, "params": params}
+        self.output = output
+
+
+class NotRun(Exception):
+    """The check could not be run on this submission; `detail` says why."""
+
+    def __init__(self, kind: str, **params: Any) -> None:
+        super().__init__(f"{kind}: {params}")
+        self.detail = {"kind": kind, "params": params}
+
+
+def fail(kind: str, **params: Any) -> NoReturn:
+    """Fail the current check with a catalogue detail."""
+    raise CheckFailed(kind, **params)
+
+
+def close(actual: float, expected: float) -> bool:
+    """Relative closeness, with a small absolute floor near zero."""
+    return math.isclose(actual, expected, rel_tol=REL_TOL, abs_tol=ABS_TOL)
+
+
+def expect_close(
+    actual: float, expected: float, *, quantity: str, inputs: dict[str, Any], source: str
+) -> None:
+    """Fail with a `mismatch` detail unless actual is close to expected."""
+    if not close(actual, expected):
+        fail("mismatch", quantity=quantity, inputs=inputs, expected=expected, actual=actual,
+             source=source)
+
+
+def expect_equal(
+    actual: Any, expected: Any, *, quantity: str, inputs: dict[str, Any], source: str = "literal"
+) -> None:
+    """Fail with a `mismatch` detail unless actual == expected (for labels, names and counts)."""
+    if actual != expected:
+        fail("mismatch", quantity=quantity, inputs=inputs, expected=expected, actual=actual,
+             source=source)
+
+
+def field(result: Any, key: str, kind: type | tuple[type, ...]) -> Any:
+    """result[key] if result is a dict holding a value of `kind`; a failed check otherwise.
+
+    Results come from the student's process, so their shape is checked, never assumed.
+    """
+    if not isinstance(result, dict) or key not in result:
+        fail("bad-result", reason=f"the result has no {key!r}")
+    value = result[key]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if float in kinds and type(value) is int:
+        value = float(value)
+    if type(value) not in kinds:  # exact types: True is not an int here, nor 1 a float
+        fail("bad-result", reason=f"{key!r} has the wrong type")
+    return value
+
+
+def expect_results_close(
+    result: Any, expected: dict[str, float], *, inputs: dict[str, Any], source: str
+) -> None:
+    """expect_close for every quantity of `expected` against the same key of the student result."""
+    for quantity, value in expected.items():
+        actual = field(result, quantity, float)
+        expect_close(actual, value, quantity=quantity, inputs=inputs, source=source)

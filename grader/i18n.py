@@ -1,0 +1,174 @@
+"""Message catalogues: load the per-language TOML files and look up student-facing strings."""
+
+from __future__ import annotations
+
+import functools
+import os
+import string
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+LANGUAGES: tuple[str, ...] = ("en", "es")
+CATALOGUE_DIR = Path(__file__).parent / "catalogue"
+# Checked in this order; the first one that is set and not empty decides.
+LANGUAGE_VARIABLES: tuple[str, ...] = ("GRADER_LANG", "LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE")
+
+
+def default_language(environ: Mapping[str, str] | None = None) -> str:
+    """Pick the feedback language from GRADER_LANG or the locale variables ('es' or 'en')."""
+    env = os.environ if environ is None else environ
+    for name in LANGUAGE_VARIABLES:
+        value = env.get(name, "").strip()
+        if value:
+            return "es" if value.lower().startswith("es") else "en"
+    return "en"
+
+
+def format_number(x: float) -> str:
+    """Format a number for students: ints as ints, floats to 6 significant digits."""
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, int):
+        return str(x)
+    if x == 0:
+        return "0"  # also turns -0.0 into "0", which students never mean
+    return format(x, ".6g")
+
+
+def _placeholders(template: str, where: str) -> tuple[str, ...]:
+    """Return the named fields of a str.format template; anything but plain names is an error."""
+    names: list[str] = []
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise ValueError(f"{where}: malformed template: {exc}") from None
+    for _literal, field, _spec, _conversion in parsed:
+        if field is None:
+            continue
+        if not field.isidentifier():
+            raise ValueError(f"{where}: placeholder {{{field}}} must be a plain name")
+        if field not in names:
+            names.append(field)
+    return tuple(names)
+
+
+def _flatten(table: Mapping[str, Any], prefix: str, source: Path) -> dict[str, str]:
+    """Flatten nested TOML tables into dotted keys, checking that every leaf is a string."""
+    flat: dict[str, str] = {}
+    for name, value in table.items():
+        if "." in name:
+            raise ValueError(f"{source}: key {prefix}{name!r} must not contain a dot")
+        key = f"{prefix}{name}"
+        if isinstance(value, Mapping):
+            flat.update(_flatten(value, f"{key}.", source))
+        elif isinstance(value, str):
+            _placeholders(value, f"{source}: {key}")
+            flat[key] = value
+        else:
+            raise ValueError(f"{source}: {key} must be a string, not {type(value).__name__}")
+    return flat
+
+
+def _check_language(lang: str) -> None:
+    """Raise ValueError naming the choices when lang is not a supported language."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"unknown language {lang!r}; choose one of: {', '.join(LANGUAGES)}")
+
+
+@dataclass(frozen=True, eq=False)
+class Catalogue:
+    """The student-facing strings of one language, looked up by dotted key."""
+
+    lang: str
+    entries: Mapping[str, str]
+
+    @classmethod
+    def load(cls, lang: str) -> Catalogue:
+        """Return the packaged catalogue for lang (loaded once per language)."""
+        _check_language(lang)
+        return _load_packaged(lang)
+
+    def text(self, key: str, **params: str) -> str:
+        """Return the message at key with its {placeholders} filled from params."""
+        try:
+            template = self.entries[key]
+        except KeyError:
+            raise KeyError(f"no message {key!r} in the {self.lang!r} catalogue") from None
+        try:
+            return template.format_map(params)
+        except KeyError as exc:
+            raise KeyError(
+                f"message {key!r} ({self.lang}) needs the parameter {exc.args[0]!r}"
+            ) from None
+
+    def has(self, key: str) -> bool:
+        """Tell whether the catalogue holds a message at key."""
+        return key in self.entries
+
+    def placeholders(self, key: str) -> tuple[str, ...]:
+        """Return the parameter names the message at key uses, in order of appearance."""
+        return _placeholders(self.text_template(key), key)
+
+    def text_template(self, key: str) -> str:
+        """Return the unformatted template at key."""
+        try:
+            return self.entries[key]
+        except KeyError:
+            raise KeyError(f"no message {key!r} in the {self.lang!r} catalogue") from None
+
+
+def load_from(directory: Path, lang: str) -> Catalogue:
+    """Load <directory>/<lang>.toml and every <directory>/<lang>/*.toml (one per lab) as one
+    catalogue; a key defined in two files is an error naming both."""
+    _check_language(lang)
+    sources = [Path(directory) / f"{lang}.toml", *sorted((Path(directory) / lang).glob("*.toml"))]
+    entries: dict[str, str] = {}
+    origin: dict[str, Path] = {}
+    for source in sources:
+        with source.open("rb") as handle:
+            table = tomllib.load(handle)
+        for key, value in _flatten(table, "", source).items():
+            if key in entries:
+                raise ValueError(f"{source}: {key} is already defined in {origin[key]}")
+            entries[key], origin[key] = value, source
+    return Catalogue(lang=lang, entries=MappingProxyType(entries))
+
+
+@functools.lru_cache(maxsize=len(LANGUAGES))
+def _load_packaged(lang: str) -> Catalogue:
+    """Load and cache the catalogue shipped with the grader."""
+    return load_from(CATALOGUE_DIR, lang)
+
+
+def _catalogues(directory: Path | None) -> dict[str, Catalogue]:
+    """Load every language, from directory or from the packaged catalogues."""
+    if directory is None:
+        return {lang: Catalogue.load(lang) for lang in LANGUAGES}
+    return {lang: load_from(directory, lang) for lang in LANGUAGES}
+
+
+def missing_translations(directory: Path | None = None) -> dict[str, list[str]]:
+    """Map each language to the keys some other language has and it lacks or leaves empty."""
+    catalogues = _catalogues(directory)
+    every_key = set().union(*(catalogue.entries for catalogue in catalogues.values()))
+    missing: dict[str, list[str]] = {}
+    for lang, catalogue in catalogues.items():
+        gaps = sorted(key for key in every_key if not catalogue.entries.get(key, "").strip())
+        if gaps:
+            missing[lang] = gaps
+    return missing
+
+
+def placeholder_mismatches(directory: Path | None = None) -> list[str]:
+    """List the keys whose {placeholders} differ between languages (a translation bug)."""
+    catalogues = list(_catalogues(directory).values())
+    shared = set.intersection(*(set(catalogue.entries) for catalogue in catalogues))
+    return sorted(
+        key
+        for key in shared
+        if len({frozenset(catalogue.placeholders(key)) for catalogue in catalogues}) > 1
+    )

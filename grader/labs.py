@@ -1,0 +1,65 @@
+"""The registry of labs: which files a submission holds and where each lab's checks live."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+REPO_ROOT = PACKAGE_DIR.parent
+
+
+class UnknownLab(LookupError):
+    """A lab name that is not in the registry."""
+
+
+@dataclass(frozen=True)
+class Lab:
+    """One lab: the files students edit and the module the checks import from them."""
+
+    name: str
+    files: tuple[str, ...]
+    module: str
+    class_name: str
+    timeout_s: float = 2.0
+
+    @property
+    def student_dir(self) -> Path:
+        """The lab folder students get (stubs, README, public tests)."""
+        return REPO_ROOT / "labs" / self.name
+
+    @property
+    def public_tests(self) -> Path:
+        """The public checks that ship with the lab."""
+        return self.student_dir / "tests"
+
+    @property
+    def hidden_tests(self) -> Path:
+        """The hidden checks; absent from the student kit."""
+        return PACKAGE_DIR / "suites" / self.name
+
+    @property
+    def solution_dir(self) -> Path:
+        """The reference solution; absent from the student kit."""
+        return REPO_ROOT / "solutions" / self.name
+
+    @property
+    def main_file(self) -> str:
+        """The file a bare-file or notebook submission stands for."""
+        return self.files[0]
+
+
+LABS: dict[str, Lab] = {
+    "lab01_graph": Lab(
+        name="lab01_graph", files=("value.py",), module="value", class_name="Value"
+    ),
+}
+
+
+def get_lab(name: str) -> Lab:
+    """The lab called `name`, or UnknownLab listing the known ones."""
+    try:
+        return LABS[name]
+    except KeyError:
+        known = ", ".join(sorted(LABS))
+        raise UnknownLab(f"unknown lab {name!r}; known labs: {known}") from None

@@ -1,0 +1,149 @@
+"""Student-facing sentences: turn check ids, structured details and flags into catalogue text."""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from grader.i18n import Catalogue, format_number
+
+# Parameters whose values are not printed as they come (see describe_detail).
+INPUTS_PARAM = "inputs"
+SOURCE_PARAM = "source"
+CHECKS_PARAM = "checks"
+# Parameters that carry data values from the student's code: strings are shown quoted,
+# so that a label '+' or an empty string '' is unmistakable.
+VALUE_PARAMS = frozenset({"expected", "actual"})
+
+
+def format_value(value: Any, quote_strings: bool = False) -> str:
+    """Format one parameter value: numbers to 6 significant digits, sequences as tuples."""
+    if isinstance(value, str):
+        return repr(value) if quote_strings else value
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, int | float):
+        return format_number(value)
+    if isinstance(value, list | tuple):
+        return "(" + ", ".join(format_value(item, quote_strings) for item in value) + ")"
+    if isinstance(value, Mapping):
+        return format_assignments(value, quote_strings)
+    return str(value)
+
+
+def format_assignments(values: Mapping[str, Any], quote_strings: bool = False) -> str:
+    """Format named values as 'a = 1.5, b = -2'."""
+    return ", ".join(
+        f"{name} = {format_value(value, quote_strings)}" for name, value in values.items()
+    )
+
+
+def check_title(check_id: str, catalogue: Catalogue) -> str:
+    """Return the sentence that says what a check verifies."""
+    return catalogue.text(f"checks.{check_id}.title")
+
+
+def check_hint(check_id: str, catalogue: Catalogue) -> str:
+    """Return a check's hint: why it matters and where to look."""
+    return catalogue.text(f"checks.{check_id}.hint")
+
+
+def pitfall_title(pitfall_id: str, catalogue: Catalogue) -> str:
+    """Return the short name of a pitfall."""
+    return catalogue.text(f"pitfalls.{pitfall_id}.title")
+
+
+def pitfall_explanation(pitfall_id: str, catalogue: Catalogue) -> str:
+    """Return the few sentences that explain what goes wrong with a pitfall and why."""
+    return catalogue.text(f"pitfalls.{pitfall_id}.explanation")
+
+
+def pitfall_section(pitfall_id: str, catalogue: Catalogue) -> str:
+    """Return the pointer to the course section that covers a pitfall."""
+    return catalogue.text(f"pitfalls.{pitfall_id}.section")
+
+
+def _check_list(check_ids: Any, catalogue: Catalogue) -> str:
+    """Format a list of check ids as their quoted titles, joined with commas."""
+    ids = [check_ids] if isinstance(check_ids, str) else list(check_ids)
+    titles = (check_title(check_id, catalogue).rstrip(".") for check_id in ids)
+    return ", ".join(catalogue.text("ui.quoted", text=title) for title in titles)
+
+
+def _format_param(name: str, value: Any, catalogue: Catalogue) -> str:
+    """Format one detail parameter, resolving the parameters that are ids or input maps."""
+    if name == SOURCE_PARAM and isinstance(value, str):
+        return catalogue.text(f"sources.{value}")
+    if name == CHECKS_PARAM:
+        return _check_list(value, catalogue)
+    if name == INPUTS_PARAM and isinstance(value, Mapping) and not value:
+        return catalogue.text("ui.no_inputs")
+    return format_value(value, quote_strings=name in VALUE_PARAMS)
+
+
+def describe_detail(detail: Mapping[str, Any], catalogue: Catalogue) -> str:
+    """Render a detail {"kind", "params"} as the "what happened" sentence."""
+    kind = detail["kind"]
+    key = f"details.{kind}.text"
+    if not catalogue.has(key):
+        raise KeyError(f"unknown detail kind {kind!r}")
+    raw: Mapping[str, Any] = detail.get("params") or {}
+    params = {name: _format_param(name, value, catalogue) for name, value in raw.items()}
+    # A key next to `text` named after a parameter wraps that optional parameter,
+    # e.g. where = " (at {where})": used when the value is not empty, dropped otherwise.
+    for name in catalogue.placeholders(key):
+        wrapper = f"details.{kind}.{name}"
+        if catalogue.has(wrapper):
+            value = params.get(name, "")
+            params[name] = catalogue.text(wrapper, **{name: value}) if value else ""
+    return catalogue.text(key, **params)
+
+
+def describe_flag(flag: Mapping[str, Any], catalogue: Catalogue) -> str:
+    """Render a policy flag {"id", "params"} as a sentence."""
+    raw: Mapping[str, Any] = flag.get("params") or {}
+    params = {name: format_value(value) for name, value in raw.items()}
+    return catalogue.text(f"flags.{flag['id']}.text", **params)
+
+
+def _or_keep(render: Callable[[], str], original: str) -> str:
+    """Return render(), or the original text when the catalogue cannot render it."""
+    try:
+        return render()
+    except KeyError:
+        return original
+
+
+def _localise_check(check: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
+    """Return a copy of one check with its texts rendered from ids and detail."""
+    out = dict(check)
+    check_id, pitfall, detail = check["id"], check["pitfall"], check.get("detail")
+    out["title"] = _or_keep(lambda: check_title(check_id, catalogue), check["title"])
+    if check.get("hint"):
+        out["hint"] = _or_keep(lambda: check_hint(check_id, catalogue), check["hint"])
+    if check.get("section"):
+        out["section"] = _or_keep(lambda: pitfall_section(pitfall, catalogue), check["section"])
+    if detail:
+        out["message"] = _or_keep(lambda: describe_detail(detail, catalogue), check["message"])
+    return out
+
+
+def localise_document(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
+    """Return a copy of a score document whose rendered texts are in the catalogue's language.
+
+    Texts are rebuilt from the ids and structured details the document keeps; a text the
+    catalogue cannot rebuild (an id it does not know) is kept as it was.
+    """
+    out = copy.deepcopy(dict(doc))
+    if doc.get("lang") == catalogue.lang:
+        return out
+    out["lang"] = catalogue.lang
+    out["checks"] = [_localise_check(check, catalogue) for check in out["checks"]]
+    reason = out.get("reason")
+    if reason:
+        reason["text"] = _or_keep(lambda: describe_detail(reason, catalogue), reason["text"])
+    for flag in out.get("flags", []):
+        flag["text"] = _or_keep(functools.partial(describe_flag, flag, catalogue), flag["text"])
+    return out

@@ -1,0 +1,249 @@
+"""pytest plugin: runs each check once per submission, through the sandbox, and records outcomes.
+
+Loaded with `-p grader.pytest_plugin --grader-manifest FILE`. The manifest names the lab and
+the prepared submissions; every test that asks for `run` is parametrized over them. The
+plugin validates `check` markers at collection, turns failed prerequisites into not-run,
+and attaches one `grader` user property per test for pytest-json-report.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.checks import CheckDefinitionError, CheckSpec, spec_from_marker, validate_suite
+from grader.expect import CheckFailed, NotRun
+from grader.labs import REPO_ROOT, Lab, get_lab
+from grader.reference import load_reference_class, run_reference
+from grader.sandbox import reaper
+from grader.sandbox.inprocess import InProcessRunner
+from grader.sandbox.sandbox import Limits, Outcome, Sandbox
+from grader.sandbox.scenario import Scenario
+
+
+@dataclass
+class GradingRun:
+    """The run described by the manifest, plus each (submission, check) status seen so far."""
+
+    lab: Lab
+    seed: str
+    submissions: list[dict[str, Any]]
+    in_process: bool = False
+    statuses: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+RUN_KEY = pytest.StashKey[GradingRun]()
+SPEC_KEY = pytest.StashKey[CheckSpec]()
+NOT_RUN_KEY = pytest.StashKey[dict[str, Any]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """The manifest option."""
+    parser.getgroup("grader").addoption(
+        "--grader-manifest", default=None, help="JSON manifest written by `python -m grader`")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the marker and load the manifest."""
+    config.addinivalue_line(
+        "markers", "check(id, pitfall, weight, requires=(), timeout=None): a graded check")
+    path = config.getoption("--grader-manifest")
+    if not path:
+        return
+    manifest = json.loads(Path(path).read_text(encoding="utf-8"))
+    config.stash[RUN_KEY] = GradingRun(
+        lab=get_lab(manifest["lab"]),
+        seed=str(manifest["seed"]),
+        submissions=manifest["submissions"],
+        in_process=bool(manifest.get("in_process", False)),
+    )
+    reaper.enable_subreaper()
+
+
+def _grading_run(config: pytest.Config) -> GradingRun:
+    run = config.stash.get(RUN_KEY, None)
+    if run is None:
+        raise pytest.UsageError("graded checks run through `python -m grader`, not bare pytest")
+    return run
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrize every check over the manifest's submissions."""
+    if "submission" not in metafunc.fixturenames:
+        return
+    run = _grading_run(metafunc.config)
+    metafunc.parametrize("submission", run.submissions, ids=[s["id"] for s in run.submissions],
+                         indirect=True, scope="session")
+
+
+def _visibility(item: pytest.Item) -> str:
+    try:
+        Path(item.path).resolve().relative_to(REPO_ROOT / "labs")
+        return "public"
+    except ValueError:
+        return "hidden"
+
+
+def _submission_index(item: pytest.Item, order: dict[str, int]) -> int:
+    callspec = getattr(item, "callspec", None)
+    return order[callspec.params["submission"]["id"]] if callspec else -1
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Validate check markers once per check, then group the items by submission."""
+    run = config.stash.get(RUN_KEY, None)
+    if run is None:
+        return
+    specs: dict[str, CheckSpec] = {}
+    try:
+        for item in items:
+            key = item.nodeid.split("[", 1)[0]
+            if key not in specs:
+                marker = item.get_closest_marker("check")
+                if marker is None:
+                    raise CheckDefinitionError(f"{key}: has no @pytest.mark.check(...) marker")
+                specs[key] = spec_from_marker(key, marker.args, dict(marker.kwargs),
+                                              _visibility(item))
+            item.stash[SPEC_KEY] = specs[key]
+        validate_suite(specs.values())
+    except CheckDefinitionError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    order = {entry["id"]: index for index, entry in enumerate(run.submissions)}
+    items.sort(key=lambda item: _submission_index(item, order))
+
+
+@dataclass
+class SubmissionContext:
+    """One submission under test, with the runner that executes its code."""
+
+    id: str
+    runner: Sandbox | InProcessRunner
+
+
+@pytest.fixture(scope="session")
+def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionContext]:
+    """The submission these checks are parametrized with, its sandbox open for the duration."""
+    entry = request.param
+    run = _grading_run(request.config)
+    lab = run.lab
+    workdir = Path(entry["workdir"])
+    runner: Sandbox | InProcessRunner
+    if run.in_process:
+        runner = InProcessRunner(workdir, lab.module, lab.class_name, lab.files)
+    else:
+        runner = Sandbox(workdir, lab.module, lab.class_name, lab.files,
+                         Limits(timeout_s=lab.timeout_s))
+    try:
+        yield SubmissionContext(entry["id"], runner)
+    finally:
+        runner.close()
+
+
+def failure_from_outcome(outcome: Outcome, params: dict[str, Any], main_file: str) -> CheckFailed:
+    """The CheckFailed that a non-ok scenario outcome stands for."""
+    detail = dict(outcome.detail)
+    if outcome.status == "import-error":
+        detail["file"] = main_file
+    elif outcome.status == "wrong-type":
+        detail["inputs"] = params
+    return CheckFailed(outcome.status, output=outcome.output, **detail)
+
+
+@pytest.fixture
+def run(request: pytest.FixtureRequest, submission: SubmissionContext) -> Callable[..., Any]:
+    """`run(scenario, **params)`: the scenario's plain-data result from the student's code."""
+    spec = request.node.stash[SPEC_KEY]
+    lab = _grading_run(request.config).lab
+
+    def run_scenario(scen: Scenario, **params: Any) -> Any:
+        outcome = submission.runner.run(scen, params, timeout_s=spec.timeout_s or lab.timeout_s)
+        if not outcome.ok:
+            raise failure_from_outcome(outcome, params, lab.main_file)
+        return outcome.value
+
+    return run_scenario
+
+
+@pytest.fixture(scope="session")
+def reference_class(request: pytest.FixtureRequest) -> Any:
+    """The reference solution's class, imported in this trusted process."""
+    return load_reference_class(_grading_run(request.config).lab)
+
+
+@pytest.fixture
+def reference(reference_class: Any) -> Callable[..., Any]:
+    """`reference(scenario, **params)`: the same scenario run on the reference solution."""
+
+    def run_on_reference(scen: Scenario, **params: Any) -> Any:
+        return run_reference(reference_class, scen, params)
+
+    return run_on_reference
+
+
+@pytest.fixture
+def rng(request: pytest.FixtureRequest, submission: SubmissionContext) -> random.Random:
+    """Random inputs seeded by the course seed, the submission and the check."""
+    spec = request.node.stash[SPEC_KEY]
+    seed = _grading_run(request.config).seed
+    return random.Random(f"{seed}:{submission.id}:{spec.id}")
+
+
+def _submission_id(item: pytest.Item) -> str:
+    return item.callspec.params["submission"]["id"]  # type: ignore[attr-defined, no-any-return]
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip (as not-run) a check whose prerequisites did not pass for this submission."""
+    spec = item.stash.get(SPEC_KEY, None)
+    if spec is None or not spec.requires:
+        return
+    run = _grading_run(item.config)
+    submission_id = _submission_id(item)
+    missing = [r for r in spec.requires if run.statuses.get((submission_id, r)) != "passed"]
+    if missing:
+        item.stash[NOT_RUN_KEY] = {"kind": "prerequisite", "params": {"checks": missing}}
+        pytest.skip(f"not run: {', '.join(missing)} did not pass")
+
+
+def _classify(item: pytest.Item, call: pytest.CallInfo[None],
+              report: pytest.TestReport) -> tuple[str, dict[str, Any] | None, str]:
+    """(status, detail, captured output) for a finished setup or call phase."""
+    not_run = item.stash.get(NOT_RUN_KEY, None)
+    if report.skipped and not_run is not None:
+        return "not-run", not_run, ""
+    excinfo = call.excinfo
+    if excinfo is None:
+        return "passed", None, ""
+    if isinstance(excinfo.value, CheckFailed):
+        return "failed", excinfo.value.detail, excinfo.value.output
+    if isinstance(excinfo.value, NotRun):
+        return "not-run", excinfo.value.detail, ""
+    where = f"{excinfo.type.__name__} in {item.stash[SPEC_KEY].id} ({report.when})"
+    return "error", {"kind": "grader-error", "params": {"reference": where}}, ""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Iterator[None]:
+    """Record the check's status and attach it to the test for the JSON report."""
+    report: pytest.TestReport = yield  # type: ignore[misc, assignment]
+    spec = item.stash.get(SPEC_KEY, None)
+    if spec is None or (report.when == "setup" and report.passed) or report.when == "teardown":
+        return report  # type: ignore[return-value]
+    status, detail, output = _classify(item, call, report)
+    submission_id = _submission_id(item)
+    _grading_run(item.config).statuses[(submission_id, spec.id)] = status
+    item.user_properties.append(("grader", {
+        "submission": submission_id, "check": spec.id, "pitfall": spec.pitfall,
+        "weight": spec.weight, "visibility": spec.visibility, "status": status,
+        "detail": detail, "output": output or None,
+    }))
+    return report  # type: ignore[return-value]

@@ -1,0 +1,187 @@
+"""Feedback rendering: turn score documents into terminal, Markdown and HTML text via templates."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup, escape
+
+from grader.i18n import Catalogue, format_number
+from grader.messages import (
+    localise_document,
+    pitfall_explanation,
+    pitfall_section,
+    pitfall_title,
+)
+
+TEMPLATE_DIR = Path(__file__).parent.parent / "templates"
+FEEDBACK_TEMPLATES: Mapping[str, str] = {
+    "terminal": "feedback.terminal.j2",
+    "markdown": "feedback.md.j2",
+    "html": "feedback.html.j2",
+}
+SUMMARY_TEMPLATE = "summary.terminal.j2"
+
+# ANSI styles for the terminal, used only when colour is asked for.
+_ANSI: Mapping[str, str] = {
+    "passed": "32",
+    "failed": "31",
+    "not-run": "33",
+    "error": "35",
+    "graded": "1",
+    "ungradable": "33",
+    "grader-error": "35",
+    "heading": "1",
+}
+# Control characters student output could use to rewrite the terminal (escape sequences).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+_MD_SPECIAL = re.compile(r"[\\`*_\[\]<>~]")
+
+
+def _is_html(template_name: str | None) -> bool:
+    """Autoescape only HTML templates (feedback.html.j2 and any *.html)."""
+    return template_name is not None and template_name.endswith((".html", ".html.j2"))
+
+
+def _plain(text: Any) -> str:
+    """Replace control characters so student text cannot drive the terminal."""
+    return _CONTROL.sub("\ufffd", str(text))
+
+
+def _html_code(text: Any) -> Markup:
+    """Escape text for HTML, then show `code spans` as <code> elements."""
+    escaped = str(escape(_plain(text)))
+    return Markup(_CODE_SPAN.sub(r"<code>\1</code>", escaped))
+
+
+def _md_escape(text: str) -> str:
+    """Backslash-escape Markdown syntax (emphasis, links, raw HTML) in prose."""
+    return _MD_SPECIAL.sub(r"\\\g<0>", text.replace("&", "&amp;"))
+
+
+def _md_text(text: Any) -> str:
+    """Escape text for Markdown outside its `code spans`, which are kept as they are."""
+    parts = _CODE_SPAN.split(_plain(text))
+    # split() with one group alternates prose, code, prose, ...: odd items are code spans.
+    return "".join(f"`{part}`" if index % 2 else _md_escape(part) for index, part in enumerate(parts))
+
+
+def _md_fence(text: Any) -> str:
+    """Return a backtick fence longer than any backtick run inside text."""
+    longest = max((len(run) for run in re.findall(r"`+", str(text))), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def environment() -> jinja2.Environment:
+    """Return the jinja2 environment for the templates directory, with the feedback filters."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
+        autoescape=_is_html,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["num"] = format_number
+    env.filters["plain"] = _plain
+    env.filters["html_code"] = _html_code
+    env.filters["md_text"] = _md_text
+    env.filters["md_fence"] = _md_fence
+    return env
+
+
+def _painter(color: bool) -> Callable[[str, str], str]:
+    """Return paint(text, style): ANSI-coloured text when color is on, the text otherwise."""
+
+    def paint(text: str, style: str) -> str:
+        code = _ANSI.get(style)
+        return f"\x1b[{code}m{text}\x1b[0m" if color and code else text
+
+    return paint
+
+
+def _pitfall_notes(pitfall_ids: Sequence[str], catalogue: Catalogue) -> list[dict[str, str]]:
+    """Return title, explanation and section of each pitfall, for the closing section."""
+    notes = []
+    for pitfall_id in pitfall_ids:
+        known = catalogue.has(f"pitfalls.{pitfall_id}.title")
+        notes.append(
+            {
+                "id": pitfall_id,
+                "title": pitfall_title(pitfall_id, catalogue) if known else pitfall_id,
+                "explanation": pitfall_explanation(pitfall_id, catalogue) if known else "",
+                "section": pitfall_section(pitfall_id, catalogue) if known else "",
+            }
+        )
+    return notes
+
+
+def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
+    """Return the template context for one score document in the catalogue's language."""
+    localised = localise_document(doc, catalogue)
+    checks = localised["checks"]
+    return {
+        "doc": localised,
+        "attention": [check for check in checks if check["status"] != "passed"],
+        "passed": [check for check in checks if check["status"] == "passed"],
+        "all_passed": bool(checks) and all(check["status"] == "passed" for check in checks),
+        "pitfall_notes": _pitfall_notes(localised["pitfalls"], catalogue),
+        "grader_error_notice": catalogue.text("ui.grader_error_notice"),
+        "lang": catalogue.lang,
+        "t": catalogue.text,
+    }
+
+
+def render_feedback(
+    doc: Mapping[str, Any], fmt: str, lang: str | None = None, color: bool = False
+) -> str:
+    """Render one score document as terminal text, Markdown or HTML, in lang or the doc's own."""
+    if fmt not in FEEDBACK_TEMPLATES:
+        raise ValueError(f"unknown format {fmt!r}; choose one of: {', '.join(FEEDBACK_TEMPLATES)}")
+    catalogue = Catalogue.load(lang or doc["lang"])
+    context = feedback_view(doc, catalogue)
+    context["paint"] = _painter(color and fmt == "terminal")
+    return environment().get_template(FEEDBACK_TEMPLATES[fmt]).render(context)
+
+
+def _summary_row(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, str]:
+    """Return the cells of one summary row as strings."""
+    graded = doc["status"] == "graded"
+    score = catalogue.text(
+        "ui.score_value", score=format_number(doc["score"]), max_score=format_number(doc["max_score"])
+    )
+    return {
+        "submission": _plain(doc["submission"]["id"]),
+        "status": catalogue.text(f"ui.status.{doc['status']}"),
+        "status_id": doc["status"],
+        "score": score if graded else catalogue.text("ui.summary_no_score"),
+        "pitfalls": ", ".join(doc["pitfalls"]) or catalogue.text("ui.summary_no_pitfalls"),
+    }
+
+
+def render_summary(docs: Sequence[Mapping[str, Any]], lang: str) -> str:
+    """Render a plain-text table of submissions: status, score and pitfalls of each."""
+    catalogue = Catalogue.load(lang)
+    rows = [_summary_row(doc, catalogue) for doc in docs]
+    columns = ("submission", "status", "score")
+    headers = {name: catalogue.text(f"ui.summary_{name}") for name in (*columns, "pitfalls")}
+    widths = {name: max([len(headers[name])] + [len(row[name]) for row in rows]) for name in columns}
+    statuses = [doc["status"] for doc in docs]
+    context = {
+        "rows": rows,
+        "headers": headers,
+        "widths": widths,
+        "count": len(docs),
+        "totals": {
+            "graded": statuses.count("graded"),
+            "ungradable": statuses.count("ungradable"),
+            "errors": statuses.count("grader-error"),
+        },
+        "t": catalogue.text,
+    }
+    return environment().get_template(SUMMARY_TEMPLATE).render(context)

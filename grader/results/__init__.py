@@ -1,0 +1,1 @@
+"""Score documents: the canonical per-submission result and its JSON Schema."""

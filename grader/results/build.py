@@ -1,0 +1,100 @@
+"""Building the canonical score document of each submission from a pytest-json-report run."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from grader import __version__
+from grader.i18n import Catalogue
+from grader.messages import check_hint, check_title, describe_detail, describe_flag, pitfall_section
+
+SCHEMA_VERSION = "1.0"
+
+
+def entries_by_submission(report: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The `grader` property of every test in the report, grouped by submission, in run order.
+
+    Each entry gets `duration_s` (setup + call + teardown of its test) added.
+    """
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for test in report.get("tests", []):
+        entry = next((p["grader"] for p in test.get("user_properties", []) if "grader" in p), None)
+        if entry is None:
+            continue
+        duration = sum(test.get(stage, {}).get("duration", 0.0)
+                       for stage in ("setup", "call", "teardown"))
+        grouped.setdefault(entry["submission"], []).append({**entry, "duration_s": duration})
+    return grouped
+
+
+def _check(entry: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
+    status, detail = entry["status"], entry.get("detail")
+    passed = status == "passed"
+    return {
+        "id": entry["check"],
+        "title": check_title(entry["check"], catalogue),
+        "pitfall": entry["pitfall"],
+        "status": status,
+        "score": float(entry["weight"]) if passed else 0.0,
+        "max_score": float(entry["weight"]),
+        "visibility": entry["visibility"],
+        "message": describe_detail(detail, catalogue) if detail else "",
+        "hint": check_hint(entry["check"], catalogue) if status == "failed" else "",
+        "detail": detail if not passed else None,
+        "output": entry.get("output") or None,
+        "section": pitfall_section(entry["pitfall"], catalogue),
+    }
+
+
+def _envelope(lab: str, submission: Mapping[str, str], lang: str) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "grader_version": __version__,
+        "lab": lab,
+        "lang": lang,
+        "submission": {key: submission[key] for key in ("id", "source", "digest")},
+    }
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def graded_document(lab: str, submission: Mapping[str, str], entries: Sequence[Mapping[str, Any]],
+                    flags: Sequence[Mapping[str, Any]], lang: str) -> dict[str, Any]:
+    """The score document of a submission whose checks all ran."""
+    catalogue = Catalogue.load(lang)
+    checks = [_check(entry, catalogue) for entry in entries]
+    pitfalls = list(dict.fromkeys(c["pitfall"] for c in checks if c["status"] == "failed"))
+    return {
+        **_envelope(lab, submission, lang),
+        "status": "graded",
+        "reason": None,
+        "score": sum(c["score"] for c in checks),
+        "max_score": sum(c["max_score"] for c in checks),
+        "checks": checks,
+        "pitfalls": pitfalls,
+        "flags": [{**flag, "text": describe_flag(flag, catalogue)} for flag in flags],
+        "duration_s": round(sum(e.get("duration_s", 0.0) for e in entries), 4),
+        "graded_at": _now(),
+    }
+
+
+def unscored_document(lab: str, submission: Mapping[str, str], status: str,
+                      detail: Mapping[str, Any], lang: str) -> dict[str, Any]:
+    """The document of a submission that was not graded: `ungradable` or `grader-error`."""
+    catalogue = Catalogue.load(lang)
+    return {
+        **_envelope(lab, submission, lang),
+        "status": status,
+        "reason": {**detail, "text": describe_detail(detail, catalogue)},
+        "score": 0.0,
+        "max_score": 0.0,
+        "checks": [],
+        "pitfalls": [],
+        "flags": [],
+        "duration_s": 0.0,
+        "graded_at": _now(),
+    }

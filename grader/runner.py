@@ -1,0 +1,103 @@
+"""Running one shard of prepared submissions through pytest and turning the report into documents."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader.labs import PACKAGE_DIR, REPO_ROOT, Lab
+from grader.results.build import entries_by_submission, graded_document, unscored_document
+from grader.submission import PreparedSubmission
+
+PYTEST_INI = PACKAGE_DIR / "pytest-grader.ini"
+REPORT_OMIT = ("collectors", "keywords", "log", "streams", "warnings", "traceback")
+
+
+@dataclass(frozen=True)
+class ShardSpec:
+    """What to run: the lab, which suites, the seed, and how."""
+
+    lab: Lab
+    suites: tuple[Path, ...]
+    seed: str
+    lang: str
+    in_process: bool = False
+
+
+def suites_for(lab: Lab, hidden: bool) -> tuple[Path, ...]:
+    """The public suite, plus the hidden one when asked and present."""
+    suites = [lab.public_tests]
+    if hidden:
+        if not lab.hidden_tests.is_dir():
+            raise FileNotFoundError(f"no hidden suite for {lab.name} at {lab.hidden_tests}")
+        suites.append(lab.hidden_tests)
+    return tuple(suites)
+
+
+def pytest_command(spec: ShardSpec, manifest: Path, report: Path, quiet: bool = True) -> list[str]:
+    """The pytest invocation for one shard."""
+    # The suites come first: --json-report-omit takes every word that follows it.
+    return [
+        sys.executable, "-m", "pytest", *(str(path) for path in spec.suites),
+        "-q" if quiet else "-v", "-c", str(PYTEST_INI),
+        "--rootdir", str(REPO_ROOT), "-p", "grader.pytest_plugin",
+        "--grader-manifest", str(manifest),
+        "--json-report", "--json-report-file", str(report), "--json-report-omit", *REPORT_OMIT,
+        *(["-s"] if spec.in_process else []),
+    ]
+
+
+def _as_record(sub: PreparedSubmission) -> dict[str, str]:
+    return {"id": sub.id, "source": sub.source, "digest": sub.digest}
+
+
+def _grader_error(spec: ShardSpec, sub: PreparedSubmission, reference: str) -> dict[str, Any]:
+    detail = {"kind": "grader-error", "params": {"reference": reference}}
+    return unscored_document(spec.lab.name, _as_record(sub), "grader-error", detail, spec.lang)
+
+
+def run_shard(spec: ShardSpec, shard: Sequence[PreparedSubmission], workdir: Path,
+              timeout_s: float, interactive: bool = False) -> list[dict[str, Any]]:
+    """Grade the shard in one pytest process; one document per submission, in shard order."""
+    manifest = workdir / "manifest.json"
+    report_path = workdir / "report.json"
+    manifest.write_text(json.dumps({
+        "lab": spec.lab.name, "seed": spec.seed, "in_process": spec.in_process,
+        "submissions": [{"id": s.id, "workdir": str(s.workdir)} for s in shard],
+    }), encoding="utf-8")
+    command = pytest_command(spec, manifest, report_path)
+    try:
+        completed = subprocess.run(
+            command, cwd=REPO_ROOT, timeout=timeout_s, check=False,
+            stdin=None if interactive else subprocess.DEVNULL,
+            stdout=None if interactive else subprocess.PIPE,
+            stderr=None if interactive else subprocess.STDOUT,
+        )
+    except subprocess.TimeoutExpired:
+        return [_grader_error(spec, sub, f"the shard took over {timeout_s:.0f} s") for sub in shard]
+    if completed.returncode not in (0, 1) or not report_path.is_file():
+        tail = (completed.stdout or b"").decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+        reference = f"pytest exited with {completed.returncode}: {tail[0][:300]}"
+        return [_grader_error(spec, sub, reference) for sub in shard]
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    grouped = entries_by_submission(report)
+    expected = max((len(entries) for entries in grouped.values()), default=0)
+    documents = []
+    for sub in shard:
+        entries = grouped.get(sub.id, [])
+        if not entries or len(entries) != expected:
+            documents.append(_grader_error(spec, sub, "the check run ended early"))
+        else:
+            documents.append(graded_document(spec.lab.name, _as_record(sub), entries, [], spec.lang))
+    return documents
+
+
+def ungradable(spec: ShardSpec, sub_id: str, source: str, detail: dict[str, Any]) -> dict[str, Any]:
+    """The document of a submission that could not be read."""
+    record = {"id": sub_id, "source": source, "digest": ""}
+    return unscored_document(spec.lab.name, record, "ungradable", detail, spec.lang)

@@ -1,0 +1,1 @@
+"""Scenarios per lab: the code that drives a submission inside the sandbox (not secret)."""

@@ -1,0 +1,223 @@
+"""Hidden checks for lab 01 (computation graphs): one pitfall per check, randomized inputs.
+
+Prerequisites keep a failure from being blamed on the wrong pitfall: a check that cannot
+mean anything until another passes declares it in `requires` and is otherwise not run.
+"""
+
+import pytest
+
+from grader.draws import distinct_values
+from grader.expect import NotRun, expect_equal, expect_results_close, fail, field
+from grader.scenarios import lab01_graph as scenarios
+
+BUILT = ("value-hashable", "leaf-backward-is-noop", "add-builds-node", "mul-builds-node")
+LOCAL = ("add-local-derivative", "mul-local-derivative")
+ORDERED = (*LOCAL, "backward-runs-in-topological-order")
+PROPAGATING = (*ORDERED, "backward-calls-each-node-once", "add-passes-upstream-gradient",
+               "mul-passes-upstream-gradient")
+
+
+
+@pytest.mark.check(id="value-hashable", pitfall="hash-trap", weight=1)
+def test_values_can_be_hashed_and_put_in_sets(run, rng):
+    inputs = distinct_values(rng, "x y")
+    result = run(scenarios.hash_nodes, **inputs)
+    hashable = field(result, "hashable", (bool, type(None)))
+    if hashable is None:
+        raise NotRun("not-built", what="a + b, a * b", error=field(result, "error", str))
+    if not hashable:
+        fail("not-hashable", type="TypeError", message=field(result, "error", str))
+    expect_equal(field(result, "set_size", int), 4, quantity="len({a, b, a + b, a * b})",
+                 inputs=inputs)
+
+
+@pytest.mark.check(id="leaf-backward-is-noop", pitfall="leaf-backward", weight=1)
+def test_leaf_backward_changes_nothing(run, rng):
+    inputs = distinct_values(rng, "x")
+    result = run(scenarios.leaf_backward, **inputs)
+    expect_equal(field(result, "callable", bool), True, quantity="callable(a._backward)",
+                 inputs=inputs)
+    expect_results_close(result, {"grad_after": 0.0}, inputs=inputs, source="literal")
+
+
+def _check_builds_node(run, rng, op):
+    inputs = distinct_values(rng, "x y")
+    result = run(scenarios.build_node, op=op, **inputs)
+    shown = {"a": inputs["x"], "b": inputs["y"]}
+    combined = inputs["x"] + inputs["y"] if op == "+" else inputs["x"] * inputs["y"]
+    expect_results_close(result, {"data": combined}, inputs=shown, source="literal")
+    expect_equal(field(result, "parents", list), ["a", "b"], quantity=f"(a {op} b)._prev",
+                 inputs=shown)
+    expect_equal(field(result, "op", str), op, quantity=f"(a {op} b)._op", inputs=shown)
+    expect_equal(field(result, "leaf_op", str), "", quantity="a._op", inputs=shown)
+    expect_equal(field(result, "leaf_parents", int), 0, quantity="len(a._prev)", inputs=shown)
+    expect_equal(field(result, "grads", list), [0.0, 0.0, 0.0],
+                 quantity=f"[a.grad, b.grad, (a {op} b).grad] before backward()", inputs=shown)
+
+
+@pytest.mark.check(id="add-builds-node", pitfall="graph-construction", weight=1,
+                   requires=("value-hashable",))
+def test_add_builds_a_node_with_both_parents(run, rng):
+    _check_builds_node(run, rng, "+")
+
+
+@pytest.mark.check(id="mul-builds-node", pitfall="graph-construction", weight=1,
+                   requires=("value-hashable",))
+def test_mul_builds_a_node_with_both_parents(run, rng):
+    _check_builds_node(run, rng, "*")
+
+
+@pytest.mark.check(id="backward-seeds-output", pitfall="seed-gradient", weight=2, requires=BUILT)
+def test_backward_seeds_the_output_with_one(run, rng):
+    inputs = distinct_values(rng, "x y")
+    result = run(scenarios.seed, **inputs)
+    expect_results_close(result, {"out.grad": 1.0}, inputs=inputs, source="literal")
+
+
+def _check_local_derivative(run, reference, rng, op):
+    inputs = distinct_values(rng, "x y")
+    result = run(scenarios.one_op, op=op, **inputs)
+    expected = reference(scenarios.one_op, op=op, **inputs)
+    expect_results_close(result, expected, inputs={"a": inputs["x"], "b": inputs["y"]},
+                         source="reference")
+
+
+@pytest.mark.check(id="add-local-derivative", pitfall="wrong-local-derivative", weight=2,
+                   requires=("backward-seeds-output",))
+def test_add_passes_one_to_each_parent(run, reference, rng):
+    _check_local_derivative(run, reference, rng, "+")
+
+
+@pytest.mark.check(id="mul-local-derivative", pitfall="wrong-local-derivative", weight=2,
+                   requires=("backward-seeds-output",))
+def test_mul_passes_the_other_factor(run, reference, rng):
+    _check_local_derivative(run, reference, rng, "*")
+
+
+def _recorded_calls(run, rng):
+    inputs = distinct_values(rng, "x y z w")
+    result = run(scenarios.sibling_calls, **inputs)
+    calls = field(result, "calls", list)
+    shown = {"graph": scenarios.SIBLING_GRAPH, "a": inputs["x"], "b": inputs["y"], "c": inputs["z"],
+             "d": inputs["w"]}
+    return calls, shown
+
+
+@pytest.mark.check(id="backward-runs-in-topological-order", pitfall="topological-order",
+                   weight=3, requires=LOCAL)
+def test_each_backward_waits_for_its_consumers(run, rng):
+    calls, shown = _recorded_calls(run, rng)
+    scenarios.expect_topological_calls(calls, shown)
+
+
+@pytest.mark.check(id="backward-calls-each-node-once", pitfall="missing-visited-set", weight=2,
+                   requires=LOCAL)
+def test_node_reached_twice_runs_backward_once(run, rng):
+    calls, shown = _recorded_calls(run, rng)
+    scenarios.expect_each_called_once(calls, shown)
+
+
+def _check_two_ops(run, reference, rng, inner):
+    inputs = distinct_values(rng, "x y z")
+    result = run(scenarios.two_ops, inner=inner, **inputs)
+    expected = reference(scenarios.two_ops, inner=inner, **inputs)
+    shown = {"out": f"(a {inner} b) * c", "a": inputs["x"], "b": inputs["y"], "c": inputs["z"]}
+    expect_results_close(result, expected, inputs=shown, source="reference")
+
+
+@pytest.mark.check(id="add-passes-upstream-gradient", pitfall="ignores-upstream-gradient",
+                   weight=2, requires=ORDERED)
+def test_add_scales_by_the_upstream_gradient(run, reference, rng):
+    _check_two_ops(run, reference, rng, "+")
+
+
+@pytest.mark.check(id="mul-passes-upstream-gradient", pitfall="ignores-upstream-gradient",
+                   weight=2, requires=ORDERED)
+def test_mul_scales_by_the_upstream_gradient(run, reference, rng):
+    _check_two_ops(run, reference, rng, "*")
+
+
+@pytest.mark.check(id="diamond-accumulates", pitfall="grad-overwrite", weight=3,
+                   requires=PROPAGATING)
+def test_reused_leaf_accumulates_both_paths(run, reference, rng):
+    inputs = distinct_values(rng, "x y")
+    result = run(scenarios.diamond, **inputs)
+    expected = reference(scenarios.diamond, **inputs)
+    shown = {"out": "a*b + a", "a": inputs["x"], "b": inputs["y"]}
+    expect_results_close(result, expected, inputs=shown, source="reference")
+
+
+def _check_self_op(run, reference, rng, op):
+    inputs = distinct_values(rng, "x")
+    result = run(scenarios.self_op, op=op, **inputs)
+    expected = reference(scenarios.self_op, op=op, **inputs)
+    expect_results_close(result, expected, inputs={"out": f"a {op} a", "a": inputs["x"]},
+                         source="reference")
+
+
+@pytest.mark.check(id="self-add-accumulates", pitfall="grad-overwrite", weight=2,
+                   requires=PROPAGATING)
+def test_value_added_to_itself_gets_two(run, reference, rng):
+    _check_self_op(run, reference, rng, "+")
+
+
+@pytest.mark.check(id="self-mul-accumulates", pitfall="grad-overwrite", weight=2,
+                   requires=PROPAGATING)
+def test_value_times_itself_gets_twice_its_data(run, reference, rng):
+    _check_self_op(run, reference, rng, "*")
+
+
+@pytest.mark.check(id="shared-intermediate-accumulates", pitfall="grad-overwrite", weight=2,
+                   requires=PROPAGATING)
+def test_shared_intermediate_sums_its_uses(run, reference, rng):
+    inputs = distinct_values(rng, "x y z w")
+    result = run(scenarios.shared_intermediate, **inputs)
+    expected = reference(scenarios.shared_intermediate, **inputs)
+    shown = {"out": "x*c + x*d, x = a*b", "a": inputs["x"], "b": inputs["y"],
+             "c": inputs["z"], "d": inputs["w"]}
+    expect_results_close(result, expected, inputs=shown, source="reference")
+
+
+@pytest.mark.check(id="equal-data-leaves-stay-distinct", pitfall="hash-trap", weight=2,
+                   requires=PROPAGATING)
+def test_leaves_with_equal_data_are_different_nodes(run, reference, rng):
+    inputs = {"v": distinct_values(rng, "v")["v"]}
+    result = run(scenarios.equal_data_leaves, **inputs)
+    shown = {"out": "a * b", "a.data": inputs["v"], "b.data": inputs["v"]}
+    expect_equal(field(result, "parents", list), ["a", "b"], quantity="(a * b)._prev",
+                 inputs=shown)
+    expected = reference(scenarios.equal_data_leaves, **inputs)
+    del expected["parents"]
+    expect_results_close(result, expected, inputs=shown, source="reference")
+
+
+@pytest.mark.check(id="equal-data-nodes-stay-distinct", pitfall="hash-trap", weight=2,
+                   requires=PROPAGATING)
+def test_nodes_with_equal_data_are_all_visited(run, reference, rng):
+    inputs = distinct_values(rng, "x y z")
+    result = run(scenarios.equal_data_nodes, **inputs)
+    expected = reference(scenarios.equal_data_nodes, **inputs)
+    shown = {"out": "a*b + (c*d)*e", "a": inputs["x"], "b": inputs["y"], "c": inputs["x"],
+             "d": inputs["y"], "e": inputs["z"]}
+    expect_results_close(result, expected, inputs=shown, source="reference")
+
+
+def _check_number_operand(run, reference, rng, side):
+    for op in ("+", "*"):
+        inputs = distinct_values(rng, "x k")
+        inputs["k"] = round(inputs["k"] * 2) or 2  # a plain int, as students write it
+        result = run(scenarios.number_operand, side=side, op=op, **inputs)
+        expected = reference(scenarios.number_operand, side=side, op=op, **inputs)
+        written = f"a {op} {inputs['k']}" if side == "right" else f"{inputs['k']} {op} a"
+        expect_results_close(result, expected, inputs={"out": written, "a": inputs["x"]},
+                             source="reference")
+
+
+@pytest.mark.check(id="number-right-operand", pitfall="number-operand", weight=2, requires=LOCAL)
+def test_number_on_the_right_is_wrapped(run, reference, rng):
+    _check_number_operand(run, reference, rng, "right")
+
+
+@pytest.mark.check(id="number-left-operand", pitfall="number-operand", weight=2, requires=LOCAL)
+def test_number_on_the_left_uses_reflected_operators(run, reference, rng):
+    _check_number_operand(run, reference, rng, "left")

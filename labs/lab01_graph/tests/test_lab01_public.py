@@ -1,0 +1,89 @@
+"""Public checks for lab 01, on the worked examples of the course chapter (a = 2, b = 3, c = 10).
+
+Run them with `make check` (or `python -m grader check lab01_graph`). The graded suite runs
+these and more, with randomized inputs: passing these is a good sign, not a guarantee.
+Like the graded checks, each names one pitfall and waits for the checks it builds on.
+"""
+
+import pytest
+
+from grader.expect import NotRun, expect_equal, expect_results_close, fail, field
+from grader.scenarios import lab01_graph as scenarios
+
+A, B, C, D = 2.0, 3.0, 10.0, -4.0
+
+
+@pytest.mark.check(id="example-values-hashable", pitfall="hash-trap", weight=1)
+def test_example_values_can_be_hashed(run):
+    result = run(scenarios.hash_nodes, x=A, y=B)
+    hashable = field(result, "hashable", (bool, type(None)))
+    if hashable is None:
+        raise NotRun("not-built", what="a + b, a * b", error=field(result, "error", str))
+    if not hashable:
+        fail("not-hashable", type="TypeError", message=field(result, "error", str))
+    expect_equal(field(result, "set_size", int), 4, quantity="len({a, b, a + b, a * b})",
+                 inputs={"a": A, "b": B})
+
+
+@pytest.mark.check(id="example-leaf-backward", pitfall="leaf-backward", weight=1)
+def test_example_leaf_backward_does_nothing(run):
+    result = run(scenarios.leaf_backward, x=A)
+    expect_equal(field(result, "callable", bool), True, quantity="callable(a._backward)",
+                 inputs={"a": A})
+    expect_results_close(result, {"grad_after": 0.0}, inputs={"a": A}, source="literal")
+
+
+@pytest.mark.check(id="course-example-graph", pitfall="graph-construction", weight=1,
+                   requires=("example-values-hashable",))
+def test_course_example_builds_the_graph(run):
+    shown = {"d": "a*b + c", "a": A, "b": B, "c": C}
+    result = run(scenarios.course_graph, x=A, y=B, z=C)
+    expect_results_close(result, {"ab.data": 6.0, "out.data": 16.0}, inputs=shown,
+                         source="literal")
+    expect_equal(field(result, "ab._op", str), "*", quantity="(a*b)._op", inputs=shown)
+    expect_equal(field(result, "out._op", str), "+", quantity="d._op", inputs=shown)
+    expect_equal(field(result, "ab._prev", list), ["a", "b"], quantity="(a*b)._prev", inputs=shown)
+    expect_equal(field(result, "out._prev", list), ["ab", "c"], quantity="d._prev", inputs=shown)
+
+
+@pytest.mark.check(id="example-seed", pitfall="seed-gradient", weight=1,
+                   requires=("example-leaf-backward", "course-example-graph"))
+def test_example_backward_seeds_the_output(run):
+    result = run(scenarios.seed, x=A, y=B)
+    expect_results_close(result, {"out.grad": 1.0}, inputs={"out": "a * b", "a": A, "b": B},
+                         source="literal")
+
+
+@pytest.mark.check(id="example-local-derivatives", pitfall="wrong-local-derivative", weight=1,
+                   requires=("example-seed",))
+def test_example_local_derivatives(run):
+    for op, expected in (("+", {"a.grad": 1.0, "b.grad": 1.0}), ("*", {"a.grad": B, "b.grad": A})):
+        result = run(scenarios.one_op, op=op, x=A, y=B)
+        expect_results_close(result, expected, inputs={"out": f"a {op} b", "a": A, "b": B},
+                             source="literal")
+
+
+@pytest.mark.check(id="example-topological-order", pitfall="topological-order", weight=1,
+                   requires=("example-local-derivatives",))
+def test_example_backward_runs_in_topological_order(run):
+    result = run(scenarios.sibling_calls, x=A, y=B, z=C, w=D)
+    shown = {"graph": scenarios.SIBLING_GRAPH, "a": A, "b": B, "c": C, "d": D}
+    scenarios.expect_topological_calls(field(result, "calls", list), shown)
+
+
+@pytest.mark.check(id="course-diamond-example", pitfall="grad-overwrite", weight=1,
+                   requires=("example-topological-order",))
+def test_course_diamond_accumulates(run):
+    result = run(scenarios.diamond, x=A, y=B)
+    expect_results_close(result, {"a.grad": B + 1, "b.grad": A},
+                         inputs={"d": "a*b + a", "a": A, "b": B}, source="literal")
+
+
+@pytest.mark.check(id="course-number-operands", pitfall="number-operand", weight=1,
+                   requires=("example-local-derivatives",))
+def test_course_numbers_on_either_side(run):
+    for side in ("right", "left"):
+        result = run(scenarios.number_operand, side=side, op="*", x=A, k=3)
+        written = "a * 3" if side == "right" else "3 * a"
+        expect_results_close(result, {"data": 3 * A, "a.grad": 3.0},
+                             inputs={"out": written, "a": A}, source="literal")

@@ -1,0 +1,198 @@
+"""Tests for grader.i18n: catalogue loading, lookups, translation coverage, language choice."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+
+from grader.i18n import (
+    LANGUAGES,
+    Catalogue,
+    default_language,
+    format_number,
+    load_from,
+    missing_translations,
+    placeholder_mismatches,
+)
+
+PITFALL_IDS = (
+    "graph-construction", "leaf-backward", "hash-trap", "seed-gradient",
+    "wrong-local-derivative", "topological-order", "missing-visited-set",
+    "ignores-upstream-gradient", "grad-overwrite", "number-operand", "missing-zero-grad",
+    "mid-flight-mutation", "late-binding-closure", "deep-recursion", "cycle-detection",
+    "unsupported-operand", "parameters-copy",
+)
+LAB01_CHECK_IDS = (
+    "add-builds-node", "mul-builds-node", "leaf-backward-is-noop", "value-hashable",
+    "backward-seeds-output", "add-local-derivative", "mul-local-derivative",
+    "backward-runs-in-topological-order", "backward-calls-each-node-once",
+    "add-passes-upstream-gradient", "mul-passes-upstream-gradient", "diamond-accumulates",
+    "self-add-accumulates", "self-mul-accumulates", "shared-intermediate-accumulates",
+    "equal-data-leaves-stay-distinct", "equal-data-nodes-stay-distinct",
+    "number-right-operand", "number-left-operand",
+)
+# Pictographs and dingbats: the house style has no emoji in student-facing text.
+EMOJI = re.compile("[\u2600-\u27bf\U0001f000-\U0001faff]")
+
+
+def write_catalogues(directory: Path, en: str, es: str) -> Path:
+    """Write a synthetic en/es catalogue pair and return its directory."""
+    (directory / "en.toml").write_text(en, encoding="utf-8")
+    (directory / "es.toml").write_text(es, encoding="utf-8")
+    return directory
+
+
+def test_real_catalogues_have_every_key_in_every_language() -> None:
+    assert missing_translations() == {}
+
+
+def test_real_catalogues_use_the_same_placeholders_in_every_language() -> None:
+    assert placeholder_mismatches() == []
+
+
+def test_a_key_missing_from_one_language_is_reported(tmp_path: Path) -> None:
+    directory = write_catalogues(
+        tmp_path,
+        en='[ui]\nscore = "Score"\nhint = "Hint"\n',
+        es='[ui]\nscore = "Puntuación"\n',
+    )
+    assert missing_translations(directory) == {"es": ["ui.hint"]}
+
+
+def test_an_empty_translation_is_reported(tmp_path: Path) -> None:
+    directory = write_catalogues(
+        tmp_path, en='[ui]\nscore = "Score"\n', es='[ui]\nscore = "  "\n'
+    )
+    assert missing_translations(directory) == {"es": ["ui.score"]}
+
+
+def test_different_placeholders_between_languages_are_reported(tmp_path: Path) -> None:
+    directory = write_catalogues(
+        tmp_path,
+        en='[details.timeout]\ntext = "Not done in {seconds} s."\n',
+        es='[details.timeout]\ntext = "No terminó a tiempo."\n',
+    )
+    assert placeholder_mismatches(directory) == ["details.timeout.text"]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("pitfall_id", PITFALL_IDS)
+def test_every_pitfall_has_title_explanation_and_section(lang: str, pitfall_id: str) -> None:
+    catalogue = Catalogue.load(lang)
+    for field in ("title", "explanation", "section"):
+        assert catalogue.has(f"pitfalls.{pitfall_id}.{field}"), f"{lang}: {pitfall_id}.{field}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("check_id", LAB01_CHECK_IDS)
+def test_every_lab01_check_has_title_and_hint(lang: str, check_id: str) -> None:
+    catalogue = Catalogue.load(lang)
+    assert catalogue.has(f"checks.{check_id}.title"), f"{lang}: {check_id}.title"
+    assert catalogue.has(f"checks.{check_id}.hint"), f"{lang}: {check_id}.hint"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_catalogue_text_has_no_emoji(lang: str) -> None:
+    catalogue = Catalogue.load(lang)
+    with_emoji = [key for key, text in catalogue.entries.items() if EMOJI.search(text)]
+    assert with_emoji == [], f"{lang}: emoji in {with_emoji}"
+
+
+def test_text_fills_named_parameters() -> None:
+    catalogue = Catalogue.load("en")
+    assert catalogue.text("details.timeout.text", seconds="2").startswith(
+        "Your code did not finish within 2 s"
+    )
+
+
+def test_missing_key_error_names_key_and_language() -> None:
+    with pytest.raises(KeyError, match=r"checks\.no-such-check\.title.*'es'"):
+        Catalogue.load("es").text("checks.no-such-check.title")
+
+
+def test_missing_parameter_error_names_the_parameter() -> None:
+    with pytest.raises(KeyError, match="seconds"):
+        Catalogue.load("en").text("details.timeout.text")
+
+
+def test_has_tells_present_from_absent_keys() -> None:
+    catalogue = Catalogue.load("en")
+    assert catalogue.has("ui.hint")
+    assert not catalogue.has("ui.no-such-label")
+
+
+def test_unknown_language_error_names_the_choices() -> None:
+    with pytest.raises(ValueError, match="en, es"):
+        Catalogue.load("fr")
+
+
+def test_catalogues_are_loaded_once_per_language() -> None:
+    assert Catalogue.load("es") is Catalogue.load("es")
+    assert Catalogue.load("en").lang == "en"
+
+
+def test_catalogue_cannot_be_changed_after_loading() -> None:
+    catalogue = Catalogue.load("en")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        catalogue.lang = "es"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        catalogue.entries["ui.hint"] = "changed"  # type: ignore[index]
+
+
+def test_loader_rejects_a_value_that_is_not_a_string(tmp_path: Path) -> None:
+    directory = write_catalogues(tmp_path, en="[ui]\nscore = 3\n", es='[ui]\nscore = "x"\n')
+    with pytest.raises(ValueError, match=r"ui\.score must be a string"):
+        load_from(directory, "en")
+
+
+def test_loader_rejects_a_placeholder_that_is_not_a_plain_name(tmp_path: Path) -> None:
+    directory = write_catalogues(tmp_path, en='[ui]\nscore = "{0}"\n', es='[ui]\nscore = "x"\n')
+    with pytest.raises(ValueError, match="plain name"):
+        load_from(directory, "en")
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({}, "en"),
+        ({"GRADER_LANG": "es"}, "es"),
+        ({"GRADER_LANG": "en", "LANG": "es_ES.UTF-8"}, "en"),
+        ({"LANG": "es_AR.UTF-8"}, "es"),
+        ({"LC_ALL": "C.UTF-8", "LANG": "es_ES.UTF-8"}, "en"),
+        ({"LC_ALL": "", "LC_MESSAGES": "es_MX", "LANG": "en_US"}, "es"),
+        ({"LANGUAGE": "es:en"}, "es"),
+        ({"GRADER_LANG": "ES"}, "es"),
+        ({"GRADER_LANG": "fr"}, "en"),
+    ],
+)
+def test_default_language_follows_the_environment(
+    environ: dict[str, str], expected: str
+) -> None:
+    assert default_language(environ) == expected
+
+
+def test_default_language_reads_os_environ(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GRADER_LANG", "es")
+    assert default_language() == "es"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (3, "3"),
+        (1234567, "1234567"),
+        (2.0, "2"),
+        (-2.5, "-2.5"),
+        (1 / 3, "0.333333"),
+        (123456789.0, "1.23457e+08"),
+        (1e-7, "1e-07"),
+        (-0.0, "0"),
+    ],
+)
+def test_format_number_keeps_six_significant_digits(value: float, expected: str) -> None:
+    assert format_number(value) == expected

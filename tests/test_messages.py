@@ -1,0 +1,213 @@
+"""Tests for grader.messages: every detail kind and flag renders as a sentence in both languages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.i18n import LANGUAGES, Catalogue
+from grader.messages import (
+    check_hint,
+    check_title,
+    describe_detail,
+    describe_flag,
+    format_value,
+    localise_document,
+    pitfall_section,
+)
+
+DATA = Path(__file__).parent / "data"
+
+# One sample per detail kind, with every parameter the kind takes, and a fragment of
+# each parameter as it must appear once formatted.
+DETAIL_SAMPLES: dict[str, tuple[dict[str, Any], list[str]]] = {
+    "mismatch": (
+        {"quantity": "a.grad", "inputs": {"a": 2.0, "b": -3.0}, "expected": -2.0,
+         "actual": 1 / 3, "source": "central-difference"},
+        ["a.grad", "a = 2, b = -3", "-2", "0.333333"],
+    ),
+    "wrong-type": (
+        {"quantity": "a + b", "inputs": {"a": 1.5}, "expected_type": "Value",
+         "actual_type": "float"},
+        ["a + b", "a = 1.5", "Value", "float"],
+    ),
+    "exception": (
+        {"type": "ZeroDivisionError", "message": "float division by zero",
+         "where": "value.py, line 12, in __mul__"},
+        ["ZeroDivisionError", "float division by zero", "value.py, line 12, in __mul__"],
+    ),
+    "timeout": ({"seconds": 2}, ["2 s"]),
+    "crash": ({"how": "killed by signal 9"}, ["killed by signal 9"]),
+    "import-error": (
+        {"file": "value.py", "type": "SyntaxError", "message": "invalid syntax",
+         "where": "value.py, line 3"},
+        ["value.py", "SyntaxError", "invalid syntax", "value.py, line 3"],
+    ),
+    "bad-result": ({"reason": "a float was NaN"}, ["a float was NaN"]),
+    "order-violation": (
+        {"node": "x", "consumer": "z", "inputs": {"a": 1.0, "b": 2.0, "c": 3.0}},
+        [" x ", " z", "a = 1, b = 2, c = 3"],
+    ),
+    "called-more-than-once": (
+        {"node": "x", "count": 2, "inputs": {"a": 1.0}}, [" x ", " 2 ", "a = 1"],
+    ),
+    "not-called": ({"node": "ab", "inputs": {"a": 1.0, "b": 4.5}}, [" ab ", "a = 1, b = 4.5"]),
+    "not-hashable": (
+        {"type": "TypeError", "message": "unhashable type: 'Value'"},
+        ["TypeError", "unhashable type: 'Value'"],
+    ),
+    "prerequisite": ({"checks": ["add-builds-node", "mul-builds-node"]}, []),
+    "not-built": ({"what": "a + b, a * b", "error": "AttributeError: no data"}, ["AttributeError"]),
+    "grader-error": ({"reference": "ref-7f3a"}, ["ref-7f3a"]),
+    "missing-file": ({"file": "value.py"}, ["value.py"]),
+    "unreadable-submission": ({"reason": "not a zip file"}, ["not a zip file"]),
+    "too-large": ({"file": "value.py", "limit": 1000000}, ["value.py", "1000000"]),
+}
+FLAG_SAMPLES: dict[str, tuple[dict[str, Any], str]] = {
+    "forbidden-import": ({"module": "torch"}, "torch"),
+    "forbidden-call": ({"call": "os.system"}, "os.system"),
+    "protocol-breach": ({"reason": "wrote to the result channel twice"}, "twice"),
+    "output-truncated": ({"limit": 4000}, "4000"),
+}
+
+
+def load_doc(name: str) -> dict[str, Any]:
+    """Load a sample score document from tests/data."""
+    return json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("kind", sorted(DETAIL_SAMPLES))
+def test_every_detail_kind_renders_with_all_its_params(kind: str, lang: str) -> None:
+    catalogue = Catalogue.load(lang)
+    params, fragments = DETAIL_SAMPLES[kind]
+    text = describe_detail({"kind": kind, "params": params}, catalogue)
+    assert "{" not in text and "}" not in text, text
+    for fragment in fragments:
+        assert fragment in text, f"{fragment!r} not in {text!r}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_catalogued_detail_kind_has_a_sample_here(lang: str) -> None:
+    catalogue = Catalogue.load(lang)
+    kinds = {key.split(".")[1] for key in catalogue.entries if key.startswith("details.")}
+    assert kinds == set(DETAIL_SAMPLES)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_source_is_named_in_the_catalogue_language(lang: str) -> None:
+    catalogue = Catalogue.load(lang)
+    params, _ = DETAIL_SAMPLES["mismatch"]
+    text = describe_detail({"kind": "mismatch", "params": params}, catalogue)
+    assert catalogue.text("sources.central-difference") in text
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_prerequisite_names_the_titles_of_the_checks(lang: str) -> None:
+    catalogue = Catalogue.load(lang)
+    detail = {"kind": "prerequisite", "params": {"checks": ["add-builds-node", "value-hashable"]}}
+    text = describe_detail(detail, catalogue)
+    for check_id in ("add-builds-node", "value-hashable"):
+        assert check_title(check_id, catalogue).rstrip(".") in text
+
+
+def test_sequences_are_formatted_as_tuples_of_short_numbers() -> None:
+    detail = {"kind": "mismatch", "params": {
+        "quantity": "(a.grad, b.grad)", "inputs": {"a": 0.1}, "expected": [1.5, -2.0],
+        "actual": (2 / 3, 0.0), "source": "reference"}}
+    text = describe_detail(detail, Catalogue.load("en"))
+    assert "is (0.666667, 0); expected (1.5, -2)" in text
+
+
+def test_string_values_are_quoted_so_labels_stand_out() -> None:
+    detail = {"kind": "mismatch", "params": {
+        "quantity": "c._op", "inputs": {"a": 2.0, "b": 3.0}, "expected": "*", "actual": "",
+        "source": "literal"}}
+    text = describe_detail(detail, Catalogue.load("en"))
+    assert "c._op is ''; expected '*' (worked out by hand)" in text
+
+
+def test_empty_inputs_read_as_no_inputs() -> None:
+    detail = {"kind": "not-called", "params": {"node": "a", "inputs": {}}}
+    assert describe_detail(detail, Catalogue.load("en")).startswith("With no inputs,")
+
+
+@pytest.mark.parametrize("where", ["", None])
+def test_exception_without_a_location_has_no_dangling_parenthesis(where: str | None) -> None:
+    params = {"type": "ValueError", "message": "bad"}
+    if where is not None:
+        params["where"] = where
+    text = describe_detail({"kind": "exception", "params": params}, Catalogue.load("en"))
+    assert text == "Your code raised ValueError: bad"
+
+
+def test_unknown_detail_kind_is_an_error() -> None:
+    with pytest.raises(KeyError, match="no-such-kind"):
+        describe_detail({"kind": "no-such-kind", "params": {}}, Catalogue.load("en"))
+
+
+def test_missing_detail_parameter_is_an_error_naming_it() -> None:
+    with pytest.raises(KeyError, match="expected"):
+        describe_detail(
+            {"kind": "mismatch", "params": {"quantity": "a.grad", "inputs": {}, "actual": 1,
+                                           "source": "reference"}},
+            Catalogue.load("en"),
+        )
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("flag_id", sorted(FLAG_SAMPLES))
+def test_every_flag_renders_in_both_languages(flag_id: str, lang: str) -> None:
+    params, fragment = FLAG_SAMPLES[flag_id]
+    text = describe_flag({"id": flag_id, "params": params}, Catalogue.load(lang))
+    assert fragment in text and "{" not in text
+
+
+def test_check_and_pitfall_texts_differ_between_languages() -> None:
+    en, es = Catalogue.load("en"), Catalogue.load("es")
+    assert check_title("diamond-accumulates", en) != check_title("diamond-accumulates", es)
+    assert check_hint("diamond-accumulates", en) != check_hint("diamond-accumulates", es)
+    assert "diamond pattern" in pitfall_section("grad-overwrite", en)
+    assert "patrón en diamante" in pitfall_section("grad-overwrite", es)
+
+
+def test_format_value_formats_named_values() -> None:
+    assert format_value({"a": 1.5, "b": -2}) == "a = 1.5, b = -2"
+    assert format_value([1.5, -2]) == "(1.5, -2)"
+
+
+def test_localising_an_english_document_to_spanish_rewrites_its_texts() -> None:
+    doc = load_doc("score_mixed")
+    es = Catalogue.load("es")
+    localised = localise_document(doc, es)
+    assert localised["lang"] == "es"
+    for original, check in zip(doc["checks"], localised["checks"], strict=True):
+        assert check["title"] == check_title(check["id"], es)
+        assert check["section"] == pitfall_section(check["pitfall"], es)
+        assert bool(check["hint"]) == bool(original["hint"])
+        if check["detail"]:
+            assert check["message"] == describe_detail(check["detail"], es)
+    assert localised["flags"][0]["text"] == describe_flag(doc["flags"][0], es)
+
+
+def test_localising_leaves_the_original_document_untouched() -> None:
+    doc = load_doc("score_mixed")
+    before = json.dumps(doc, sort_keys=True)
+    localise_document(doc, Catalogue.load("es"))
+    assert json.dumps(doc, sort_keys=True) == before
+
+
+def test_localising_keeps_the_text_of_a_check_the_catalogue_does_not_know() -> None:
+    doc = load_doc("score_mixed")
+    doc["checks"][0]["id"] = "check-from-a-newer-suite"
+    localised = localise_document(doc, Catalogue.load("es"))
+    assert localised["checks"][0]["title"] == doc["checks"][0]["title"]
+
+
+def test_localising_the_reason_of_an_ungradable_document() -> None:
+    doc = load_doc("score_ungradable")
+    localised = localise_document(doc, Catalogue.load("es"))
+    assert localised["reason"]["text"] == "Falta value.py en la entrega."

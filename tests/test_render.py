@@ -1,0 +1,184 @@
+"""Tests for grader.render: score documents render in every format and language."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.i18n import LANGUAGES, Catalogue
+from grader.messages import check_hint
+from grader.render import FEEDBACK_TEMPLATES, environment, render_feedback, render_summary
+
+DATA = Path(__file__).parent / "data"
+SAMPLES = ("score_all_passed", "score_mixed", "score_ungradable", "score_grader_error")
+FORMATS = tuple(FEEDBACK_TEMPLATES)
+
+
+def load_doc(name: str) -> dict[str, Any]:
+    """Load a sample score document from tests/data."""
+    return json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def flat(text: str) -> str:
+    """Collapse whitespace, so wrapped terminal lines compare as one sentence."""
+    return " ".join(text.split())
+
+
+def check_by_id(doc: dict[str, Any], check_id: str) -> dict[str, Any]:
+    """Return the check with check_id from a score document."""
+    return next(check for check in doc["checks"] if check["id"] == check_id)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_every_sample_renders_in_every_format_and_language(
+    sample: str, fmt: str, lang: str
+) -> None:
+    doc = load_doc(sample)
+    text = render_feedback(doc, fmt, lang)
+    assert doc["submission"]["id"] in text
+    assert Catalogue.load(lang).text("ui.status." + doc["status"]) in text
+    assert "{" not in text.replace("{ ", "")  # CSS braces have a space; placeholders do not
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_failure_shows_inputs_expected_actual_hint_and_section(fmt: str) -> None:
+    doc = load_doc("score_mixed")
+    text = flat(render_feedback(doc, fmt))
+    for fragment in ("a = 2, b = -3", "a.grad is -3", "expected -2", "the reference solution"):
+        assert fragment in text, fragment
+    hint = check_hint("diamond-accumulates", Catalogue.load("en"))
+    if fmt == "html":
+        assert "add to <code>grad</code> or replace it" in text
+    else:
+        assert flat(hint) in text
+    assert "The diamond pattern in slow motion" in text
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_score_comes_first(fmt: str) -> None:
+    text = render_feedback(load_doc("score_mixed"), fmt)
+    assert text.index("4 / 15") < text.index("In ")
+
+
+def test_html_escapes_student_output() -> None:
+    html = render_feedback(load_doc("score_mixed"), "html")
+    assert "<script>" not in html
+    assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in html
+    assert '<html lang="en">' in html
+
+
+def test_html_is_autoescaped_and_terminal_is_not() -> None:
+    env = environment()
+    assert env.autoescape("feedback.html.j2") is True  # type: ignore[operator]
+    assert env.autoescape("feedback.terminal.j2") is False  # type: ignore[operator]
+
+
+def test_markdown_fences_student_output_beyond_its_own_backticks() -> None:
+    md = render_feedback(load_doc("score_mixed"), "markdown")
+    assert "````text\n" in md  # the output holds a run of three backticks
+
+
+def test_markdown_escapes_html_in_student_messages() -> None:
+    doc = load_doc("score_mixed")
+    check = check_by_id(doc, "number-right-operand")
+    check["message"] = "Your code raised ValueError: <img src=x onerror=alert(1)>"
+    md = render_feedback(doc, "markdown")
+    assert r"\<img src=x onerror=alert(1)\>" in md  # a backslash-escaped tag is plain text
+    assert "<img" not in md.replace(r"\<img", "")
+
+
+def test_terminal_has_no_escape_sequences_unless_asked() -> None:
+    doc = load_doc("score_mixed")
+    plain = render_feedback(doc, "terminal")
+    assert "\x1b" not in plain  # even though the student's output contains some
+    coloured = render_feedback(doc, "terminal", color=True)
+    assert "\x1b[31m" in coloured
+
+
+def test_passed_checks_are_listed_compactly() -> None:
+    doc = load_doc("score_mixed")
+    text = render_feedback(doc, "terminal")
+    title = check_by_id(doc, "add-builds-node")["title"]
+    assert flat(title) in flat(text)
+    hint = check_hint("add-builds-node", Catalogue.load("en"))
+    assert flat(hint) not in flat(text)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_not_run_check_says_which_checks_it_waits_for(fmt: str) -> None:
+    text = flat(render_feedback(load_doc("score_mixed"), fmt))
+    assert "Not run, because an earlier check it depends on did not pass" in text
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_error_check_says_it_is_not_the_students_fault(fmt: str) -> None:
+    text = flat(render_feedback(load_doc("score_mixed"), fmt))
+    assert "This is not a problem with your code; tell your instructor." in text
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_all_passed_document_says_so(fmt: str) -> None:
+    text = render_feedback(load_doc("score_all_passed"), fmt)
+    assert Catalogue.load("es").text("ui.all_passed") in text
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_ungradable_document_gives_the_reason_and_no_score(fmt: str) -> None:
+    text = render_feedback(load_doc("score_ungradable"), fmt)
+    assert "The submission has no value.py." in text
+    assert "0 / 16" not in text
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_english_document_rerenders_in_spanish(fmt: str) -> None:
+    doc = load_doc("score_mixed")
+    text = flat(render_feedback(doc, fmt, lang="es"))
+    assert "a recibe el gradiente 2." in text  # "En `a + a`, a recibe el gradiente 2."
+    assert "a gets the gradient 2." not in text
+    assert "Comprobaciones superadas" in text
+    assert "Con a = 1.5, a.grad vale 1; se esperaba 2 (calculado a mano)." in text
+
+
+def test_spanish_html_declares_its_language() -> None:
+    html = render_feedback(load_doc("score_all_passed"), "html")
+    assert '<html lang="es">' in html
+    assert '<html lang="en">' in render_feedback(load_doc("score_all_passed"), "html", "en")
+
+
+def test_unknown_format_is_an_error_naming_the_choices() -> None:
+    with pytest.raises(ValueError, match="terminal, markdown, html"):
+        render_feedback(load_doc("score_mixed"), "pdf")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_summary_lists_every_submission_with_status_score_and_pitfalls(lang: str) -> None:
+    docs = [load_doc(name) for name in SAMPLES]
+    text = render_summary(docs, lang)
+    catalogue = Catalogue.load(lang)
+    assert catalogue.text("ui.summary_submission") in text
+    lines = text.splitlines()
+    alice = next(line for line in lines if line.startswith("alice"))
+    assert "4 / 15" in alice
+    assert "topological-order, grad-overwrite, number-operand, hash-trap" in alice
+    carlos = next(line for line in lines if line.startswith("carlos"))
+    assert catalogue.text("ui.status.ungradable") in carlos
+
+
+def test_summary_columns_line_up() -> None:
+    docs = [load_doc(name) for name in SAMPLES]
+    lines = render_summary(docs, "en").splitlines()
+    header = next(line for line in lines if line.startswith("Submission "))
+    rows = [line for line in lines if line.split(" ")[0] in {"bea", "alice", "carlos", "dana"}]
+    assert len(rows) == len(docs)
+    for column in ("Status", "Score", "Pitfalls"):
+        start = header.index(column)
+        assert all(row[start - 1] == " " and row[start] != " " for row in rows), column
+
+
+def test_summary_of_no_submissions_renders() -> None:
+    assert "0" in render_summary([], "en")

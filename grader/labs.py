@@ -20,8 +20,9 @@ class Lab:
     name: str
     files: tuple[str, ...]
     module: str
-    class_name: str
+    class_name: str | None  # None: scenarios receive the whole module instead of one class
     timeout_s: float = 2.0
+    support_files: tuple[str, ...] = ()  # given to students complete; copied from labs/<lab>/
 
     @property
     def student_dir(self) -> Path:

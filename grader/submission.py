@@ -7,6 +7,7 @@ json.py, a sitecustomize.py) ever reaches the sandbox.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import tempfile
 import zipfile
@@ -158,6 +159,9 @@ def prepare(submission: Submission, lab: Lab, scratch_root: Path) -> PreparedSub
     """Copy the submission's lab files into a fresh scratch folder under scratch_root."""
     files = read_files(submission.source, lab)
     workdir = Path(tempfile.mkdtemp(prefix=f"{submission.id}-", dir=scratch_root))
+    os.chmod(workdir, 0o755)
+    for name in lab.support_files:
+        (workdir / name).write_bytes((lab.student_dir / name).read_bytes())
     for name, content in files.items():
         (workdir / name).write_bytes(content)
     return PreparedSubmission(submission.id, str(submission.source), digest(files), workdir)

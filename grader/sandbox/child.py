@@ -96,7 +96,8 @@ def serve(config, result_fd):
     sys.path.append(os.getcwd())
     try:
         module = __import__(config["module"])
-        student_class = getattr(module, config["class_name"])
+        name = config["class_name"]
+        student_class = getattr(module, name) if name else module
     except BaseException as exc:
         write_frame(result_fd, {"status": "import-error", **describe_exception(exc, submission_files)})
         return

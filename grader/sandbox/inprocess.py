@@ -11,7 +11,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from grader.reference import load_class
+from grader.reference import load_exports
 from grader.sandbox.sandbox import Outcome
 from grader.sandbox.scenario import Scenario
 
@@ -19,12 +19,13 @@ from grader.sandbox.scenario import Scenario
 class InProcessRunner:
     """Same interface as Sandbox, without the process boundary."""
 
-    def __init__(self, workdir: Path, module: str, class_name: str, files: tuple[str, ...]) -> None:
+    def __init__(self, workdir: Path, module: str, class_name: str | None,
+                 files: tuple[str, ...]) -> None:
         self.files = files
         self._class: Any = None
         self._import_error: Outcome | None = None
         try:
-            self._class = load_class(Path(workdir) / files[0], class_name, f"_student_{module}")
+            self._class = load_exports(Path(workdir), module, class_name, files)
         except Exception as exc:  # the student's module may raise anything at import
             self._import_error = Outcome("import-error", detail=self._describe(exc))
 

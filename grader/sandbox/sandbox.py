@@ -99,7 +99,7 @@ class Sandbox:
         self,
         workdir: Path,
         module: str,
-        class_name: str,
+        class_name: str | None,
         files: tuple[str, ...],
         limits: Limits | None = None,
         run_as: tuple[int, int] | None = None,

@@ -23,6 +23,7 @@ from grader.labs import REPO_ROOT, Lab, get_lab
 from grader.reference import load_reference_class, run_reference
 from grader.sandbox import reaper
 from grader.sandbox.inprocess import InProcessRunner
+from grader.sandbox.jail import default_jail
 from grader.sandbox.sandbox import Limits, Outcome, Sandbox
 from grader.sandbox.scenario import Scenario
 
@@ -35,6 +36,7 @@ class GradingRun:
     seed: str
     submissions: list[dict[str, Any]]
     in_process: bool = False
+    hide: tuple[str, ...] = ()
     statuses: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
@@ -62,6 +64,7 @@ def pytest_configure(config: pytest.Config) -> None:
         seed=str(manifest["seed"]),
         submissions=manifest["submissions"],
         in_process=bool(manifest.get("in_process", False)),
+        hide=tuple(manifest.get("hide", ())),
     )
     reaper.enable_subreaper()
 
@@ -125,6 +128,7 @@ class SubmissionContext:
 
     id: str
     runner: Sandbox | InProcessRunner
+    flags: list[dict[str, Any]] = field(default_factory=list)  # runtime flags of the check running
 
 
 @pytest.fixture(scope="session")
@@ -138,8 +142,10 @@ def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionContext]:
     if run.in_process:
         runner = InProcessRunner(workdir, lab.module, lab.class_name, lab.files)
     else:
+        # The child must not see the grader, the other submissions or any report.
+        jail = default_jail(hide=[REPO_ROOT, workdir.parent, *map(Path, run.hide)])
         runner = Sandbox(workdir, lab.module, lab.class_name, lab.files,
-                         Limits(timeout_s=lab.timeout_s))
+                         Limits(timeout_s=lab.timeout_s), jail=jail)
     try:
         yield SubmissionContext(entry["id"], runner)
     finally:
@@ -162,8 +168,11 @@ def run(request: pytest.FixtureRequest, submission: SubmissionContext) -> Callab
     spec = request.node.stash[SPEC_KEY]
     lab = _grading_run(request.config).lab
 
+    submission.flags.clear()
+
     def run_scenario(scen: Scenario, **params: Any) -> Any:
         outcome = submission.runner.run(scen, params, timeout_s=spec.timeout_s or lab.timeout_s)
+        submission.flags.extend(outcome.flags)
         if not outcome.ok:
             raise failure_from_outcome(outcome, params, lab.main_file)
         return outcome.value
@@ -240,10 +249,12 @@ def pytest_runtest_makereport(
         return report  # type: ignore[return-value]
     status, detail, output = _classify(item, call, report)
     submission_id = _submission_id(item)
+    context = item.funcargs.get("submission") if hasattr(item, "funcargs") else None
+    flags = list(context.flags) if isinstance(context, SubmissionContext) else []
     _grading_run(item.config).statuses[(submission_id, spec.id)] = status
     item.user_properties.append(("grader", {
         "submission": submission_id, "check": spec.id, "pitfall": spec.pitfall,
         "weight": spec.weight, "visibility": spec.visibility, "status": status,
-        "detail": detail, "output": output or None,
+        "detail": detail, "output": output or None, "flags": flags,
     }))
     return report  # type: ignore[return-value]

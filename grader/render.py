@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -77,8 +78,10 @@ def _md_fence(text: Any) -> str:
     return "`" * max(3, longest + 1)
 
 
+@functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    """Return the jinja2 environment for the templates directory, with the feedback filters."""
+    """Return the jinja2 environment for the templates directory, with the feedback filters
+    (built once: its compiled templates are reused for every submission)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
         autoescape=_is_html,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -11,10 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from grader.labs import PACKAGE_DIR, REPO_ROOT, Lab
+from grader.policy import scan_files
 from grader.results.build import entries_by_submission, graded_document, unscored_document
 from grader.submission import PreparedSubmission
 
 PYTEST_INI = PACKAGE_DIR / "pytest-grader.ini"
+# Only the plugins grading needs: autoloading every installed plugin (hypothesis's among
+# them) costs more start-up time than a whole submission's checks.
+PLUGINS = ("pytest_jsonreport.plugin", "pytest_metadata.plugin", "grader.pytest_plugin")
 REPORT_OMIT = ("collectors", "keywords", "log", "streams", "warnings", "traceback")
 
 
@@ -27,6 +32,7 @@ class ShardSpec:
     seed: str
     lang: str
     in_process: bool = False
+    hide: tuple[Path, ...] = ()  # folders the sandbox must not see (the report folder)
 
 
 def suites_for(lab: Lab, hidden: bool) -> tuple[Path, ...]:
@@ -45,7 +51,7 @@ def pytest_command(spec: ShardSpec, manifest: Path, report: Path, quiet: bool = 
     return [
         sys.executable, "-m", "pytest", *(str(path) for path in spec.suites),
         "-q" if quiet else "-v", "-c", str(PYTEST_INI),
-        "--rootdir", str(REPO_ROOT), "-p", "grader.pytest_plugin",
+        "--rootdir", str(REPO_ROOT), *(arg for name in PLUGINS for arg in ("-p", name)),
         "--grader-manifest", str(manifest),
         "--json-report", "--json-report-file", str(report), "--json-report-omit", *REPORT_OMIT,
         *(["-s"] if spec.in_process else []),
@@ -68,12 +74,14 @@ def run_shard(spec: ShardSpec, shard: Sequence[PreparedSubmission], workdir: Pat
     report_path = workdir / "report.json"
     manifest.write_text(json.dumps({
         "lab": spec.lab.name, "seed": spec.seed, "in_process": spec.in_process,
+        "hide": [str(path) for path in spec.hide],
         "submissions": [{"id": s.id, "workdir": str(s.workdir)} for s in shard],
     }), encoding="utf-8")
     command = pytest_command(spec, manifest, report_path)
     try:
         completed = subprocess.run(
             command, cwd=REPO_ROOT, timeout=timeout_s, check=False,
+            env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
             stdin=None if interactive else subprocess.DEVNULL,
             stdout=None if interactive else subprocess.PIPE,
             stderr=None if interactive else subprocess.STDOUT,
@@ -93,8 +101,21 @@ def run_shard(spec: ShardSpec, shard: Sequence[PreparedSubmission], workdir: Pat
         if not entries or len(entries) != expected:
             documents.append(_grader_error(spec, sub, "the check run ended early"))
         else:
-            documents.append(graded_document(spec.lab.name, _as_record(sub), entries, [], spec.lang))
+            flags = _flags(spec, sub, entries)
+            documents.append(graded_document(spec.lab.name, _as_record(sub), entries, flags,
+                                             spec.lang))
     return documents
+
+
+def _flags(spec: ShardSpec, sub: PreparedSubmission,
+           entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Static flags from reading the submission, then runtime flags the checks saw, each once."""
+    files = {name: (sub.workdir / name).read_bytes() for name in spec.lab.files
+             if (sub.workdir / name).is_file()}
+    unique: dict[str, dict[str, Any]] = {}
+    for flag in [*scan_files(files), *(f for entry in entries for f in entry.get("flags", []))]:
+        unique.setdefault(flag["id"] + json.dumps(flag["params"], sort_keys=True), flag)
+    return list(unique.values())
 
 
 def ungradable(spec: ShardSpec, sub_id: str, source: str, detail: dict[str, Any]) -> dict[str, Any]:

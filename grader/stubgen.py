@@ -3,6 +3,8 @@
 The solution file is the single source of truth (as in nbgrader): every piece of code the
 student writes sits in a *solution region*, and the stub is the solution with each region
 replaced by a bilingual TODO and a ``raise NotImplementedError``.
+``build_labs`` also turns the stub of each registered lab's main file into the notebook
+``labs/<lab>/<lab>.ipynb`` (:mod:`grader.notebooks`), so notebooks derive from the stubs too.
 
 Marker format
 -------------
@@ -46,9 +48,14 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
+from grader.labs import LABS
+
 BEGIN_MARKER = "# BEGIN SOLUTION"
 END_MARKER = "# END SOLUTION"
 CONTINUATION = "#    "
+# The stub's TODO lines (after the region's indentation); grader.notebooks reads them back.
+TODO_EN = "# TODO({lab}): "
+TODO_ES = "# TODO({lab}) es: "
 HEADER_EN = "# Generated from {source} by `make labs`; edit the TODOs below."
 HEADER_ES = "# Generado a partir de {source} con `make labs`; edita los TODO de abajo."
 
@@ -181,9 +188,9 @@ def _render_todo(region: _Region, lab: str, newline: str, last_newline: str) -> 
     first_en, *more_en = region.en
     first_es, *more_es = region.es
     message = f"{lab}: {' '.join(region.en)}"
-    rendered = [f"# TODO({lab}): {first_en}"]
+    rendered = [TODO_EN.format(lab=lab) + first_en]
     rendered += [CONTINUATION + part for part in more_en]
-    rendered.append(f"# TODO({lab}) es: {first_es}")
+    rendered.append(TODO_ES.format(lab=lab) + first_es)
     rendered += [CONTINUATION + part for part in more_es]
     rendered.append(f"raise NotImplementedError({message!r})")
     endings = [newline] * (len(rendered) - 1) + [last_newline]
@@ -256,13 +263,42 @@ def _solution_files(repo_root: Path) -> list[Path]:
     )
 
 
-def build_labs(repo_root: Path, check: bool = False) -> list[str]:
-    """Generate labs/<lab>/<file> from every solutions/<lab>/<file>.py.
+def _read_optional(path: Path) -> str:
+    """Return a UTF-8 text file's content, or '' if there is no such file."""
+    return path.read_bytes().decode("utf-8") if path.is_file() else ""
 
-    Returns the repo-relative paths of the stubs that are missing or differ from what the
-    generator makes. With ``check`` nothing is written; without it exactly those files are
-    (re)written and stubs already up to date are left untouched. Every stub is generated
-    before anything is written, so a MarkerError leaves labs/ as it was.
+
+def _notebooks(repo_root: Path, stubs: dict[Path, str]) -> dict[Path, str]:
+    """Return labs/<lab>/<lab>.ipynb, made from the stub, for every registered lab with one.
+
+    A notebook stands for the lab's main file (``lab.files[0]``; see grader.notebooks), so a
+    lab gets one only once it is in the registry and its main file has a solution.
+    """
+    # grader.notebooks reads the TODO lines of this module's stubs, so it imports this module.
+    from grader.notebooks import lab_notebook, notebook_name, notebook_text
+
+    notebooks: dict[Path, str] = {}
+    for lab in LABS.values():
+        folder = repo_root / "labs" / lab.name
+        stub = stubs.get(folder / lab.main_file)
+        if stub is None:
+            continue
+        readme_en = _read_optional(folder / "README.md")
+        readme_es = _read_optional(folder / "README.es.md")
+        notebook = lab_notebook(lab.name, stub, readme_en, readme_es)
+        notebooks[folder / notebook_name(lab.name)] = notebook_text(notebook)
+    return notebooks
+
+
+def build_labs(repo_root: Path, check: bool = False) -> list[str]:
+    """Generate labs/<lab>/<file> from every solutions/<lab>/<file>.py, and the lab notebooks.
+
+    Every registered lab whose main file has a solution also gets labs/<lab>/<lab>.ipynb,
+    built from that file's stub and the titles of the lab's READMEs (grader.notebooks).
+    Returns the repo-relative paths of the stubs and notebooks that are missing or differ from
+    what the generator makes. With ``check`` nothing is written; without it exactly those files
+    are (re)written and files already up to date are left untouched. Everything is generated
+    before anything is written, so a MarkerError (or NotebookError) leaves labs/ as it was.
     """
     stubs: dict[Path, str] = {}
     for solution in _solution_files(repo_root):
@@ -270,14 +306,15 @@ def build_labs(repo_root: Path, check: bool = False) -> list[str]:
         source = solution.read_bytes().decode("utf-8")
         relative = solution.relative_to(repo_root).as_posix()
         stubs[repo_root / "labs" / lab / solution.name] = generate_stub(source, lab, relative)
+    generated = {**stubs, **_notebooks(repo_root, stubs)}
 
     outdated: list[str] = []
-    for target, stub in stubs.items():
+    for target, text in generated.items():
         current = target.read_bytes().decode("utf-8", errors="replace") if target.exists() else None
-        if current == stub:
+        if current == text:
             continue
         outdated.append(target.relative_to(repo_root).as_posix())
         if not check:
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(stub.encode("utf-8"))
+            target.write_bytes(text.encode("utf-8"))
     return outdated

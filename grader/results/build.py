@@ -67,7 +67,11 @@ def graded_document(lab: str, submission: Mapping[str, str], entries: Sequence[M
     """The score document of a submission whose checks all ran."""
     catalogue = Catalogue.load(lang)
     checks = [_check(entry, catalogue) for entry in entries]
-    pitfalls = list(dict.fromkeys(c["pitfall"] for c in checks if c["status"] == "failed"))
+    # A module that cannot be imported fails every check that runs, but has fallen into no
+    # pitfall: the pitfall list names only failures of the checks' own behaviour.
+    pitfalls = list(dict.fromkeys(
+        c["pitfall"] for c in checks
+        if c["status"] == "failed" and (c["detail"] or {}).get("kind") != "import-error"))
     return {
         **_envelope(lab, submission, lang),
         "status": "graded",

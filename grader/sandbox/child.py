@@ -39,13 +39,46 @@ def apply_limits(limits):
         resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"], limits["processes"]))
 
 
-def drop_privileges(config):
-    uid = config.get("uid")
-    if uid is None:
-        return
+CLONE_NEWNS, CLONE_NEWNET = 0x00020000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32, 4096
+MS_REC, MS_PRIVATE = 16384, 1 << 18
+SUBMISSION_DIR = "/tmp/submission"
+PR_SET_NO_NEW_PRIVS = 38
+
+
+def enter_jail(jail):
+    """As root: a new mount and network namespace, secrets covered, then an unprivileged uid."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def check(result, what):
+        if result != 0:
+            raise OSError(ctypes.get_errno(), f"jail: {what} failed")
+
+    def mount_tmpfs(path, options):
+        flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+        check(libc.mount(b"tmpfs", path.encode(), b"tmpfs", flags, options.encode()), path)
+
+    check(libc.unshare(CLONE_NEWNS | CLONE_NEWNET), "unshare")
+    check(libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "private mounts")
+    for path in jail["private_tmp"]:
+        if os.path.isdir(path):
+            mount_tmpfs(path, f"size={jail['tmp_bytes']},mode=1777")
+    # The submission folder reappears, read-only, at a fixed path inside the private /tmp.
+    # "." still names it here: the process cwd survives the mounts that cover its path.
+    os.mkdir(SUBMISSION_DIR, 0o755)
+    check(libc.mount(b".", SUBMISSION_DIR.encode(), None, MS_BIND, None), "bind submission")
+    check(libc.mount(None, SUBMISSION_DIR.encode(), None,
+                     MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, None), "read-only")
+    for path in jail["hide"]:
+        if os.path.isdir(path):
+            mount_tmpfs(path, "size=64k,mode=0755")
+    os.chdir(SUBMISSION_DIR)
     os.setgroups([])
-    os.setgid(config["gid"])
-    os.setuid(uid)
+    os.setgid(jail["gid"])
+    os.setuid(jail["uid"])
+    check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
 
 
 def student_frames(tb, submission_files):
@@ -121,7 +154,8 @@ def main():
     config = read_frame(stdin)
     result_fd = config["result_fd"]
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    drop_privileges(config)
+    if config.get("jail"):
+        enter_jail(config["jail"])
     apply_limits(config["limits"])
     serve(config, result_fd)
     os._exit(0)

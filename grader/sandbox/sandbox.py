@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.sandbox import protocol, reaper
+from grader.sandbox.jail import Jail, kill_uid
 from grader.sandbox.scenario import KIT_SOURCE, Scenario
 
 CHILD_SOURCE = (Path(__file__).parent / "child.py").read_text(encoding="utf-8")
@@ -48,6 +49,7 @@ class Outcome:
     value: Any = None
     detail: dict[str, Any] = field(default_factory=dict)
     output: str = ""
+    flags: list[dict[str, Any]] = field(default_factory=list)  # runtime policy notes
 
     @property
     def ok(self) -> bool:
@@ -102,14 +104,14 @@ class Sandbox:
         class_name: str | None,
         files: tuple[str, ...],
         limits: Limits | None = None,
-        run_as: tuple[int, int] | None = None,
+        jail: Jail | None = None,
     ) -> None:
         self.workdir = Path(workdir)
         self.module = module
         self.class_name = class_name
         self.files = files
         self.limits = limits or Limits()
-        self.run_as = run_as
+        self.jail = jail
         self._zygote: _Zygote | None = None
         self._fatal: Outcome | None = None
         self._starts = 0
@@ -125,7 +127,7 @@ class Sandbox:
         if self._zygote is not None:
             self._zygote.kill()
             self._zygote = None
-        reaper.kill_orphans()
+        self._sweep(keep=())
 
     # -- running -----------------------------------------------------------------------------
 
@@ -169,15 +171,22 @@ class Sandbox:
             exited = self._next_message(zygote, time.monotonic() + 1.0, False)
             if exited is None or exited.get("status") != "exited":
                 self._discard(zygote)
+            else:
+                self._sweep(keep=(zygote.process.pid,))
             return self._finish(_outcome_from_reply(reply), zygote)
         except protocol.ProtocolError as exc:
             self._discard(zygote)
-            return self._finish(Outcome("bad-result", detail={"reason": str(exc)}), zygote)
+            outcome = Outcome("bad-result", detail={"reason": str(exc)},
+                              flags=[{"id": "protocol-breach", "params": {"reason": str(exc)}}])
+            return self._finish(outcome, zygote)
         except EOFError:
             return self._lost(zygote, "the process running your code ended unexpectedly")
 
     def _finish(self, outcome: Outcome, zygote: _Zygote) -> Outcome:
         outcome.output = _decode_output(zygote, self.limits.output_bytes)
+        if zygote.output_total > self.limits.output_bytes:
+            outcome.flags.append({"id": "output-truncated",
+                                  "params": {"limit": self.limits.output_bytes}})
         return outcome
 
     def _timed_out(self, zygote: _Zygote, timeout: float) -> Outcome:
@@ -194,7 +203,15 @@ class Sandbox:
         zygote.kill()
         if self._zygote is zygote:
             self._zygote = None
-        reaper.kill_orphans()
+        self._sweep(keep=())
+
+    def _sweep(self, keep: tuple[int, ...]) -> None:
+        """Kill what the submission left running: every process of the jail's uid (which
+        includes daemons that escaped the process group), or else this process's orphans."""
+        if self.jail is not None:
+            kill_uid(self.jail.uid, keep)
+        else:
+            reaper.kill_orphans(keep)
 
     # -- the zygote --------------------------------------------------------------------------
 
@@ -209,7 +226,8 @@ class Sandbox:
         output_r, output_w = os.pipe()
         try:
             process = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", CHILD_SOURCE],
+                [self.jail.interpreter if self.jail else sys.executable, "-I", "-S", "-c",
+             CHILD_SOURCE],
                 cwd=self.workdir,
                 env={},
                 stdin=subprocess.PIPE,
@@ -234,11 +252,11 @@ class Sandbox:
                 "memory_bytes": self.limits.memory_bytes,
                 "file_bytes": self.limits.file_bytes,
                 "zygote_cpu_s": self.limits.zygote_cpu_s,
-                "processes": self.limits.processes if self.run_as else 0,
+                # RLIMIT_NPROC counts per uid: meaningful only for the jail's own uid
+                "processes": self.limits.processes if self.jail else 0,
             },
+            "jail": self.jail.config() if self.jail else None,
         }
-        if self.run_as:
-            config["uid"], config["gid"] = self.run_as
         assert process.stdin is not None
         process.stdin.write(protocol.encode_frame(config))
         process.stdin.flush()
@@ -261,7 +279,7 @@ class Sandbox:
             fatal = Outcome("crash", detail={"how": "it ended while being imported"})
         self._fatal = self._finish(fatal, zygote)
         zygote.kill()
-        reaper.kill_orphans()
+        self._sweep(keep=())
         return None
 
     def _next_message(

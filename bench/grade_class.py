@@ -1,0 +1,101 @@
+"""Benchmark: grade one generated class both ways in one run and print both times and the ratio.
+
+- grader: `python -m grader grade lab01_graph <class> --out ...` (hidden + public suites,
+  sandboxed, all cores);
+- baseline: what instructors script today, `pytest --json-report` run once per submission
+  on a 40-test in-process suite (bench/naive_lab01), one after the other.
+
+Usage: python bench/grade_class.py [--students 40] [--repeat 3]
+Figures are medians over the repeats, measured in the same run on the same machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures" / "lab01"
+NAIVE_SUITE = ROOT / "bench" / "naive_lab01" / "test_naive_lab01.py"
+
+
+def make_class(folder: Path, students: int) -> list[Path]:
+    """A class of `students` folders cycling through the lab01 fixtures (correct and buggy)."""
+    sources = sorted(p for p in FIXTURES.iterdir() if (p / "value.py").is_file())
+    paths = []
+    for index in range(students):
+        student = folder / f"student{index:03d}"
+        student.mkdir(parents=True)
+        shutil.copy(sources[index % len(sources)] / "value.py", student / "value.py")
+        paths.append(student)
+    return paths
+
+
+def time_grader(paths: list[Path], out: Path) -> tuple[float, list[float]]:
+    """Wall time of one grader run over the class, and each submission's in-suite duration."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "grader", "grade", "lab01_graph", *map(str, paths),
+                    "--out", str(out)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - started
+    durations = [json.loads((out / p.name / "scores.json").read_text())["duration_s"]
+                 for p in paths]
+    return wall, durations
+
+
+def time_baseline(paths: list[Path], out: Path) -> tuple[float, list[float]]:
+    """Wall time of the per-submission pytest loop, and each submission's wall time."""
+    per_submission = []
+    started = time.perf_counter()
+    for path in paths:
+        one = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "pytest", str(NAIVE_SUITE), "-q",
+                        "-p", "no:cacheprovider", "--json-report",
+                        f"--json-report-file={out / (path.name + '.json')}"],
+                       cwd=ROOT, env={**os.environ, "MINIGRAD_SUBMISSION": str(path / "value.py")},
+                       check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=120)
+        per_submission.append(time.perf_counter() - one)
+    return time.perf_counter() - started, per_submission
+
+
+def main() -> None:
+    """Run the comparison and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=40)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="minigrad-bench-") as tmp:
+        folder = Path(tmp)
+        paths = make_class(folder / "class", args.students)
+        grader_walls, baseline_walls, in_suite, baseline_each = [], [], [], []
+        for run in range(args.repeat):
+            wall, durations = time_grader(paths, folder / f"grader-{run}")
+            grader_walls.append(wall)
+            in_suite.extend(durations)
+            wall, each = time_baseline(paths, folder / f"baseline-{run}")
+            baseline_walls.append(wall)
+            baseline_each.extend(each)
+    n = args.students
+    grader_wall = statistics.median(grader_walls)
+    baseline_wall = statistics.median(baseline_walls)
+    print(f"class: {n} lab01 submissions (correct and buggy), {args.repeat} runs, "
+          f"{os.cpu_count()} cores")
+    print(f"grader   : {grader_wall:.2f} s per class (median), "
+          f"{grader_wall / n:.3f} s amortized per submission; "
+          f"median in-suite time per submission {statistics.median(in_suite):.3f} s")
+    print(f"baseline : {baseline_wall:.2f} s per class (median), "
+          f"median {statistics.median(baseline_each):.3f} s per submission")
+    print(f"ratio    : baseline / grader = {baseline_wall / grader_wall:.1f}x")
+
+
+if __name__ == "__main__":
+    main()

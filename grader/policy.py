@@ -1,0 +1,99 @@
+"""Static policy scan: imports and calls a lab does not allow, found by reading the source.
+
+Flags inform the instructor; they never change a score (the sandbox, not this scan, is what
+keeps hostile code from gaining points). A file that does not parse yields no flags: the
+checks report the syntax error.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+FORBIDDEN_MODULES = frozenset({
+    "torch", "micrograd", "jax", "tensorflow", "autograd", "tinygrad",  # someone else's engine
+    "ctypes", "cffi", "subprocess", "socket", "multiprocessing", "pty", "signal", "resource",
+    "importlib", "inspect", "gc", "pytest", "_pytest", "grader", "atexit", "threading",
+    "urllib", "http", "requests", "shutil", "site", "builtins",
+})
+FORBIDDEN_CALLS = frozenset({
+    "eval", "exec", "compile", "__import__", "open", "breakpoint",
+    "os.system", "os.popen", "os.fork", "os.forkpty", "os.kill", "os.killpg", "os._exit",
+    "os.setsid", "os.setpgid", "os.posix_spawn", "os.posix_spawnp", "os.write", "os.dup2",
+    "os.remove", "os.unlink", "os.rename", "os.replace", "os.chmod", "os.environ.get",
+    "os.getenv", "os.listdir", "os.walk", "os.scandir", "sys.exit", "sys._getframe",
+    "sys.settrace", "sys.setprofile", "sys.setrecursionlimit",
+})
+FORBIDDEN_CALL_PREFIXES = ("os.exec", "os.spawn")
+
+
+def _root(name: str) -> str:
+    return name.split(".", 1)[0]
+
+
+def _dotted(node: ast.expr, aliases: Mapping[str, str]) -> str | None:
+    """`a.b.c` for a Name/Attribute chain, with import aliases resolved."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(aliases.get(node.id, node.id))
+    return ".".join(reversed(parts))
+
+
+def _imports(tree: ast.AST) -> tuple[list[str], dict[str, str]]:
+    """Modules imported (including `__import__("x")` and `import_module("x")` literals),
+    and the local names bound to them."""
+    modules: list[str] = []
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                modules.append(alias.name)
+                bound = alias.asname or _root(alias.name)
+                aliases[bound] = alias.name if alias.asname else bound
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            modules.append(node.module)
+            for alias in node.names:
+                aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif (isinstance(node, ast.Call) and node.args
+              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+              and isinstance(node.func, ast.Name | ast.Attribute)
+              and (getattr(node.func, "id", None) == "__import__"
+                   or getattr(node.func, "attr", None) == "import_module")):
+            modules.append(node.args[0].value)
+    return modules, aliases
+
+
+def scan_source(source: str, forbidden_modules: Iterable[str] = FORBIDDEN_MODULES,
+                forbidden_calls: Iterable[str] = FORBIDDEN_CALLS) -> list[dict[str, Any]]:
+    """Flags for one file's source: forbidden imports, then forbidden calls, each once."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    banned_modules, banned_calls = set(forbidden_modules), set(forbidden_calls)
+    modules, aliases = _imports(tree)
+    flags: dict[tuple[str, str], dict[str, Any]] = {}
+    for module in modules:
+        if _root(module) in banned_modules:
+            flags[("forbidden-import", _root(module))] = {
+                "id": "forbidden-import", "params": {"module": _root(module)}}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = _dotted(node.func, aliases)
+            if name and (name in banned_calls or name.startswith(FORBIDDEN_CALL_PREFIXES)):
+                flags[("forbidden-call", name)] = {"id": "forbidden-call", "params": {"call": name}}
+    return list(flags.values())
+
+
+def scan_files(files: Mapping[str, bytes]) -> list[dict[str, Any]]:
+    """Flags for every file of a submission, without duplicates."""
+    seen: dict[str, dict[str, Any]] = {}
+    for name in sorted(files):
+        for flag in scan_source(files[name].decode("utf-8", errors="replace")):
+            seen.setdefault(repr(sorted(flag["params"].items())) + flag["id"], flag)
+    return list(seen.values())

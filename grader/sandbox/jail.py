@@ -1,0 +1,136 @@
+"""The jail the sandbox child enters when the grader runs as root on Linux.
+
+The child unshares a mount and a network namespace, covers the repository, the scratch root
+and the report folder with empty tmpfs mounts, gets a private /tmp, then drops to an
+unprivileged uid of its own (so RLIMIT_NPROC applies and every leftover process can be found
+by uid). Without root, or where namespaces are refused, the sandbox runs with resource
+limits only; `describe()` says which protections are in force.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+UID_BASE = 61000
+UID_SPAN = 4000
+SYSTEM_PYTHONS = ("/usr/bin/python3", "/usr/local/bin/python3")
+PRIVATE_TMP = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+@dataclass(frozen=True)
+class Jail:
+    """Where the child's view of the filesystem is emptied, and whom it runs as."""
+
+    uid: int
+    gid: int
+    hide: tuple[str, ...]
+    interpreter: str
+    private_tmp: tuple[str, ...] = PRIVATE_TMP
+    tmp_bytes: int = 8 << 20
+
+    def config(self) -> dict[str, Any]:
+        """The plain-data form sent to the child bootstrap."""
+        return {"uid": self.uid, "gid": self.gid, "hide": list(self.hide),
+                "private_tmp": list(self.private_tmp), "tmp_bytes": self.tmp_bytes}
+
+
+def _probe_namespaces() -> bool:
+    """Whether a child of this process may unshare mount and network namespaces."""
+    import ctypes
+
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the probe child
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            os._exit(0 if libc.unshare(0x00020000 | 0x40000000) == 0 else 1)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
+@functools.lru_cache(maxsize=1)
+def jail_supported() -> bool:
+    """Root on Linux with namespaces allowed (probed once per process)."""
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        return False
+    if os.environ.get("GRADER_NO_JAIL"):
+        return False
+    return _probe_namespaces()
+
+
+def _world_readable_path(path: Path) -> bool:
+    """Every directory up to path is traversable by others, and path itself readable."""
+    for part in [*reversed(path.parents), path]:
+        try:
+            mode = part.stat().st_mode
+        except OSError:
+            return False
+        if not mode & 0o001:
+            return False
+    return bool(path.stat().st_mode & 0o004)
+
+
+def sandbox_interpreter() -> str | None:
+    """A Python the unprivileged uid can run: this one if its stdlib is world-readable."""
+    stdlib = Path(os.__file__).parent
+    if _world_readable_path(stdlib):
+        return sys.executable
+    for candidate in SYSTEM_PYTHONS:
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def default_jail(hide: Iterable[Path]) -> Jail | None:
+    """The jail for this grader process, or None where it cannot be had."""
+    if not jail_supported():
+        return None
+    interpreter = sandbox_interpreter()
+    if interpreter is None:
+        return None
+    uid = UID_BASE + os.getpid() % UID_SPAN
+    hidden = tuple(dict.fromkeys(str(Path(p).resolve()) for p in hide))
+    return Jail(uid=uid, gid=uid, hide=hidden, interpreter=interpreter)
+
+
+def processes_of_uid(uid: int) -> list[int]:
+    """Pids of live processes owned by uid (read from /proc)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    pids.append(int(entry))
+            except OSError:
+                continue
+    return pids
+
+
+def kill_uid(uid: int, keep: Sequence[int] = ()) -> list[int]:
+    """SIGKILL every process of uid except `keep`; returns the pids signalled."""
+    killed = []
+    for pid in processes_of_uid(uid):
+        if pid in keep:
+            continue
+        try:
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+        except ProcessLookupError:
+            continue
+    return killed
+
+
+def describe(jail: Jail | None) -> str:
+    """One line saying which protections are in force (for logs and SECURITY.md checks)."""
+    if jail is None:
+        return "resource limits only (not root, or namespaces refused)"
+    return (f"uid {jail.uid}, private mount+network namespaces, hidden: {', '.join(jail.hide)}, "
+            f"interpreter {jail.interpreter}")

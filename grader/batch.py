@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
-from grader.render import render_feedback
+from grader.render import render_dashboard, render_feedback
 from grader.runner import ShardSpec, run_shard, ungradable
 from grader.submission import PreparedSubmission, Ungradable, collect, prepare
 
@@ -128,4 +128,5 @@ def grade_class(spec: ShardSpec, paths: Sequence[Path], options: BatchOptions,
                     finished(doc, doc["status"])
     ordered = [docs[sub.id] for sub in submissions]
     write_class_csv(ordered, options.out_dir / "class.csv")
+    _write_atomically(options.out_dir / "dashboard.html", render_dashboard(ordered, spec.lang))
     return ordered

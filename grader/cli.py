@@ -90,7 +90,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - started
     print(render_summary(docs, args.lang))
     print(f"{len(docs)} submissions in {elapsed:.2f} s; reports in {options.out_dir}/<submission>/"
-          f" and {options.out_dir / 'class.csv'}")
+          f", {options.out_dir / 'class.csv'} and {options.out_dir / 'dashboard.html'}")
     return EXIT_GRADER if any(d["status"] == "grader-error" for d in docs) else EXIT_OK
 
 

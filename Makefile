@@ -7,7 +7,7 @@ LANG_ARG := $(if $(GRADER_LANG),--lang $(GRADER_LANG),)
 SUBMISSIONS ?=
 OUT    ?= out/grades
 
-.PHONY: help venv check test lint typecheck demo grade labs bench clean
+.PHONY: help venv check test lint demo grade labs kit bench clean
 
 help:
 	@echo "make check [LAB=lab01_graph]   run the public checks on your lab (students)"
@@ -15,6 +15,7 @@ help:
 	@echo "make demo                      grade the bundled demo class and print where the reports are"
 	@echo "make grade SUBMISSIONS='a b'   grade submissions with the hidden suite (instructors)"
 	@echo "make labs                      regenerate labs/ stubs from solutions/"
+	@echo "make kit                       build the student kit in dist/ (no solutions, no hidden checks)"
 	@echo "make bench                     run the grading benchmark"
 
 $(VENV)/.installed: pyproject.toml
@@ -26,7 +27,7 @@ $(VENV)/.installed: pyproject.toml
 venv: $(VENV)/.installed
 
 check: venv
-	$(PY) -m grader check $(LAB) $(LANG_ARG)
+	$(PY) -m grader check $(LAB) $(LANG_ARG) $(if $(NOTEBOOK),--path labs/$(LAB)/$(LAB).ipynb,)
 
 lint: venv
 	$(PY) -m ruff check grader tests bench
@@ -45,6 +46,9 @@ grade: venv
 
 labs: venv
 	$(PY) -m grader build-labs
+
+kit: venv
+	$(PY) -m grader kit --out dist/minigrad-labs-kit
 
 bench: venv
 	$(PY) bench/grade_class.py

@@ -122,6 +122,19 @@ def cmd_build_labs(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_kit(args: argparse.Namespace) -> int:
+    """Build the student kit (folder and zip) without solutions or hidden checks."""
+    from grader.kit import KitError, build_kit
+
+    try:
+        archive = build_kit(Path(args.out))
+    except KitError as exc:
+        print(f"grader failure: {exc}", file=sys.stderr)
+        return EXIT_GRADER
+    print(f"student kit: {args.out}/ and {archive}")
+    return EXIT_OK
+
+
 def cmd_labs(args: argparse.Namespace) -> int:
     """List the labs."""
     for lab in LABS.values():
@@ -170,6 +183,10 @@ def build_parser() -> argparse.ArgumentParser:
     build = commands.add_parser("build-labs", help="generate labs/ stubs from solutions/")
     build.add_argument("--check", action="store_true", help="only report stale stubs (exit 1)")
     build.set_defaults(handler=cmd_build_labs)
+
+    kit = commands.add_parser("kit", help="build the student kit (no solutions, no hidden checks)")
+    kit.add_argument("--out", default="dist/minigrad-labs-kit", help="kit folder (zip beside it)")
+    kit.set_defaults(handler=cmd_kit)
 
     labs = commands.add_parser("labs", help="list the labs")
     labs.set_defaults(handler=cmd_labs)

@@ -1,0 +1,49 @@
+"""The student kit: nothing students must not get, and `check` works inside it."""
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from grader.kit import FORBIDDEN_IN_KIT, build_kit
+from grader.labs import REPO_ROOT
+
+
+@pytest.fixture(scope="module")
+def kit(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    out = tmp_path_factory.mktemp("kit") / "minigrad-labs-kit"
+    return out, build_kit(out)
+
+
+def test_kit_has_no_solutions_hidden_checks_or_fixtures(kit):
+    folder, archive = kit
+    for name in FORBIDDEN_IN_KIT:
+        assert not (folder / name).exists(), f"{name} must not be in the student kit"
+    names = zipfile.ZipFile(archive).namelist()
+    leaked = [n for n in names if "/solutions/" in n or "/suites/" in n or "/tests/fixtures/" in n]
+    assert leaked == [], f"the kit zip leaks {leaked[:5]}"
+    assert (folder / "labs" / "lab01_graph" / "value.py").is_file(), "the stub must be in the kit"
+    assert (folder / "labs" / "lab01_graph" / "tests").is_dir(), "public checks ship with the lab"
+
+
+def _check(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(folder)}
+    return subprocess.run([sys.executable, "-m", "grader", "check", "lab01_graph", *args],
+                          cwd=folder, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_check_in_the_kit_grades_the_stub_zero_and_the_solution_full(kit, tmp_path):
+    folder, _ = kit
+    stub = _check(folder)
+    assert stub.returncode == 0, stub.stderr
+    assert "Score: 0 / " in stub.stdout, stub.stdout
+    finished = tmp_path / "mine"
+    finished.mkdir()
+    shutil.copy(REPO_ROOT / "solutions" / "lab01_graph" / "value.py", finished / "value.py")
+    solved = _check(folder, "--path", str(finished), "--lang", "en")
+    assert solved.returncode == 0, solved.stderr
+    assert "All checks passed." in solved.stdout, solved.stdout

@@ -1,0 +1,332 @@
+"""Lab 04 scenarios: build the student's network, train it, and report what happened as numbers.
+
+Lab 04 exports the whole module, so the first parameter of every scenario is the student's
+`nn.py` itself: scenarios reach `nn.Neuron`, `nn.Layer`, `nn.MLP`, `nn.train_xor` and the
+given engine `nn.Value` through it. Each scenario seeds Python's `random` before it builds a
+model, so the student's run and a reference run with the same seed start from the same
+weights (when the student's initialisation follows the contract), and restores the state of
+`random` afterwards, which matters only in the trusted process. A scenario that patches the
+engine to watch the training loop undoes the patch before returning, for the same reason.
+
+Besides the scenarios, this module holds the arithmetic the checks use, in the trusted
+process, to work out what a network must output from the numbers of its own parameters.
+"""
+
+import math
+
+from grader.sandbox import scenario
+from grader.sandbox.kit import data_of, number
+
+# The four examples, as in nn.py: -1 for false, 1 for true. Scenarios cannot read module
+# globals, so the ones that need the examples spell them out again.
+XOR_INPUTS = [[-1.0, -1.0], [-1.0, 1.0], [1.0, -1.0], [1.0, 1.0]]
+XOR_TARGETS = [-1.0, 1.0, 1.0, -1.0]
+# The stated loss: train_xor(MLP(2, [4, 1]), steps=STEPS, lr=LEARNING_RATE) after
+# random.seed(s) leaves the mean squared error below TARGET_LOSS. The reference does so within
+# 112 steps for every seed from 0 to 1999 (a median of 27), so 150 steps leave a margin.
+XOR_MODEL = "MLP(2, [4, 1])"
+XOR_SIZES = [2, 4, 1]
+STEPS = 150
+LEARNING_RATE = 0.2
+TARGET_LOSS = 0.05
+
+
+# ---------------------------------------------------------------------------------------
+# Trusted arithmetic: what a network outputs, from its parameters in contract order (each
+# neuron's weights, then its bias; neuron after neuron; layer after layer).
+
+def neuron_output(params: list[float], x: list[float], nonlin: bool) -> float:
+    """tanh(w · x + b) (or w · x + b) for one neuron whose parameters are w..., b."""
+    *weights, bias = params
+    act = sum(w * xi for w, xi in zip(weights, x, strict=True)) + bias
+    return math.tanh(act) if nonlin else act
+
+
+def layer_outputs(params: list[float], nin: int, nout: int, x: list[float],
+                  nonlin: bool) -> list[float]:
+    """The outputs of a layer of nout neurons of nin inputs each."""
+    size = nin + 1
+    return [neuron_output(params[j * size:(j + 1) * size], x, nonlin) for j in range(nout)]
+
+
+def mlp_outputs(params: list[float], sizes: list[int], x: list[float]) -> list[float]:
+    """The outputs of an MLP with layer sizes `sizes` (inputs first); the last layer is linear."""
+    offset = 0
+    values = list(x)
+    last = len(sizes) - 2
+    for i in range(len(sizes) - 1):
+        count = (sizes[i] + 1) * sizes[i + 1]
+        values = layer_outputs(params[offset:offset + count], sizes[i], sizes[i + 1], values,
+                               nonlin=i != last)
+        offset += count
+    return values
+
+
+def parameter_count(sizes: list[int]) -> int:
+    """How many parameters micrograd's MLP with these layer sizes has."""
+    return sum((sizes[i] + 1) * sizes[i + 1] for i in range(len(sizes) - 1))
+
+
+def mean_squared_error(outputs: list[float], targets: list[float]) -> float:
+    """The mean of (output - target) ** 2; inf, never OverflowError, for a model that diverged."""
+    return sum((o - t) * (o - t) for o, t in zip(outputs, targets, strict=True)) / len(targets)
+
+
+# ---------------------------------------------------------------------------------------
+# Scenarios: run in the sandbox on the student's module (and on the reference, trusted).
+
+@scenario
+def module_forward(nn, seed, kind, args, kwargs, x):
+    import random
+    state = random.getstate()
+    random.seed(seed)
+    try:
+        module = getattr(nn, kind)(*args, **kwargs)
+        params = list(module.parameters())
+        out = module(x)
+    finally:
+        random.setstate(state)
+    result: dict = {"count": len(params)}
+    odd = [type(p).__name__ for p in params if not isinstance(p, nn.Value)]
+    if odd:
+        result["not_value"] = odd[0]
+        return result
+    result["params"] = [data_of(p, f"parameters()[{i}]") for i, p in enumerate(params)]
+    if isinstance(out, nn.Value):
+        result["shape"] = "Value"
+        result["outputs"] = [data_of(out, "out")]
+    elif type(out) is list and all(isinstance(o, nn.Value) for o in out):
+        result["shape"] = f"list of {len(out)} Values"
+        result["outputs"] = [data_of(o, f"out[{i}]") for i, o in enumerate(out)]
+    else:
+        result["shape"] = type(out).__name__
+    return result
+
+
+@scenario
+def seeded_parameters(nn, seed, kind, args):
+    import random
+    state = random.getstate()
+    random.seed(seed)
+    try:
+        params = list(getattr(nn, kind)(*args).parameters())
+    finally:
+        random.setstate(state)
+    return {"params": [data_of(p, f"parameters()[{i}]") for i, p in enumerate(params)]}
+
+
+@scenario
+def parameters_identity(nn, seed):
+    import random
+    state = random.getstate()
+    random.seed(seed)
+    try:
+        modules = [("Neuron(3)", nn.Neuron(3)), ("Layer(3, 2)", nn.Layer(3, 2)),
+                   ("MLP(2, [4, 1])", nn.MLP(2, [4, 1]))]
+        report = []
+        for name, module in modules:
+            first = list(module.parameters())
+            second = list(module.parameters())
+            same = sum(1 for a, b in zip(first, second, strict=False) if a is b)
+            report.append({"module": name, "total": len(first), "second": len(second),
+                           "same": same})
+    finally:
+        random.setstate(state)
+    return {"modules": report}
+
+
+@scenario
+def parameters_reach_model(nn, seed, x, delta):
+    import random
+    state = random.getstate()
+    random.seed(seed)
+    try:
+        model = nn.MLP(2, [4, 1])
+        out = model(x)
+        leaves, seen, stack = set(), set(), [out]
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            parents = list(node._prev)
+            if not parents:
+                leaves.add(id(node))
+            stack.extend(parents)
+        params = list(model.parameters())
+        in_graph = sum(1 for p in params if id(p) in leaves)
+        before = data_of(out, "model(x)")
+        for p in params:
+            p.data += delta
+        after = data_of(model(x), "model(x)")
+    finally:
+        random.setstate(state)
+    return {"total": len(params), "in_graph": in_graph, "before": before, "after": after}
+
+
+@scenario
+def zero_grad_resets(nn, seed, x, y):
+    import random
+    state = random.getstate()
+    random.seed(seed)
+    try:
+        model = nn.MLP(2, [4, 1])
+        loss = (model(x) - y) ** 2
+        loss.backward()
+        params = list(model.parameters())
+        nonzero = sum(1 for p in params if p.grad != 0)
+        model.zero_grad()
+    finally:
+        random.setstate(state)
+    return {"nonzero_before": nonzero,
+            "grads": [number(p.grad, f"parameters()[{i}].grad") for i, p in enumerate(params)]}
+
+
+@scenario
+def gradients_and_differences(nn, seed, h):
+    import random
+    xs = [[-1.0, -1.0], [-1.0, 1.0], [1.0, -1.0], [1.0, 1.0]]
+    ys = [-1.0, 1.0, 1.0, -1.0]
+    state = random.getstate()
+    random.seed(seed)
+    try:
+        model = nn.MLP(2, [4, 1])
+        params = list(model.parameters())
+
+        def loss_of():
+            return sum((model(x) - y) ** 2 for x, y in zip(xs, ys, strict=True)) / len(xs)
+        loss_of().backward()
+        grads = [number(p.grad, f"parameters()[{i}].grad") for i, p in enumerate(params)]
+        plus, minus = [], []
+        for p in params:
+            saved = p.data
+            p.data = saved + h
+            plus.append(data_of(loss_of(), "loss"))
+            p.data = saved - h
+            minus.append(data_of(loss_of(), "loss"))
+            p.data = saved
+    finally:
+        random.setstate(state)
+    return {"grads": grads, "plus": plus, "minus": minus}
+
+
+@scenario
+def neuron_gradients(nn, seed, x):
+    import random
+    state = random.getstate()
+    random.seed(seed)
+    try:
+        neuron = nn.Neuron(len(x))
+        out = neuron(x)
+        out.backward()
+        params = list(neuron.parameters())
+    finally:
+        random.setstate(state)
+    return {"out": data_of(out, "out"),
+            "grads": [number(p.grad, f"parameters()[{i}].grad") for i, p in enumerate(params)]}
+
+
+@scenario
+def train_and_evaluate(nn, seed, steps, lr):
+    import random
+    xs = [[-1.0, -1.0], [-1.0, 1.0], [1.0, -1.0], [1.0, 1.0]]
+    state = random.getstate()
+    random.seed(seed)
+    try:
+        model = nn.MLP(2, [4, 1])
+        before = [data_of(model(x), "model(x)") for x in xs]
+        losses = nn.train_xor(model, steps=steps, lr=lr)
+        after = [data_of(model(x), "model(x)") for x in xs]
+    finally:
+        random.setstate(state)
+    if type(losses) is not list:
+        return {"type": type(losses).__name__, "before": before, "after": after}
+    return {"type": "list", "before": before, "after": after,
+            "losses": [number(loss, f"losses[{i}]") for i, loss in enumerate(losses)]}
+
+
+@scenario
+def train_trace(nn, seed, steps, lr):
+    # Watches train_xor through the engine: the parents' data each node was built from, every
+    # backward pass (the parameters changed since the forward pass, and the gradient it adds),
+    # and every write to a parameter's data (the grad it read and the data before and after).
+    import random
+    state = random.getstate()
+    random.seed(seed)
+    Value = nn.Value
+    try:
+        model = nn.MLP(2, [4, 1])
+        params = list(model.parameters())
+    finally:
+        random.setstate(state)
+    position = {id(p): i for i, p in enumerate(params)}
+    built = {}
+    pending = [0.0] * len(params)
+    passes: list = []
+    updates = []
+    original_init, original_backward = Value.__init__, Value.backward
+    own_data = vars(Value).get('data')
+
+    def index_of(node):
+        i = position.get(id(node))
+        return i if i is not None and params[i] is node else None
+
+    def traced_init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        built[id(self)] = (self, [parent.data for parent in self._prev])
+
+    def read_data(self):
+        return self.__dict__['data']
+
+    def write_data(self, new):
+        i = index_of(self)
+        if i is not None:
+            updates.append([len(passes), i, self.grad, pending[i], self.__dict__.get('data'), new])
+            pending[i] = 0.0
+        self.__dict__['data'] = new
+
+    def traced_backward(self):
+        changed, seen, stack = {}, set(), [self]
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            entry = built.get(id(node))
+            if entry is not None and entry[0] is node:
+                for parent, then in zip(node._prev, entry[1], strict=False):
+                    i = index_of(parent)
+                    if i is not None and i not in changed and parent.data != then:
+                        changed[i] = [then, parent.data]
+            stack.extend(node._prev)
+        before = [p.grad for p in params]
+        original_backward(self)
+        for i, p in enumerate(params):
+            pending[i] += p.grad - before[i]
+        passes.append(changed)
+
+    Value.__init__ = traced_init
+    Value.backward = traced_backward
+    Value.data = property(read_data, write_data)
+    try:
+        nn.train_xor(model, steps=steps, lr=lr)
+    finally:
+        Value.__init__ = original_init
+        Value.backward = original_backward
+        if own_data is None:
+            del Value.data
+        else:
+            Value.data = own_data
+    changed_before_backward = []
+    for call, changed in enumerate(passes, start=1):
+        for i, (then, now) in sorted(changed.items()):
+            changed_before_backward.append([call, i, number(then, f"parameters()[{i}].data"),
+                                            number(now, f"parameters()[{i}].data")])
+    return {
+        "parameters": len(params),
+        "passes": len(passes),
+        "changed": changed_before_backward[:20],
+        "updates": [[call, i, number(grad, f"parameters()[{i}].grad"), number(expected, "grad"),
+                     number(old, f"parameters()[{i}].data"), number(new, f"parameters()[{i}].data")]
+                    for call, i, grad, expected, old, new in updates],
+    }

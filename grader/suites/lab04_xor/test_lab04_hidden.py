@@ -1,0 +1,240 @@
+"""Hidden checks for lab 04 (training XOR): one pitfall per check, randomized seeds and inputs.
+
+The structure checks work out what each module must output from the numbers of its own
+parameters, so they hold for any initialisation; only `initialisation-follows-the-seed`
+compares the weights with the reference, and only `learns-xor` depends on it. The checks of
+the training loop watch the student's `train_xor` through the engine (see
+`scenarios.train_trace`) and compare what the loop did with what it should have done at that
+moment, so they do not depend on the weights either.
+"""
+
+import math
+import sys
+
+import pytest
+
+from grader.draws import distinct_values
+from grader.expect import close, expect_close, expect_equal, fail, field
+from grader.scenarios import lab04_xor as scenarios
+
+STRUCTURE = ("neuron-computes-tanh-of-weighted-sum", "layer-returns-one-output-per-neuron",
+             "mlp-chains-its-layers")
+OWN_VALUES = ("parameters-returns-the-same-values", "parameters-are-the-models-own-values")
+TRACE_STEPS = 3
+# Central differences of the loss: h balances truncation (h**2) against rounding (1e-16 / h).
+DIFFERENCE_STEP = 1e-5
+DIFFERENCE_REL_TOL, DIFFERENCE_ABS_TOL = 1e-5, 1e-7
+
+
+def _seed(rng):
+    return rng.randrange(1, 10_000)
+
+
+def _point(rng, names):
+    values = distinct_values(rng, names)
+    return [values[name] for name in names.split()]
+
+
+def _expect_module(run, seed, kind, args, kwargs, x, shape, count, expected_of):
+    """Run module_forward and compare count, shape and outputs with what its parameters give."""
+    call = f"{kind}({', '.join(map(str, args))}{''.join(f', {k}={v}' for k, v in kwargs.items())})"
+    inputs = {"x": x}
+    result = run(scenarios.module_forward, seed=seed, kind=kind, args=args, kwargs=kwargs, x=x)
+    expect_equal(field(result, "count", int), count, quantity=f"len({call}.parameters())",
+                 inputs=inputs)
+    if "not_value" in result:
+        fail("wrong-type", quantity=f"an element of {call}.parameters()", inputs=inputs,
+             actual_type=field(result, "not_value", str), expected_type="Value")
+    expect_equal(field(result, "shape", str), shape, quantity=f"type of {call}(x)", inputs=inputs)
+    params = field(result, "params", list)
+    outputs = field(result, "outputs", list)
+    for index, (actual, expected) in enumerate(zip(outputs, expected_of(params), strict=True)):
+        quantity = f"{call}(x)" if len(outputs) == 1 else f"{call}(x)[{index}]"
+        expect_close(actual, expected, quantity=quantity + ".data", inputs=inputs,
+                     source="own-parameters")
+
+
+@pytest.mark.check(id="neuron-computes-tanh-of-weighted-sum", pitfall="nn-structure", weight=2)
+def test_neuron_is_tanh_of_its_weighted_sum(run, rng):
+    x = _point(rng, "a b c")
+    for kwargs, nonlin in (({}, True), ({"nonlin": False}, False)):
+        _expect_module(run, _seed(rng), "Neuron", [3], kwargs, x, "Value", 4,
+                       lambda params, nonlin=nonlin: [scenarios.neuron_output(params, x, nonlin)])
+
+
+@pytest.mark.check(id="layer-returns-one-output-per-neuron", pitfall="nn-structure", weight=2,
+                   requires=STRUCTURE[:1])
+def test_layer_returns_its_neurons_outputs(run, rng):
+    x = _point(rng, "a b c")
+    for nout, kwargs, shape in ((2, {}, "list of 2 Values"), (1, {}, "Value"),
+                                (2, {"nonlin": False}, "list of 2 Values")):
+        nonlin = kwargs.get("nonlin", True)
+        _expect_module(run, _seed(rng), "Layer", [3, nout], kwargs, x, shape, 4 * nout,
+                       lambda params, nout=nout, nonlin=nonlin:
+                       scenarios.layer_outputs(params, 3, nout, x, nonlin))
+
+
+@pytest.mark.check(id="mlp-chains-its-layers", pitfall="nn-structure", weight=2,
+                   requires=STRUCTURE[:2])
+def test_mlp_feeds_each_layer_into_the_next(run, rng):
+    for sizes, shape in (([2, 4, 1], "Value"), ([3, 4, 4, 2], "list of 2 Values")):
+        x = _point(rng, " ".join("abc"[:sizes[0]]))
+        _expect_module(run, _seed(rng), "MLP", [sizes[0], sizes[1:]], {}, x, shape,
+                       scenarios.parameter_count(sizes),
+                       lambda params, sizes=sizes, x=x: scenarios.mlp_outputs(params, sizes, x))
+
+
+@pytest.mark.check(id="initialisation-follows-the-seed", pitfall="nn-structure", weight=1,
+                   requires=STRUCTURE)
+def test_weights_are_drawn_in_order_and_biases_start_at_zero(run, reference, rng):
+    seed = _seed(rng)
+    params = {"seed": seed, "kind": "MLP", "args": [2, [4, 1]]}
+    actual = field(run(scenarios.seeded_parameters, **params), "params", list)
+    expected = reference(scenarios.seeded_parameters, **params)["params"]
+    inputs = {"random.seed": seed, "model": scenarios.XOR_MODEL}
+    expect_equal(len(actual), len(expected), quantity="len(model.parameters())", inputs=inputs)
+    for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
+        expect_close(got, want, quantity=f"model.parameters()[{index}].data", inputs=inputs,
+                     source="reference")
+
+
+@pytest.mark.check(id="parameters-returns-the-same-values", pitfall="parameters-copy", weight=2,
+                   requires=STRUCTURE)
+def test_parameters_gives_back_the_same_objects(run, rng):
+    result = run(scenarios.parameters_identity, seed=_seed(rng))
+    for module in field(result, "modules", list):
+        name = field(module, "module", str)
+        total = field(module, "total", int)
+        same = field(module, "same", int)
+        if field(module, "second", int) != total or same != total:
+            fail("parameters-not-identical", call=f"{name}.parameters()", same=same, total=total)
+
+
+@pytest.mark.check(id="parameters-are-the-models-own-values", pitfall="parameters-copy", weight=2,
+                   requires=STRUCTURE)
+def test_changing_parameters_changes_the_model(run, rng):
+    x, delta = _point(rng, "a b"), 0.5
+    result = run(scenarios.parameters_reach_model, seed=_seed(rng), x=x, delta=delta)
+    inputs = {"model": scenarios.XOR_MODEL, "x": x}
+    before, after = field(result, "before", float), field(result, "after", float)
+    if close(before, after):
+        fail("update-not-in-model", inputs=inputs, delta=delta, actual=after)
+    expect_equal(field(result, "in_graph", int), field(result, "total", int),
+                 quantity="model.parameters() that are leaves of the graph of model(x)",
+                 inputs=inputs)
+
+
+@pytest.mark.check(id="zero-grad-resets-every-parameter", pitfall="missing-zero-grad", weight=2,
+                   requires=OWN_VALUES)
+def test_zero_grad_sets_every_grad_to_zero(run, rng):
+    x, y = _point(rng, "a b"), 1.0
+    result = run(scenarios.zero_grad_resets, seed=_seed(rng), x=x, y=y)
+    inputs = {"model": scenarios.XOR_MODEL, "loss": "(model(x) - 1) ** 2", "x": x}
+    for index, grad in enumerate(field(result, "grads", list)):
+        expect_close(grad, 0.0, quantity=f"model.parameters()[{index}].grad after zero_grad()",
+                     inputs=inputs, source="literal")
+
+
+@pytest.mark.check(id="every-parameter-gets-its-own-gradient", pitfall="late-binding-closure",
+                   weight=3, requires=OWN_VALUES)
+def test_each_gradient_matches_a_central_difference(run, rng):
+    seed = _seed(rng)
+    result = run(scenarios.gradients_and_differences, seed=seed, h=DIFFERENCE_STEP)
+    grads = field(result, "grads", list)
+    plus, minus = field(result, "plus", list), field(result, "minus", list)
+    inputs = {"model": scenarios.XOR_MODEL, "random.seed": seed,
+              "loss": "sum((model(x) - y) ** 2 for x, y in XOR) / 4"}
+    for index, (grad, up, down) in enumerate(zip(grads, plus, minus, strict=True)):
+        expected = (up - down) / (2 * DIFFERENCE_STEP)
+        if not math.isclose(grad, expected, rel_tol=DIFFERENCE_REL_TOL,
+                            abs_tol=DIFFERENCE_ABS_TOL):
+            fail("mismatch", quantity=f"model.parameters()[{index}].grad", inputs=inputs,
+                 expected=expected, actual=grad, source="central-difference")
+
+
+@pytest.mark.check(id="train-xor-returns-one-loss-per-step", pitfall="training-loop", weight=1,
+                   requires=STRUCTURE)
+def test_train_xor_returns_the_loss_of_each_step(run, rng):
+    seed = _seed(rng)
+    result = run(scenarios.train_and_evaluate, seed=seed, steps=TRACE_STEPS,
+                 lr=scenarios.LEARNING_RATE)
+    inputs = {"model": scenarios.XOR_MODEL, "random.seed": seed, "steps": TRACE_STEPS,
+              "lr": scenarios.LEARNING_RATE}
+    expect_equal(field(result, "type", str), "list", quantity="type of train_xor(...)",
+                 inputs=inputs)
+    losses = field(result, "losses", list)
+    expect_equal(len(losses), TRACE_STEPS, quantity="len(train_xor(...))", inputs=inputs)
+    first = scenarios.mean_squared_error(field(result, "before", list), scenarios.XOR_TARGETS)
+    expect_close(losses[0], first, quantity="train_xor(...)[0]", inputs=inputs,
+                 source="own-model")
+
+
+def _trace(run, rng):
+    seed = _seed(rng)
+    result = run(scenarios.train_trace, seed=seed, steps=TRACE_STEPS, lr=scenarios.LEARNING_RATE)
+    inputs = {"model": scenarios.XOR_MODEL, "random.seed": seed, "steps": TRACE_STEPS,
+              "lr": scenarios.LEARNING_RATE}
+    return result, inputs
+
+
+@pytest.mark.check(id="train-xor-steps-against-the-gradient", pitfall="training-loop", weight=2,
+                   requires=(*OWN_VALUES, "train-xor-returns-one-loss-per-step"))
+def test_every_update_is_a_gradient_descent_step(run, rng):
+    result, inputs = _trace(run, rng)
+    if field(result, "passes", int) == 0:
+        fail("train-no-backward", inputs=inputs)
+    updates = field(result, "updates", list)
+    updated = {update[1] for update in updates}
+    for index in range(field(result, "parameters", int)):
+        if index not in updated:
+            fail("parameter-not-updated", inputs=inputs, index=index)
+    lr = scenarios.LEARNING_RATE
+    for call, index, grad, _fresh, old, new in updates:
+        if not close(new, old - lr * grad):
+            fail("not-a-gradient-step", inputs=inputs, call=call, index=index, before=old,
+                 grad=grad, expected=old - lr * grad, actual=new)
+
+
+@pytest.mark.check(id="training-loop-zeroes-gradients", pitfall="missing-zero-grad", weight=3,
+                   requires=("zero-grad-resets-every-parameter",
+                             "train-xor-steps-against-the-gradient"))
+def test_each_update_uses_only_the_latest_gradient(run, rng):
+    result, inputs = _trace(run, rng)
+    for call, index, grad, fresh, _old, _new in field(result, "updates", list):
+        if not close(grad, fresh):
+            fail("stale-gradient", inputs=inputs, call=call, index=index, expected=fresh,
+                 actual=grad)
+
+
+@pytest.mark.check(id="training-loop-updates-after-backward", pitfall="mid-flight-mutation",
+                   weight=3, requires=("train-xor-steps-against-the-gradient",))
+def test_no_parameter_changes_between_forward_and_backward(run, rng):
+    result, inputs = _trace(run, rng)
+    changed = field(result, "changed", list)
+    if changed:
+        call, index, forward, now = changed[0]
+        fail("data-changed-before-backward", inputs=inputs, call=call, index=index,
+             forward=forward, actual=now)
+
+
+@pytest.mark.check(id="learns-xor", pitfall="training-loop", weight=4,
+                   requires=("initialisation-follows-the-seed",
+                             "every-parameter-gets-its-own-gradient",
+                             "training-loop-zeroes-gradients",
+                             "training-loop-updates-after-backward"))
+def test_training_brings_the_loss_below_the_stated_value(run, reference, rng):
+    params = {"steps": scenarios.STEPS, "lr": scenarios.LEARNING_RATE}
+    for _ in range(5):  # a seed from which the reference reaches the stated loss
+        seed = _seed(rng)
+        expected = reference(scenarios.train_and_evaluate, seed=seed, **params)
+        if scenarios.mean_squared_error(expected["after"], scenarios.XOR_TARGETS) \
+                < scenarios.TARGET_LOSS:
+            break
+    else:
+        raise RuntimeError("the reference did not learn XOR from five seeds")
+    result = run(scenarios.train_and_evaluate, seed=seed, **params)
+    loss = scenarios.mean_squared_error(field(result, "after", list), scenarios.XOR_TARGETS)
+    if not loss < scenarios.TARGET_LOSS:
+        fail("xor-not-learned", inputs={"model": scenarios.XOR_MODEL, "random.seed": seed,
+                                    "steps": scenarios.STEPS, "lr": scenarios.LEARNING_RATE},
+             actual=min(loss, sys.float_info.max), target=scenarios.TARGET_LOSS)

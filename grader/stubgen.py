@@ -58,6 +58,9 @@ TODO_EN = "# TODO({lab}): "
 TODO_ES = "# TODO({lab}) es: "
 HEADER_EN = "# Generated from {source} by `make labs`; edit the TODOs below."
 HEADER_ES = "# Generado a partir de {source} con `make labs`; edita los TODO de abajo."
+# A file with no solution regions is given to students complete (a support file).
+GIVEN_HEADER_EN = "# Copied from {source} by `make labs`; given complete: you do not need to edit it."
+GIVEN_HEADER_ES = "# Copiado de {source} con `make labs`; se entrega completo: no necesitas editarlo."
 
 # Anything a hurried author might type for a marker; only the exact forms above are markers.
 _MARKER_LIKE = re.compile(r"#\s*(BEGIN|END)[\s_-]*SOLUTIONS?\b", re.IGNORECASE)
@@ -232,7 +235,8 @@ def generate_stub(source: str, lab: str, filename: str = "<solution>") -> str:
     output += lines[:position]
     origins += list(range(1, position + 1))
     source_name = f"solutions/{lab}/{PurePath(filename).name}"
-    for header in (HEADER_EN, HEADER_ES):
+    headers = (HEADER_EN, HEADER_ES) if regions else (GIVEN_HEADER_EN, GIVEN_HEADER_ES)
+    for header in headers:
         output.append(header.format(source=source_name) + newline)
         origins.append(position + 1)
 

@@ -19,6 +19,10 @@ HEADER = (
     "# Generated from solutions/lab/sol.py by `make labs`; edit the TODOs below.\n"
     "# Generado a partir de solutions/lab/sol.py con `make labs`; edita los TODO de abajo.\n"
 )
+GIVEN_HEADER = (
+    "# Copied from solutions/lab/sol.py by `make labs`; given complete: you do not need to edit it.\n"
+    "# Copiado de solutions/lab/sol.py con `make labs`; se entrega completo: no necesitas editarlo.\n"
+)
 
 SMALL_SOLUTION = '''\
 def add(a, b):
@@ -66,9 +70,9 @@ def test_text_outside_regions_is_copied_verbatim() -> None:
     assert stub.endswith("raise NotImplementedError('lab: Return the sum of a and b.')\n" + after)
 
 
-def test_file_without_regions_only_gains_the_header() -> None:
+def test_file_without_regions_only_gains_the_given_complete_header() -> None:
     source = "X = 1\n"
-    assert stub_of(source) == HEADER + source
+    assert stub_of(source) == GIVEN_HEADER + source
 
 
 def test_header_keeps_the_module_docstring_first() -> None:
@@ -79,14 +83,14 @@ def test_header_keeps_the_module_docstring_first() -> None:
 
 
 def test_header_goes_after_shebang_and_encoding_line() -> None:
-    source = "#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\nX = 1\n"
+    source = "#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\n" + SMALL_SOLUTION
     lines = stub_of(source).splitlines()
     assert lines[:2] == ["#!/usr/bin/env python3", "# -*- coding: utf-8 -*-"]
     assert lines[2].startswith("# Generated from solutions/lab/sol.py")
 
 
 def test_header_names_the_solution_by_lab_and_file_name_only() -> None:
-    stub = generate_stub("X = 1\n", "lab07_x", "/somewhere/else/solutions/lab07_x/mod.py")
+    stub = generate_stub(SMALL_SOLUTION, "lab07_x", "/somewhere/else/solutions/lab07_x/mod.py")
     assert stub.startswith("# Generated from solutions/lab07_x/mod.py by `make labs`;")
 
 

@@ -1,5 +1,5 @@
-# Generated from solutions/lab04_xor/value.py by `make labs`; edit the TODOs below.
-# Generado a partir de solutions/lab04_xor/value.py con `make labs`; edita los TODO de abajo.
+# Copied from solutions/lab04_xor/value.py by `make labs`; given complete: you do not need to edit it.
+# Copiado de solutions/lab04_xor/value.py con `make labs`; se entrega completo: no necesitas editarlo.
 """Lab 04 — the minigrad engine, given complete: you do not need to edit this file.
 
 Lab 04 — el motor de minigrad, completo: no hace falta que edites este archivo.

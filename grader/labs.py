@@ -54,6 +54,10 @@ LABS: dict[str, Lab] = {
     "lab01_graph": Lab(
         name="lab01_graph", files=("value.py",), module="value", class_name="Value"
     ),
+    "lab02_ops": Lab(name="lab02_ops", files=("value.py",), module="value", class_name="Value"),
+    "lab03_backprop": Lab(name="lab03_backprop", files=("value.py",), module="value", class_name=None, timeout_s=2.0),
+    "lab04_xor": Lab(name="lab04_xor", files=("nn.py",), module="nn", class_name=None,
+                     support_files=("value.py",), timeout_s=5.0),
 }
 
 

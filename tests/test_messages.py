@@ -65,6 +65,55 @@ DETAIL_SAMPLES: dict[str, tuple[dict[str, Any], list[str]]] = {
     "missing-file": ({"file": "value.py"}, ["value.py"]),
     "unreadable-submission": ({"reason": "not a zip file"}, ["not a zip file"]),
     "too-large": ({"file": "value.py", "limit": 1000000}, ["value.py", "1000000"]),
+    "derivative-confused": (
+        {"quantity": "a.grad", "inputs": {"out": "a.tanh()", "a": 0.5}, "actual": 0.75,
+         "read": "self.data", "instead": "out.data", "checks": ["tanh-derivative-uses-output"]},
+        ["a.grad", "a = 0.5", "0.75", "self.data", "out.data"],
+    ),
+    "not-rejected": (
+        {"expression": "a ** Value(k)", "inputs": {"a": 2.0, "k": 2}, "returned": "Value"},
+        ["a ** Value(k)", "a = 2, k = 2", "Value"],
+    ),
+    "unclear-error": (
+        {"expression": "a ** Value(k)", "inputs": {"a": 2.0}, "type": "AttributeError",
+         "message": "no data", "accepted": "TypeError, ValueError"},
+        ["a ** Value(k)", "AttributeError", "no data", "TypeError, ValueError"],
+    ),
+    "cycle-not-reported": ({"inputs": {"graph": "out = a * b; a._prev gets out"}}, ["a._prev"]),
+    "cycle-unclear-error": (
+        {"inputs": {"a": 1.5}, "type": "RecursionError", "message": "maximum recursion depth"},
+        ["a = 1.5", "RecursionError", "maximum recursion depth"],
+    ),
+    "cycle-loops": ({"inputs": {"a": 1.5}, "seconds": 1}, ["a = 1.5", "1 s"]),
+    "slow-walk": ({"inputs": {"depth": 40}, "nodes": 1623, "seconds": 1.5},
+                  ["depth = 40", "1623", "1.5 s"]),
+    "parameters-not-identical": (
+        {"call": "MLP(2, [4, 1]).parameters()", "same": 0, "total": 17},
+        ["MLP(2, [4, 1]).parameters()", " 0 ", " 17 "],
+    ),
+    "update-not-in-model": (
+        {"inputs": {"model": "MLP(2, [4, 1])", "x": [1.0, -1.0]}, "delta": 0.5, "actual": 0.25},
+        ["model = MLP(2, [4, 1]), x = (1, -1)", "0.5", "0.25"],
+    ),
+    "train-no-backward": ({"inputs": {"random.seed": 3, "steps": 3}}, ["random.seed = 3, steps = 3"]),
+    "parameter-not-updated": ({"inputs": {"random.seed": 3}, "index": 16}, ["random.seed = 3", "[16]"]),
+    "not-a-gradient-step": (
+        {"inputs": {"random.seed": 3}, "call": 1, "index": 4, "before": 0.5, "grad": 0.25,
+         "expected": 0.45, "actual": 0.55},
+        ["random.seed = 3", "1, `model.parameters()[4].data`", "0.5", "0.25", "0.45", "0.55"],
+    ),
+    "stale-gradient": (
+        {"inputs": {"random.seed": 3}, "call": 2, "index": 5, "expected": 0.125, "actual": -0.375},
+        ["random.seed = 3", "2, `model.parameters()[5]`", "0.125", "-0.375"],
+    ),
+    "data-changed-before-backward": (
+        {"inputs": {"random.seed": 3}, "call": 2, "index": 7, "forward": 0.875, "actual": 0.625},
+        ["random.seed = 3", " 2 ", "`model.parameters()[7].data`", "0.875", "0.625"],
+    ),
+    "xor-not-learned": (
+        {"inputs": {"random.seed": 3, "steps": 150}, "actual": 0.25, "target": 0.05},
+        ["random.seed = 3, steps = 150", "0.25", "0.05"],
+    ),
 }
 FLAG_SAMPLES: dict[str, tuple[dict[str, Any], str]] = {
     "forbidden-import": ({"module": "torch"}, "torch"),

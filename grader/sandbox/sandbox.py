@@ -114,7 +114,7 @@ class Sandbox:
         self.jail = jail
         self._zygote: _Zygote | None = None
         self._fatal: Outcome | None = None
-        self._starts = 0
+        self._lost_count = 0  # zygotes that died on their own (a timeout is not counted)
 
     def __enter__(self) -> Sandbox:
         return self
@@ -195,6 +195,7 @@ class Sandbox:
         return outcome
 
     def _lost(self, zygote: _Zygote, how: str) -> Outcome:
+        self._lost_count += 1
         outcome = self._finish(Outcome("crash", detail={"how": how}), zygote)
         self._discard(zygote)
         return outcome
@@ -216,12 +217,11 @@ class Sandbox:
     # -- the zygote --------------------------------------------------------------------------
 
     def _start(self) -> _Zygote | None:
-        if self._starts > self.limits.max_restarts:
+        if self._lost_count > self.limits.max_restarts:
             self._fatal = Outcome(
                 "crash", detail={"how": "the process running your code kept ending unexpectedly"}
             )
             return None
-        self._starts += 1
         result_r, result_w = os.pipe()
         output_r, output_w = os.pipe()
         try:

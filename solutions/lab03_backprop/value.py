@@ -1,0 +1,242 @@
+"""Lab 03 — backprop on larger graphs: accumulation, zero_grad, deep graphs, gradient checking.
+
+Lab 03 — backprop en grafos grandes: acumulación, zero_grad, grafos profundos y comprobación
+numérica de gradientes.
+"""
+
+import math
+
+
+def _leaf_backward():
+    """A leaf has no parents, so there is nothing to propagate."""
+    return None
+
+
+class Value:
+    """Stores a single scalar value and its gradient."""
+
+    def __init__(self, data, _children=(), _op=''):
+        self.data = data
+        self.grad = 0.0
+        # internal variables used for autograd graph construction
+        self._backward = _leaf_backward
+        self._prev = tuple(_children)
+        self._op = _op  # the op that produced this node, '' for a leaf
+
+    # -- labs 01 and 02, complete: the operations ---------------------------------------------
+
+    def __add__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data + other.data, (self, other), '+')
+
+        def _backward():
+            self.grad += out.grad  # d(out)/d(self) = 1
+            other.grad += out.grad  # d(out)/d(other) = 1
+        out._backward = _backward
+
+        return out
+
+    def __mul__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data * other.data, (self, other), '*')
+
+        def _backward():
+            self.grad += other.data * out.grad  # d(out)/d(self) = other.data
+            other.grad += self.data * out.grad  # d(out)/d(other) = self.data
+        out._backward = _backward
+
+        return out
+
+    def __pow__(self, other):  # self ** other, for a plain number other
+        if not isinstance(other, (int, float)):
+            raise TypeError(f"only int or float exponents are supported, not {type(other).__name__}")
+        out = Value(self.data ** other, (self,), f'**{other}')
+
+        def _backward():
+            self.grad += other * self.data ** (other - 1) * out.grad  # d(x**n)/dx = n * x**(n-1)
+        out._backward = _backward
+
+        return out
+
+    def exp(self):
+        out = Value(math.exp(self.data), (self,), 'exp')
+
+        def _backward():
+            self.grad += out.data * out.grad  # d(e**x)/dx = e**x
+        out._backward = _backward
+
+        return out
+
+    def log(self):
+        out = Value(math.log(self.data), (self,), 'log')
+
+        def _backward():
+            self.grad += (1 / self.data) * out.grad  # d(log x)/dx = 1/x
+        out._backward = _backward
+
+        return out
+
+    def tanh(self):
+        out = Value(math.tanh(self.data), (self,), 'tanh')
+
+        def _backward():
+            self.grad += (1 - out.data ** 2) * out.grad  # d(tanh x)/dx = 1 - tanh(x)**2
+        out._backward = _backward
+
+        return out
+
+    def relu(self):
+        out = Value(self.data if self.data > 0 else 0.0, (self,), 'ReLU')
+
+        def _backward():
+            self.grad += (1.0 if self.data > 0 else 0.0) * out.grad  # 1 for x > 0, else 0
+        out._backward = _backward
+
+        return out
+
+    def sigmoid(self):
+        s = 1 / (1 + math.exp(-self.data))
+        out = Value(s, (self,), 'sigmoid')
+
+        def _backward():
+            self.grad += s * (1 - s) * out.grad  # d(sigmoid x)/dx = s * (1 - s)
+        out._backward = _backward
+
+        return out
+
+    def __neg__(self):  # -self
+        return self * -1
+
+    def __radd__(self, other):  # other + self
+        return self + other
+
+    def __sub__(self, other):  # self - other
+        return self + (-other)
+
+    def __rsub__(self, other):  # other - self
+        return other + (-self)
+
+    def __rmul__(self, other):  # other * self
+        return self * other
+
+    def __truediv__(self, other):  # self / other
+        return self * other ** -1
+
+    def __rtruediv__(self, other):  # other / self
+        return other * self ** -1
+
+    # -- lab 03: the backward pass on large graphs ----------------------------------------------
+
+    def backward(self):
+        # BEGIN SOLUTION
+        # en: Sort the graph topologically WITHOUT recursion (an explicit stack and a visited
+        #    set), and raise ValueError (a message that mentions "cycle") if a node is reached
+        #    again while it is still on the path from self. Then set self.grad = 1.0 and call
+        #    every node's _backward from self back to the leaves. Reset no other gradient.
+        # es: Ordena el grafo topológicamente SIN recursión (una pila explícita y un conjunto
+        #    visited) y lanza ValueError (con un mensaje que mencione "cycle") si llegas otra vez
+        #    a un nodo que sigue en el camino desde self. Después pon self.grad = 1.0 y llama al
+        #    _backward de cada nodo desde self hasta las hojas. No pongas a cero ningún otro grad.
+
+        # topological order, parents before children. Each stack entry is (node, parents_done):
+        # a node goes on the stack once to be expanded and once more, below its parents, to be
+        # appended after them. When a (node, False) entry is popped, the (node, True) entries
+        # under it are exactly the path from self to the node that pushed it, so a node that is
+        # visited but not finished is on that path, and reaching it again closes a cycle.
+        topo = []
+        visited = set()
+        finished = set()
+        stack = [(self, False)]
+        while stack:
+            v, parents_done = stack.pop()
+            if parents_done:
+                finished.add(v)
+                topo.append(v)  # every parent of v is already in topo
+            elif v not in visited:
+                visited.add(v)
+                stack.append((v, True))
+                # reversed, so parents are visited in _prev order, as in micrograd
+                stack.extend((child, False) for child in reversed(v._prev))
+            elif v not in finished:
+                raise ValueError(f"backward(): the graph has a cycle through {v!r}")
+
+        # go one variable at a time and apply the chain rule to get its gradient; gradients
+        # are added to, never reset, so a second call adds a second set of contributions
+        self.grad = 1.0  # d(self)/d(self) = 1
+        for v in reversed(topo):
+            v._backward()
+        # END SOLUTION
+
+    def __repr__(self):
+        return f"Value(data={self.data}, grad={self.grad})"
+
+
+def zero_grad(nodes):
+    """Set .grad to 0.0 on every node of the graph of `nodes` (a Value, or a list of Values).
+
+    The graph of a Value is the Value itself and every node it was computed from: leaves,
+    intermediate nodes and the Value itself are all reset.
+    """
+    roots = [nodes] if isinstance(nodes, Value) else list(nodes)
+    # BEGIN SOLUTION
+    # en: Walk every node reachable from roots through _prev, each once (a visited set, and
+    #    no recursion: graphs can be 100,000 nodes deep), and set its grad to 0.0.
+    # es: Recorre cada nodo alcanzable desde roots a través de _prev, una sola vez (un conjunto
+    #    visited, y sin recursión: los grafos pueden tener 100.000 nodos de profundidad), y pon
+    #    su grad a 0.0.
+    visited = set()
+    stack = list(roots)
+    while stack:
+        v = stack.pop()
+        if v not in visited:
+            visited.add(v)
+            v.grad = 0.0
+            stack.extend(v._prev)
+    # END SOLUTION
+
+
+def numerical_grad(f, xs, h=1e-6):
+    """Estimate d f(*xs) / d x for each x in xs by central differences; a list of floats.
+
+    f takes the Values of xs, in order, and returns a Value built from them. Each x.data is
+    nudged to x.data + h and x.data - h, one input at a time, and put back exactly as it was.
+    """
+    # BEGIN SOLUTION
+    # en: For each x: remember x.data, evaluate f(*xs).data at x.data + h and at x.data - h,
+    #    put x.data back to the remembered number, and append (f_plus - f_minus) / (2 * h).
+    # es: Para cada x: guarda x.data, evalúa f(*xs).data en x.data + h y en x.data - h,
+    #    devuelve x.data al número guardado y añade (f_mas - f_menos) / (2 * h).
+    grads = []
+    for x in xs:
+        original = x.data
+        try:
+            x.data = original + h
+            f_plus = f(*xs).data
+            x.data = original - h
+            f_minus = f(*xs).data
+        finally:
+            x.data = original  # exactly the number it held, even if f raised
+        # (f(x + h) - f(x - h)) / 2h: its error shrinks like h**2, a one-sided difference's like h
+        grads.append((f_plus - f_minus) / (2 * h))
+    return grads
+    # END SOLUTION
+
+
+def check_grad(f, xs, tol=1e-4):
+    """True if backward() and numerical_grad agree on d f(*xs) / d x for every x in xs.
+
+    They agree when |analytic - numeric| <= tol * max(1, |numeric|) for every input. After the
+    call each x.grad holds the gradient backward() computed, whatever it held before.
+    """
+    # BEGIN SOLUTION
+    # en: Build out = f(*xs), zero the gradients of its graph, call out.backward() and read
+    #    each x.grad; compare them with numerical_grad(f, xs) within the tolerance above.
+    # es: Construye out = f(*xs), pon a cero los gradientes de su grafo, llama a out.backward()
+    #    y lee cada x.grad; compáralos con numerical_grad(f, xs) con la tolerancia de arriba.
+    out = f(*xs)
+    zero_grad(out)  # the inputs may still hold gradients from an earlier backward()
+    out.backward()
+    analytic = [x.grad for x in xs]
+    numeric = numerical_grad(f, xs)
+    return all(abs(a - n) <= tol * max(1.0, abs(n)) for a, n in zip(analytic, numeric, strict=True))
+    # END SOLUTION

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -45,13 +46,16 @@ def spec_from_marker(test: str, args: tuple[Any, ...], kwargs: dict[str, Any],
     for label, value in (("id", check_id), ("pitfall", pitfall)):
         if not isinstance(value, str) or not KEBAB.match(value):
             raise CheckDefinitionError(f"{test}: check {label} {value!r} is not kebab-case")
-    if isinstance(weight, bool) or not isinstance(weight, int | float) or weight <= 0:
+    if (isinstance(weight, bool) or not isinstance(weight, int | float)
+            or not math.isfinite(weight) or weight <= 0):
         raise CheckDefinitionError(f"{test}: check weight {weight!r} must be a positive number")
     requires = kwargs.get("requires", ())
-    if isinstance(requires, str) or not all(isinstance(r, str) for r in requires):
+    if (not isinstance(requires, tuple | list)
+            or not all(isinstance(r, str) for r in requires)):
         raise CheckDefinitionError(f"{test}: requires= must be a tuple of check ids")
     timeout = kwargs.get("timeout")
-    if timeout is not None and (not isinstance(timeout, int | float) or timeout <= 0):
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)
+                                or not math.isfinite(timeout) or timeout <= 0):
         raise CheckDefinitionError(f"{test}: timeout {timeout!r} must be a positive number")
     return CheckSpec(check_id, pitfall, float(weight), tuple(requires),
                      None if timeout is None else float(timeout), visibility, test)

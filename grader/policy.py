@@ -23,7 +23,7 @@ FORBIDDEN_CALLS = frozenset({
     "os.setsid", "os.setpgid", "os.posix_spawn", "os.posix_spawnp", "os.write", "os.dup2",
     "os.remove", "os.unlink", "os.rename", "os.replace", "os.chmod", "os.environ.get",
     "os.getenv", "os.listdir", "os.walk", "os.scandir", "sys.exit", "sys._getframe",
-    "sys.settrace", "sys.setprofile", "sys.setrecursionlimit",
+    "sys.settrace", "sys.setprofile",
 })
 FORBIDDEN_CALL_PREFIXES = ("os.exec", "os.spawn")
 

@@ -127,6 +127,7 @@ class SubmissionContext:
     """One submission under test, with the runner that executes its code."""
 
     id: str
+    digest: str
     runner: Sandbox | InProcessRunner
     flags: list[dict[str, Any]] = field(default_factory=list)  # runtime flags of the check running
 
@@ -147,7 +148,7 @@ def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionContext]:
         runner = Sandbox(workdir, lab.module, lab.class_name, lab.files,
                          Limits(timeout_s=lab.timeout_s), jail=jail)
     try:
-        yield SubmissionContext(entry["id"], runner)
+        yield SubmissionContext(entry["id"], entry.get("digest", ""), runner)
     finally:
         runner.close()
 
@@ -201,7 +202,9 @@ def rng(request: pytest.FixtureRequest, submission: SubmissionContext) -> random
     """Random inputs seeded by the course seed, the submission and the check."""
     spec = request.node.stash[SPEC_KEY]
     seed = _grading_run(request.config).seed
-    return random.Random(f"{seed}:{submission.id}:{spec.id}")
+    # The content digest is part of the seed: a resubmission with other code gets other inputs,
+    # so a table of answers harvested from earlier feedback is worthless.
+    return random.Random(f"{seed}:{submission.id}:{submission.digest}:{spec.id}")
 
 
 def _submission_id(item: pytest.Item) -> str:

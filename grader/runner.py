@@ -75,7 +75,8 @@ def run_shard(spec: ShardSpec, shard: Sequence[PreparedSubmission], workdir: Pat
     manifest.write_text(json.dumps({
         "lab": spec.lab.name, "seed": spec.seed, "in_process": spec.in_process,
         "hide": [str(path) for path in spec.hide],
-        "submissions": [{"id": s.id, "workdir": str(s.workdir)} for s in shard],
+        "submissions": [{"id": s.id, "workdir": str(s.workdir), "digest": s.digest}
+                        for s in shard],
     }), encoding="utf-8")
     command = pytest_command(spec, manifest, report_path)
     try:

@@ -61,17 +61,22 @@ def submission_id(path: Path, lab: Lab) -> str:
 
 def collect(paths: list[Path], lab: Lab) -> list[Submission]:
     """Submissions for the given paths, with unique ids (a suffix tells duplicates apart)."""
-    seen: dict[str, int] = {}
+    taken: set[str] = set()
     result = []
     for path in paths:
-        base = submission_id(path, lab)
-        count = seen.get(base, 0)
-        seen[base] = count + 1
-        result.append(Submission(base if count == 0 else f"{base}-{count + 1}", path))
+        base = candidate = submission_id(path, lab)
+        suffix = 1
+        while candidate in taken:
+            suffix += 1
+            candidate = f"{base}-{suffix}"
+        taken.add(candidate)
+        result.append(Submission(candidate, path))
     return result
 
 
 def _read_limited(path: Path) -> bytes:
+    if path.is_symlink():  # a link could point at anything the grader can read
+        raise Ungradable("unreadable-submission", reason=f"{path.name} is a symbolic link")
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         raise Ungradable("too-large", file=path.name, limit=MAX_FILE_BYTES)
@@ -83,8 +88,10 @@ def _from_folder(folder: Path, lab: Lab) -> dict[str, bytes]:
     for name in lab.files:
         candidates = [folder / name] if (folder / name).is_file() else []
         if not candidates:
+            root = folder.resolve()
             candidates = sorted(
-                (p for p in folder.rglob(name) if p.is_file() and not SKIPPED_DIRS & set(p.parts)),
+                (p for p in folder.rglob(name) if p.is_file() and not SKIPPED_DIRS & set(p.parts)
+                 and p.resolve().is_relative_to(root)),
                 key=lambda p: (len(p.parts), str(p)),
             )
         if not candidates:

@@ -119,7 +119,6 @@ FLAG_SAMPLES: dict[str, tuple[dict[str, Any], str]] = {
     "forbidden-import": ({"module": "torch"}, "torch"),
     "forbidden-call": ({"call": "os.system"}, "os.system"),
     "protocol-breach": ({"reason": "wrote to the result channel twice"}, "twice"),
-    "output-truncated": ({"limit": 4000}, "4000"),
 }
 
 

@@ -10,6 +10,7 @@ limits only; `describe()` says which protections are in force.
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import signal
 import sys
@@ -22,6 +23,8 @@ UID_BASE = 61000
 UID_SPAN = 4000
 SYSTEM_PYTHONS = ("/usr/bin/python3", "/usr/local/bin/python3")
 PRIVATE_TMP = ("/tmp", "/var/tmp", "/dev/shm")
+# One uid per jail, so one submission's processes (and their limit) are never another's.
+_JAIL_NUMBERS = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,7 @@ def default_jail(hide: Iterable[Path]) -> Jail | None:
     interpreter = sandbox_interpreter()
     if interpreter is None:
         return None
-    uid = UID_BASE + os.getpid() % UID_SPAN
+    uid = UID_BASE + (os.getpid() * 64 + next(_JAIL_NUMBERS)) % UID_SPAN
     hidden = tuple(dict.fromkeys(str(Path(p).resolve()) for p in hide))
     return Jail(uid=uid, gid=uid, hide=hidden, interpreter=interpreter)
 

@@ -35,12 +35,21 @@ def check_plain(value: Any, max_depth: int, depth: int = 0) -> None:
         raise ProtocolError(f"message holds a {type(value).__name__}")
 
 
+def _finite_float(token: str) -> float:
+    value = float(token)
+    if not math.isfinite(value):  # a literal such as 1e999 overflows to infinity
+        raise ProtocolError(f"number {token[:20]} overflows to infinity")
+    return value
+
+
 def decode(payload: bytes, *, max_depth: int = 16, allow_nonfinite: bool = False) -> Any:
-    """Parse one message payload; NaN and Infinity only when allow_nonfinite."""
+    """Parse one message payload; NaN and Infinity (also by overflow) only when allow_nonfinite."""
     try:
         text = payload.decode("utf-8")
         value = json.loads(
-            text, parse_constant=_allow_constant if allow_nonfinite else _reject_constant
+            text,
+            parse_constant=_allow_constant if allow_nonfinite else _reject_constant,
+            parse_float=float if allow_nonfinite else _finite_float,
         )
     except ProtocolError:
         raise

@@ -26,8 +26,9 @@ def enable_subreaper() -> bool:
         return False
 
 
-def child_pids(parent: int | None = None) -> list[int]:
-    """Pids of the live children of `parent` (this process by default), read from /proc."""
+def child_pids(parent: int | None = None, zombies: bool = False) -> list[int]:
+    """Pids of the children of `parent` (this process by default), read from /proc; zombies
+    only when asked (they are dead, but still need reaping)."""
     parent = os.getpid() if parent is None else parent
     children = []
     try:
@@ -42,23 +43,24 @@ def child_pids(parent: int | None = None) -> list[int]:
                 fields = stat.read().rsplit(b")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[1]) == parent and fields[0] != b"Z":
+        if int(fields[1]) == parent and (zombies or fields[0] != b"Z"):
             children.append(int(entry))
     return children
 
 
 def kill_orphans(keep: Iterable[int] = ()) -> list[int]:
-    """SIGKILL and reap every child of this process not in `keep`; returns the pids killed."""
+    """SIGKILL and reap every child of this process not in `keep` (zombies are reaped too);
+    returns the pids reaped."""
     kept = set(keep)
     killed = []
-    for pid in child_pids():
+    for pid in child_pids(zombies=True):
         if pid in kept:
             continue
         try:
             os.kill(pid, signal.SIGKILL)
-            killed.append(pid)
         except ProcessLookupError:
-            continue
+            pass
+        killed.append(pid)
     for pid in killed:
         try:
             os.waitpid(pid, 0)

@@ -23,6 +23,9 @@ from grader.sandbox.jail import Jail, kill_uid
 from grader.sandbox.scenario import KIT_SOURCE, Scenario
 
 CHILD_SOURCE = (Path(__file__).parent / "child.py").read_text(encoding="utf-8")
+# Pids of the zygotes of every open Sandbox in this process: an orphan sweep must spare them,
+# or closing one sandbox would kill another's zygote.
+LIVE_ZYGOTES: set[int] = set()
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,7 @@ class _Zygote:
         self.output = bytearray()
         self.output_total = 0
         self.result_closed = False
+        LIVE_ZYGOTES.add(process.pid)
 
     def kill(self) -> None:
         """Kill the zygote's whole process group and release its pipes."""
@@ -81,6 +85,7 @@ class _Zygote:
         except (ProcessLookupError, PermissionError):
             pass
         self.process.wait()
+        LIVE_ZYGOTES.discard(self.process.pid)
         self.selector.close()
         for fd in (self.result_fd, self.output_fd):
             try:
@@ -172,6 +177,7 @@ class Sandbox:
             if exited is None or exited.get("status") != "exited":
                 self._discard(zygote)
             else:
+                self._drain_output(zygote)
                 self._sweep(keep=(zygote.process.pid,))
             return self._finish(_outcome_from_reply(reply), zygote)
         except protocol.ProtocolError as exc:
@@ -184,9 +190,6 @@ class Sandbox:
 
     def _finish(self, outcome: Outcome, zygote: _Zygote) -> Outcome:
         outcome.output = _decode_output(zygote, self.limits.output_bytes)
-        if zygote.output_total > self.limits.output_bytes:
-            outcome.flags.append({"id": "output-truncated",
-                                  "params": {"limit": self.limits.output_bytes}})
         return outcome
 
     def _timed_out(self, zygote: _Zygote, timeout: float) -> Outcome:
@@ -211,8 +214,8 @@ class Sandbox:
         includes daemons that escaped the process group), or else this process's orphans."""
         if self.jail is not None:
             kill_uid(self.jail.uid, keep)
-        else:
-            reaper.kill_orphans(keep)
+        # Reaps what was killed too: zombies still count against the uid's process limit.
+        reaper.kill_orphans((*keep, *LIVE_ZYGOTES))
 
     # -- the zygote --------------------------------------------------------------------------
 
@@ -263,13 +266,20 @@ class Sandbox:
         return self._await_ready(zygote)
 
     def _await_ready(self, zygote: _Zygote) -> _Zygote | None:
+        """Wait for the import probe: a child that imports the submission and says ready."""
         deadline = time.monotonic() + self.limits.import_timeout_s
         try:
             reply = self._next_message(zygote, deadline, False)
+            exited = None
+            if reply is not None and reply.get("status") != "exited":
+                exited = self._next_message(zygote, time.monotonic() + 1.0, False)
         except (protocol.ProtocolError, EOFError):
-            reply = {"status": "died"}
-        if reply is not None and reply.get("status") == "ready":
+            reply, exited = {"status": "died"}, None
+        if reply is not None and reply.get("status") == "ready" and exited is not None:
             self._zygote = zygote
+            zygote.output.clear()  # import-time output belongs to no check
+            zygote.output_total = 0
+            self._sweep(keep=(zygote.process.pid,))
             return zygote
         if reply is None:
             fatal = Outcome("timeout", detail={"seconds": self.limits.import_timeout_s})
@@ -301,25 +311,31 @@ class Sandbox:
             for key, _ in zygote.selector.select(remaining):
                 self._read(zygote, key.data)
 
-    def _read(self, zygote: _Zygote, which: str) -> None:
+    def _drain_output(self, zygote: _Zygote) -> None:
+        """Read what the finished scenario left in the output pipe, so it is not shown with
+        the next one (the child has exited: everything it wrote is already in the pipe)."""
+        while zygote.output_fd in zygote.selector.get_map() and self._read(zygote, "output"):
+            pass
+
+    def _read(self, zygote: _Zygote, which: str) -> bool:
+        """Read once from one pipe; False when nothing was there (would block, or closed)."""
         fd = zygote.result_fd if which == "result" else zygote.output_fd
         try:
             data = os.read(fd, 65536)
         except BlockingIOError:
-            return
-        if which == "result":
-            if not data:
-                zygote.result_closed = True
-                zygote.selector.unregister(fd)
-            zygote.frames.feed(data)
-            return
+            return False
         if not data:
             zygote.selector.unregister(fd)
-            return
+            zygote.result_closed = zygote.result_closed or which == "result"
+            return False
+        if which == "result":
+            zygote.frames.feed(data)
+            return True
         zygote.output_total += len(data)
         room = self.limits.output_bytes - len(zygote.output)
         if room > 0:
             zygote.output += data[:room]
+        return True
 
 
 def _decode_output(zygote: _Zygote, cap: int) -> str:
@@ -350,6 +366,8 @@ def _outcome_from_reply(reply: dict[str, Any]) -> Outcome:
         return Outcome("ok", value=reply.get("value"))
     if status == "exception":
         return Outcome("exception", detail=_exception_detail(reply))
+    if status == "import-error":
+        return Outcome("import-error", detail=_exception_detail(reply))
     if status == "wrong-type":
         return Outcome(
             "wrong-type",

@@ -1,0 +1,203 @@
+"""Tests for grader.checks: check markers are validated, and a bad one stops the run naming the test."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.checks import CheckDefinitionError, CheckSpec, spec_from_marker, validate_suite
+from grader.labs import get_lab
+from grader.runner import ShardSpec, run_shard
+from grader.submission import Submission, prepare
+
+TEST = "suite/test_x.py::test_check"
+GOOD = {"id": "value-hashable", "pitfall": "hash-trap", "weight": 1}
+LAB = get_lab("lab01_graph")
+
+
+def spec(**changes: Any) -> CheckSpec:
+    """spec_from_marker on GOOD with the given keys changed (None removes a key)."""
+    kwargs = {**GOOD, **changes}
+    return spec_from_marker(TEST, (), {k: v for k, v in kwargs.items() if v is not None},
+                            "hidden")
+
+
+def refusal(**changes: Any) -> str:
+    """The one-line message spec() refuses the changed marker with."""
+    with pytest.raises(CheckDefinitionError) as caught:
+        spec(**changes)
+    message = str(caught.value)
+    assert message.startswith(TEST + ": "), f"message does not name the test: {message!r}"
+    assert "\n" not in message, f"message is not one line: {message!r}"
+    return message
+
+
+def make_spec(check_id: str, pitfall: str, requires: tuple[str, ...] = (),
+              test: str = TEST) -> CheckSpec:
+    """A valid CheckSpec for validate_suite tests."""
+    return CheckSpec(check_id, pitfall, 1.0, requires, None, "hidden", test)
+
+
+# --- spec_from_marker ------------------------------------------------------------------------
+
+
+def test_good_marker_becomes_a_spec() -> None:
+    result = spec_from_marker(TEST, (), {**GOOD, "requires": ["leaf-backward-is-noop"],
+                                         "timeout": 3}, "public")
+    assert result == CheckSpec("value-hashable", "hash-trap", 1.0, ("leaf-backward-is-noop",),
+                               3.0, "public", TEST), result
+    assert type(result.weight) is float and type(result.timeout_s) is float
+
+
+def test_positional_arguments_are_refused() -> None:
+    with pytest.raises(CheckDefinitionError, match="keyword arguments only"):
+        spec_from_marker(TEST, ("value-hashable",), dict(GOOD), "hidden")
+
+
+def test_unknown_keys_are_refused_and_named() -> None:
+    assert "['points', 'title']" in refusal(points=3, title="x")
+
+
+@pytest.mark.parametrize("key", ["id", "pitfall", "weight"])
+def test_missing_required_key_is_refused(key: str) -> None:
+    assert f"needs {key}=" in refusal(**{key: None})
+
+
+@pytest.mark.parametrize("bad_id", ["Value-Hashable", "value_hashable", "value--hashable",
+                                    "-value", "value-", "value hashable", "", 5])
+def test_non_kebab_check_id_is_refused(bad_id: object) -> None:
+    assert "is not kebab-case" in refusal(id=bad_id)
+
+
+def test_non_kebab_pitfall_is_refused() -> None:
+    assert "pitfall 'hash_trap' is not kebab-case" in refusal(pitfall="hash_trap")
+
+
+@pytest.mark.parametrize("weight", [0, -1, -0.5, True, False, "3", [1]])
+def test_weight_must_be_a_positive_number(weight: object) -> None:
+    assert "must be a positive number" in refusal(weight=weight)
+
+
+@pytest.mark.parametrize("weight", [math.nan, math.inf])
+def test_non_finite_weight_is_refused(weight: float) -> None:
+    # nan <= 0 is False: a plain sign test lets a NaN weight make the score NaN.
+    assert "must be a positive number" in refusal(weight=weight)
+
+
+def test_requires_as_a_string_is_refused() -> None:
+    assert "requires= must be a tuple of check ids" in refusal(requires="leaf-backward-is-noop")
+
+
+def test_requires_holding_a_non_string_is_refused() -> None:
+    assert "requires= must be a tuple" in refusal(requires=("leaf-backward-is-noop", 3))
+
+
+@pytest.mark.parametrize("requires", [None, 3])
+def test_requires_that_is_not_a_sequence_is_refused(requires: object) -> None:
+    # Iterating these raised TypeError once: a pytest INTERNALERROR instead of one line.
+    with pytest.raises(CheckDefinitionError, match="requires= must be a tuple"):
+        spec_from_marker(TEST, (), {**GOOD, "requires": requires}, "hidden")
+
+
+@pytest.mark.parametrize("timeout", [0, -1, "2"])
+def test_timeout_must_be_a_positive_number(timeout: object) -> None:
+    assert "must be a positive number" in refusal(timeout=timeout)
+
+
+@pytest.mark.parametrize("timeout", [True, math.nan, math.inf])
+def test_boolean_or_non_finite_timeout_is_refused(timeout: object) -> None:
+    assert "must be a positive number" in refusal(timeout=timeout)
+
+
+# --- validate_suite --------------------------------------------------------------------------
+
+
+def test_valid_suite_passes() -> None:
+    validate_suite([
+        make_spec("value-hashable", "hash-trap"),
+        make_spec("leaf-backward-is-noop", "leaf-backward"),
+        make_spec("add-builds-node", "graph-construction",
+                  ("value-hashable", "leaf-backward-is-noop")),
+    ])
+
+
+def suite_refusal(specs: list[CheckSpec]) -> str:
+    """The message validate_suite refuses the specs with."""
+    with pytest.raises(CheckDefinitionError) as caught:
+        validate_suite(specs)
+    return str(caught.value)
+
+
+def test_duplicate_check_ids_are_refused_naming_the_second_test() -> None:
+    message = suite_refusal([
+        make_spec("value-hashable", "hash-trap", test="a.py::test_one"),
+        make_spec("value-hashable", "hash-trap", test="a.py::test_two"),
+    ])
+    assert message == "a.py::test_two: check id 'value-hashable' is used twice", message
+
+
+def test_requiring_a_later_check_is_refused() -> None:
+    message = suite_refusal([
+        make_spec("add-builds-node", "graph-construction", ("value-hashable",)),
+        make_spec("value-hashable", "hash-trap"),
+    ])
+    assert "requires 'value-hashable', which is not a check defined before it" in message
+
+
+def test_requiring_an_unknown_check_is_refused() -> None:
+    message = suite_refusal([make_spec("add-builds-node", "graph-construction",
+                                       ("no-such-check",))])
+    assert "requires 'no-such-check'" in message, message
+
+
+def test_unknown_pitfall_is_refused() -> None:
+    message = suite_refusal([make_spec("value-hashable", "made-up-pitfall")])
+    assert "catalogue has no pitfalls.made-up-pitfall.title" in message, message
+
+
+def test_check_without_catalogue_text_is_refused() -> None:
+    message = suite_refusal([make_spec("no-such-check", "hash-trap")])
+    assert "catalogue has no checks.no-such-check.title" in message, message
+
+
+# --- end to end: a bad marker stops the run ----------------------------------------------------
+
+
+BAD_SUITE = '''\
+import pytest
+
+
+@pytest.mark.check(id="value-hashable", pitfall="hash-trap", weight=1)
+def test_good_check(run):
+    pass
+
+
+@pytest.mark.check(id="leaf-backward-is-noop", pitfall="leaf-backward", weight=0)
+def test_check_with_zero_weight(run):
+    pass
+'''
+
+
+def test_bad_marker_makes_every_document_a_grader_error_naming_the_test(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "test_bad_marker.py").write_text(textwrap.dedent(BAD_SUITE), encoding="utf-8")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    prepared = [prepare(Submission(name, LAB.solution_dir), LAB, scratch)
+                for name in ("alice", "bob")]
+    workdir = tmp_path / "shard"
+    workdir.mkdir()
+    docs = run_shard(ShardSpec(LAB, (suite,), "seed", "en"), prepared, workdir, timeout_s=120)
+    assert [doc["status"] for doc in docs] == ["grader-error", "grader-error"], docs
+    for doc in docs:
+        text = doc["reason"]["text"]
+        assert doc["reason"]["kind"] == "grader-error", doc["reason"]
+        assert "test_check_with_zero_weight" in text, f"the reason does not name the test: {text}"
+        assert "must be a positive number" in text, text
+        assert "\n" not in doc["reason"]["params"]["reference"], doc["reason"]
+        assert doc["checks"] == [] and doc["score"] == 0.0, doc

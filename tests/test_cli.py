@@ -1,0 +1,186 @@
+"""Tests for grader.cli through `python -m grader`: commands, exit codes, reports on disk."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.i18n import Catalogue
+from grader.messages import describe_detail
+from grader.render import render_feedback
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "demo" / "class" / "lab01_graph"
+STUDENTS = sorted(path.name for path in DEMO.iterdir() if path.is_dir())
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+@dataclass
+class Result:
+    """What one command printed and returned."""
+
+    code: int
+    stdout: str
+    stderr: str
+
+    def __str__(self) -> str:
+        return f"exit {self.code}\n--- stdout\n{self.stdout[-2000:]}\n--- stderr\n{self.stderr[-2000:]}"
+
+
+def grader(*args: str | Path) -> Result:
+    """Run `python -m grader ARGS` from the repository root, in English, without colour."""
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("GRADER_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")}
+    env.update(GRADER_LANG="en", NO_COLOR="1")
+    completed = subprocess.run(
+        [sys.executable, "-m", "grader", *map(str, args)], cwd=ROOT, env=env,
+        capture_output=True, text=True, timeout=300, check=False)
+    return Result(completed.returncode, completed.stdout, completed.stderr)
+
+
+@dataclass
+class DemoRun:
+    """The demo class graded once: the command's result and the documents it wrote."""
+
+    result: Result
+    out_dir: Path
+    docs: dict[str, dict[str, Any]]
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
+    """`grade lab01_graph demo/class/lab01_graph/* --out OUT`, run once for this module."""
+    out_dir = tmp_path_factory.mktemp("demo") / "out"
+    result = grader("grade", "lab01_graph", *(DEMO / name for name in STUDENTS),
+                    "--out", out_dir, "--workers", "2")
+    docs = {}
+    for name in STUDENTS:
+        path = out_dir / name / "scores.json"
+        if path.is_file():
+            docs[name] = json.loads(path.read_text(encoding="utf-8"))
+    return DemoRun(result, out_dir, docs)
+
+
+def detail_kinds(doc: dict[str, Any]) -> set[str]:
+    """The detail kinds of a document's failed checks."""
+    return {c["detail"]["kind"] for c in doc["checks"] if c["status"] == "failed"}
+
+
+# --- usage -----------------------------------------------------------------------------------
+
+
+def test_help_lists_the_commands() -> None:
+    result = grader("--help")
+    assert result.code == EXIT_OK, result
+    for command in ("check", "grade", "render", "build-labs"):
+        assert command in result.stdout, f"--help does not list {command}:\n{result}"
+
+
+@pytest.mark.parametrize("command", [
+    ("grade", "lab99_nope", "demo/class/lab01_graph/ana", "--out", "unused"),
+    ("check", "lab99_nope"),
+])
+def test_unknown_lab_is_a_one_line_usage_error(command: tuple[str, ...]) -> None:
+    result = grader(*command)
+    assert result.code == EXIT_USAGE, result
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "unknown lab 'lab99_nope'" in errors[0], result
+
+
+def test_missing_submission_path_is_a_usage_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nobody"
+    result = grader("grade", "lab01_graph", missing, "--out", tmp_path / "out")
+    assert result.code == EXIT_USAGE, result
+    assert f"error: no such submission: {missing}" in result.stderr, result
+    assert not (tmp_path / "out").exists(), "nothing should be written on a usage error"
+
+
+def test_check_of_a_missing_path_is_a_usage_error(tmp_path: Path) -> None:
+    result = grader("check", "--path", tmp_path / "nobody")
+    assert result.code == EXIT_USAGE, result
+    assert "does not exist" in result.stderr, result
+
+
+# --- grade -----------------------------------------------------------------------------------
+
+
+def test_grading_the_demo_class_finishes_with_exit_zero(demo: DemoRun) -> None:
+    assert demo.result.code == EXIT_OK, demo.result
+
+
+def test_grade_prints_a_summary_row_per_student(demo: DemoRun) -> None:
+    catalogue = Catalogue.load("en")
+    assert catalogue.text("ui.summary_submission") in demo.result.stdout, demo.result
+    rows = {line.split()[0]: line for line in demo.result.stdout.splitlines() if line.strip()}
+    missing = [name for name in STUDENTS if name not in rows]
+    assert missing == [], f"no summary row for {missing}:\n{demo.result}"
+
+
+def test_grade_writes_scores_for_every_student(demo: DemoRun) -> None:
+    assert sorted(demo.docs) == STUDENTS, f"scores.json written for {sorted(demo.docs)}"
+    assert (demo.out_dir / "class.csv").is_file()
+    statuses = {name: doc["status"] for name, doc in demo.docs.items()}
+    assert set(statuses.values()) == {"graded"}, statuses
+
+
+def test_syntax_error_is_graded_with_import_error_failures(demo: DemoRun) -> None:
+    farid = demo.docs["farid"]
+    assert farid["status"] == "graded" and farid["score"] == 0.0, farid["reason"]
+    assert "import-error" in detail_kinds(farid), detail_kinds(farid)
+    messages = [c["message"] for c in farid["checks"] if c["status"] == "failed"]
+    assert any("SyntaxError" in message for message in messages), messages
+
+
+def test_infinite_loop_is_reported_as_a_timeout_and_the_run_finishes(demo: DemoRun) -> None:
+    gabriel = demo.docs["gabriel"]
+    timeouts = [c for c in gabriel["checks"] if c["status"] == "failed"
+                and c["detail"]["kind"] == "timeout"]
+    assert timeouts, f"no timeout reported: {detail_kinds(gabriel)}"
+    catalogue = Catalogue.load("en")
+    for check in timeouts:
+        assert check["detail"]["params"]["seconds"] > 0, check["detail"]
+        assert check["message"] == describe_detail(check["detail"], catalogue), check["message"]
+    assert demo.result.code == EXIT_OK, demo.result
+
+
+# --- check and render ------------------------------------------------------------------------
+
+
+def test_check_on_the_solution_prints_spanish_feedback_with_full_marks(tmp_path: Path) -> None:
+    scores = tmp_path / "scores.json"
+    result = grader("check", "--path", "solutions/lab01_graph", "--lang", "es", "--json", scores)
+    assert result.code == EXIT_OK, result
+    doc = json.loads(scores.read_text(encoding="utf-8"))
+    assert (doc["lang"], doc["status"]) == ("es", "graded"), doc["reason"]
+    assert doc["score"] == doc["max_score"] > 0, f"{doc['score']} / {doc['max_score']}"
+    spanish = Catalogue.load("es")
+    for key in ("ui.all_passed", "ui.passed_heading", "ui.status.graded"):
+        assert spanish.text(key) in result.stdout, f"missing {key!r} in Spanish:\n{result}"
+
+
+def test_render_rerenders_a_score_document_in_spanish_markdown(tmp_path: Path) -> None:
+    source = ROOT / "tests" / "data" / "score_mixed.json"
+    result = grader("render", source, "--lang", "es", "--format", "markdown")
+    assert result.code == EXIT_OK, result
+    doc = json.loads(source.read_text(encoding="utf-8"))
+    expected = render_feedback(doc, "markdown", lang="es")
+    assert result.stdout == expected + "\n", "render output differs from render_feedback"
+    assert Catalogue.load("es").text("ui.status.graded") in result.stdout
+
+
+def test_render_of_an_unreadable_file_is_a_usage_error(tmp_path: Path) -> None:
+    result = grader("render", tmp_path / "nothing.json")
+    assert result.code == EXIT_USAGE, result
+    assert result.stderr.startswith("error: cannot read"), result
+
+
+def test_build_labs_check_passes_on_the_committed_tree() -> None:
+    result = grader("build-labs", "--check")
+    assert result.code == EXIT_OK, result

@@ -1,0 +1,236 @@
+"""The meta-test: every buggy fixture fails exactly the hidden checks that name its pitfall.
+
+For each lab with fixtures (`tests/fixtures/labNN/<defect>/expected.toml`), the fixtures,
+the reference solution and the unedited stub are graded in one `grade_class` call; each
+fixture then proves its checks: the hidden checks it fails are exactly `failed`, every
+failure names `pitfall`, nothing is a grader error, correct engines score full marks and
+the stub scores zero. Coverage tests make sure no hidden check and no pitfall goes unproven.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.batch import BatchOptions, grade_class
+from grader.labs import LABS, Lab
+from grader.runner import ShardSpec, suites_for
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """One fixture submission and what its expected.toml promises."""
+
+    folder: str  # labNN
+    name: str
+    path: Path
+    expected: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        """labNN/<defect>, the test id."""
+        return f"{self.folder}/{self.name}"
+
+    @property
+    def correct(self) -> bool:
+        """A correct engine in another style."""
+        return self.name.startswith("correct-")
+
+
+def lab_of(folder: str) -> Lab | None:
+    """The registered lab whose name starts with `labNN_`, if any."""
+    return next((lab for name, lab in LABS.items() if name.startswith(folder + "_")), None)
+
+
+def discover() -> list[Fixture]:
+    """Every fixture with an expected.toml, sorted by lab and name."""
+    fixtures = []
+    for path in sorted(FIXTURES.glob("lab[0-9][0-9]/*/expected.toml")):
+        with path.open("rb") as handle:
+            expected = tomllib.load(handle)
+        fixtures.append(Fixture(path.parent.parent.name, path.parent.name, path.parent, expected))
+    return fixtures
+
+
+ALL_FIXTURES = discover()
+
+
+def fixture_params(fixtures: list[Fixture]) -> list[Any]:
+    """pytest params named by fixture, skipped when the lab is not registered."""
+    return [pytest.param(f, id=f.id, marks=() if lab_of(f.folder) else pytest.mark.skip(
+        reason=f"no lab named {f.folder}_* is registered")) for f in fixtures]
+
+
+LAB_FOLDERS = sorted({f.folder for f in ALL_FIXTURES if lab_of(f.folder)})
+
+
+@dataclass
+class LabRun:
+    """A lab's documents: by fixture name, plus the reference solution and the stub."""
+
+    fixtures: dict[str, dict[str, Any]] = field(default_factory=dict)
+    solution: dict[str, Any] = field(default_factory=dict)
+    stub: dict[str, Any] = field(default_factory=dict)
+
+
+@pytest.fixture(scope="session")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], LabRun]:
+    """`graded(labNN)`: the lab's documents, graded once per session on first use."""
+    runs: dict[str, LabRun] = {}
+
+    def run_for(folder: str) -> LabRun:
+        if folder not in runs:
+            lab = lab_of(folder)
+            assert lab is not None, f"no lab registered for {folder}"
+            fixtures = [f for f in ALL_FIXTURES if f.folder == folder]
+            paths = [f.path for f in fixtures] + [lab.solution_dir, lab.student_dir]
+            spec = ShardSpec(lab, suites_for(lab, hidden=True), "fixtures", "en")
+            # A hung shard becomes grader-error documents (failures here), not a stalled run.
+            options = BatchOptions(out_dir=tmp_path_factory.mktemp(folder),
+                                   workers=max(2, os.cpu_count() or 1), shard_timeout_s=240)
+            docs = grade_class(spec, paths, options, lambda done, total, note: None)
+            *fixture_docs, solution, stub = docs
+            runs[folder] = LabRun(
+                {f.name: doc for f, doc in zip(fixtures, fixture_docs, strict=True)},
+                solution, stub)
+        return runs[folder]
+
+    return run_for
+
+
+def fixture_doc(graded: Callable[[str], LabRun], fixture: Fixture) -> dict[str, Any]:
+    """The fixture's document, which must be a graded one."""
+    doc = graded(fixture.folder).fixtures[fixture.name]
+    assert doc["status"] == "graded", f"{fixture.id} was not graded: {doc['reason']}"
+    return doc
+
+
+def ids_where(doc: dict[str, Any], status: str, visibility: str | None = None) -> list[str]:
+    """Ids of the document's checks with this status (and visibility)."""
+    return [c["id"] for c in doc["checks"] if c["status"] == status
+            and (visibility is None or c["visibility"] == visibility)]
+
+
+# --- expected.toml ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fixture", fixture_params(ALL_FIXTURES))
+def test_expected_toml_is_well_formed(fixture: Fixture) -> None:
+    expected = fixture.expected
+    assert set(expected) == {"description", "pitfall", "failed"}, sorted(expected)
+    assert isinstance(expected["description"], str) and expected["description"].strip()
+    assert isinstance(expected["failed"], list) and all(
+        isinstance(c, str) for c in expected["failed"]), expected["failed"]
+    if fixture.correct:
+        assert (expected["pitfall"], expected["failed"]) == ("", []), expected
+    else:
+        assert expected["pitfall"] and expected["failed"], (
+            f"a buggy fixture names its pitfall and the checks it fails: {expected}")
+
+
+# --- each fixture proves its checks ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("fixture", fixture_params(ALL_FIXTURES))
+def test_fixture_fails_exactly_its_hidden_checks(
+    graded: Callable[[str], LabRun], fixture: Fixture
+) -> None:
+    doc = fixture_doc(graded, fixture)
+    got = set(ids_where(doc, "failed", "hidden"))
+    expected = set(fixture.expected["failed"])
+    assert got == expected, (
+        f"{fixture.id}: failed hidden checks got {sorted(got)}, expected {sorted(expected)} "
+        f"(unexpected: {sorted(got - expected)}, missing: {sorted(expected - got)}; "
+        f"not run: {ids_where(doc, 'not-run', 'hidden')})")
+
+
+@pytest.mark.parametrize("fixture", fixture_params(ALL_FIXTURES))
+def test_every_failure_names_the_fixture_pitfall(
+    graded: Callable[[str], LabRun], fixture: Fixture
+) -> None:
+    doc = fixture_doc(graded, fixture)
+    pitfall = fixture.expected["pitfall"]
+    blamed = {c["id"]: c["pitfall"] for c in doc["checks"]
+              if c["status"] == "failed" and c["pitfall"] != pitfall}
+    assert blamed == {}, f"{fixture.id}: checks blaming another pitfall than {pitfall!r}: {blamed}"
+    expected = [pitfall] if pitfall else []
+    assert doc["pitfalls"] == expected, (
+        f"{fixture.id}: pitfalls got {doc['pitfalls']}, expected {expected}")
+
+
+@pytest.mark.parametrize("fixture", fixture_params(ALL_FIXTURES))
+def test_no_check_is_a_grader_error(graded: Callable[[str], LabRun], fixture: Fixture) -> None:
+    doc = fixture_doc(graded, fixture)
+    errors = {c["id"]: c["detail"] for c in doc["checks"] if c["status"] == "error"}
+    assert errors == {}, f"{fixture.id}: grader errors {errors}"
+
+
+@pytest.mark.parametrize("fixture", fixture_params([f for f in ALL_FIXTURES if f.correct]))
+def test_correct_engine_scores_full_marks(
+    graded: Callable[[str], LabRun], fixture: Fixture
+) -> None:
+    doc = fixture_doc(graded, fixture)
+    assert doc["score"] == doc["max_score"] > 0, (
+        f"{fixture.id}: got {doc['score']} / {doc['max_score']}; not passed: "
+        f"{[(c['id'], c['status']) for c in doc['checks'] if c['status'] != 'passed']}")
+
+
+# --- reference solution and stub -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("folder", LAB_FOLDERS)
+def test_reference_solution_scores_full_marks(
+    graded: Callable[[str], LabRun], folder: str
+) -> None:
+    doc = graded(folder).solution
+    not_passed = [(c["id"], c["status"], c["detail"]) for c in doc["checks"]
+                  if c["status"] != "passed"]
+    assert doc["status"] == "graded" and not_passed == [], (
+        f"{folder} solution: got {doc['score']} / {doc['max_score']}, not passed {not_passed}")
+    assert doc["max_score"] > 0
+
+
+@pytest.mark.parametrize("folder", LAB_FOLDERS)
+def test_unedited_stub_scores_zero(graded: Callable[[str], LabRun], folder: str) -> None:
+    doc = graded(folder).stub
+    assert doc["status"] == "graded", doc["reason"]
+    assert doc["score"] == 0.0, f"{folder} stub scores {doc['score']}: passes {ids_where(doc, 'passed')}"
+    errors = ids_where(doc, "error")
+    assert errors == [], f"{folder} stub: grader errors in {errors}"
+
+
+# --- coverage: no hidden check or pitfall goes unproven ----------------------------------------
+
+
+def hidden_checks(doc: dict[str, Any]) -> dict[str, str]:
+    """Hidden check id -> pitfall, from a graded document."""
+    return {c["id"]: c["pitfall"] for c in doc["checks"] if c["visibility"] == "hidden"}
+
+
+@pytest.mark.parametrize("folder", LAB_FOLDERS)
+def test_every_pitfall_check_is_proven_by_a_buggy_fixture(
+    graded: Callable[[str], LabRun], folder: str
+) -> None:
+    pitfalls = set(hidden_checks(graded(folder).solution).values())
+    proven = {f.expected["pitfall"] for f in ALL_FIXTURES if f.folder == folder}
+    assert sorted(pitfalls - proven) == [], (
+        f"{folder}: pitfalls of hidden checks with no fixture: {sorted(pitfalls - proven)}")
+
+
+@pytest.mark.parametrize("folder", LAB_FOLDERS)
+def test_every_hidden_check_is_failed_by_some_fixture(
+    graded: Callable[[str], LabRun], folder: str
+) -> None:
+    checks = hidden_checks(graded(folder).solution)
+    failed = {c for f in ALL_FIXTURES if f.folder == folder for c in f.expected["failed"]}
+    unproven = [check for check in checks if check not in failed]
+    assert unproven == [], f"{folder}: hidden checks no fixture fails: {unproven}"

@@ -1,0 +1,661 @@
+"""The red-team corpus, graded as one class: no attack scores more than the honest work in it.
+
+Every folder of `tests/fixtures/redteam/` is a hostile lab01 submission with an `attack.toml`
+(family, description, honest work, the checks it may pass, the flags the static scan must
+raise, the expected status); `control-*` folders are correct engines with odd but legitimate
+habits, which must score 100% with no flag. The whole corpus goes through ONE
+`grader.batch.grade_class` call, as a class would, each attack on its neighbours followed by a
+control in the same shard, so that collateral damage shows on code that must score 100%. Then:
+
+- per attack: the expected status, no passed check outside `may_pass`, the expected flags;
+- per submission: the report on disk is the one the grader wrote (also 2 s later), it leaks
+  neither the hidden suite, nor the solution, nor the grader's environment, and its
+  renderings carry no live markup or terminal escapes;
+- per batch: the report folder holds exactly one folder of reports per submission, nothing
+  changes in it after grading, no process started by grading is alive, no file appeared in
+  /tmp, at the filesystem root or in the repository, and no connection reached the host.
+
+Nothing is marked xfail: a red test here is an open hole in the grader.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.batch import REPORT_FILES, BatchOptions, grade_class
+from grader.i18n import Catalogue
+from grader.labs import REPO_ROOT, get_lab
+from grader.render import render_feedback
+from grader.runner import ShardSpec, suites_for
+from grader.sandbox import reaper
+
+CORPUS = Path(__file__).parent / "fixtures" / "redteam"
+LAB = get_lab("lab01_graph")
+SEED = "redteam"
+FAMILIES = frozenset({
+    "forged-comparisons", "runner-tampering", "reading-secrets", "exit-output", "resources",
+    "timeout-defeat", "writing-results", "network-processes", "foreign-engine", "answer-lookup",
+    "control",
+})
+TOML_KEYS = frozenset({"family", "description", "honest_work", "may_pass", "flags", "status"})
+STATUSES = frozenset({"graded", "ungradable", "grader-error"})
+ALL_CHECKS = "*"
+MIN_ATTACKS = 40
+SETTLE_S = 2.0  # how long after grading the reports and processes are looked at again
+LISTEN_PORTS = range(47390, 47400)  # the loopback ports socket attacks phone home to
+CANARY_VARIABLE = "MINIGRAD_REDTEAM_CANARY"
+TOP_LEVEL_REPORTS = frozenset({"class.csv", "dashboard.html"})  # written by grade_class itself
+# /tmp entries that are not this batch's: pytest's own, the machine's, and the scratch folders
+# of other grading runs (this batch's scratch goes to a folder of its own, checked separately)
+UNRELATED_TMP = re.compile(r"^(pytest-of-.*|bash_tool_.*|bash_jobs\..*|minigrad-(grader|check)-.*)$")
+# repository paths that running tests legitimately creates
+UNRELATED_REPO = re.compile(r"(^|/)(__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache)(/|$)|\.pyc$")
+# What an attack writes outside the grader: reports, pytest and interpreter hooks, anything under
+# out/ or naming the corpus. /tmp and the repository are shared with whoever else works on this
+# machine while the batch runs, so a new entry counts only if it looks like that, or belongs to
+# another uid than this test's (a sandbox's). The filesystem root is compared as a whole.
+ATTACK_WRITES = re.compile(
+    r"(^|/)(conftest\.py|pytest\.ini|sitecustomize\.py|usercustomize\.py|scores\.json|"
+    r"feedback\.(md|html)|results\.json|[^/]*\.pth)$|^out/|redteam")
+# an HTML tag that would run or load something; in Markdown, `\\<` is an escaped, literal `<`
+LIVE_HTML = re.compile(r"(?<!\\)<\s*(script|img|iframe|svg|object|embed)\b", re.IGNORECASE)
+TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+FENCE = re.compile(r"^(`{3,}|~{3,})")
+
+
+# -- the corpus -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Attack:
+    """One folder of the corpus and what its attack.toml says about it."""
+
+    name: str
+    path: Path
+    family: str
+    description: str
+    honest_work: str
+    may_pass: tuple[str, ...]
+    flags: tuple[str, ...]
+    status: str
+
+    @property
+    def control(self) -> bool:
+        """A positive control: a correct engine that must keep every point and raise no flag."""
+        return self.family == "control"
+
+
+def _read_attack(folder: Path) -> Attack:
+    """Parse and validate one attack.toml; a malformed one fails loudly, naming the folder."""
+    with (folder / "attack.toml").open("rb") as handle:
+        raw = tomllib.load(handle)
+    where = f"{folder.name}/attack.toml"
+    assert set(raw) == TOML_KEYS, f"{where}: keys {sorted(raw)} are not {sorted(TOML_KEYS)}"
+    assert raw["family"] in FAMILIES, f"{where}: unknown family {raw['family']!r}"
+    assert raw["status"] in STATUSES, f"{where}: unknown status {raw['status']!r}"
+    for key in ("may_pass", "flags"):
+        assert isinstance(raw[key], list) and all(isinstance(x, str) for x in raw[key]), \
+            f"{where}: {key} must be a list of strings"
+    assert (raw["family"] == "control") == folder.name.startswith("control-"), \
+        f"{where}: control-* folders and only they have family = \"control\""
+    assert (folder / LAB.main_file).exists(), f"{folder.name}: no {LAB.main_file}"
+    return Attack(folder.name, folder, raw["family"], raw["description"], raw["honest_work"],
+                  tuple(raw["may_pass"]), tuple(raw["flags"]), raw["status"])
+
+
+def load_corpus() -> list[Attack]:
+    """Every attack and control of the corpus, sorted by name."""
+    return [_read_attack(folder) for folder in sorted(CORPUS.iterdir())
+            if folder.is_dir() and (folder / "attack.toml").is_file()]
+
+
+CORPUS_ENTRIES = load_corpus()
+ATTACKS = [a for a in CORPUS_ENTRIES if not a.control]
+CONTROLS = [a for a in CORPUS_ENTRIES if a.control]
+BY_NAME = {a.name: a for a in CORPUS_ENTRIES}
+WORKERS = 2
+# Attacks on the submissions graded next to them (their processes, files, process quota): each
+# is followed by a control, which shows the damage. Then the attacks that leave processes
+# behind. Both come after all other attacks, so that what they break hides no other finding.
+NEIGHBOUR_ATTACKS = ("kill-sibling-sandboxes", "sabotage-classmates-workdir",
+                     "daemon-rewrites-scores", "exhaust-process-quota", "forge-scores-json")
+PROCESS_ATTACKS = ("fork-bomb", "fork-bomb-setsid", "multiprocessing-pool", "subprocess-run",
+                   "os-system", "ctypes-libc", "setsid-daemon-writes-tmp",
+                   "timeout-escape-setsid-chain", "forge-shard-report", "gradescope-results-json")
+
+
+def class_order(attacks: list[Attack], controls: list[Attack]) -> list[Attack]:
+    """The class as graded: the other attacks by name; each neighbour attack followed by a
+    control; the attacks that leave processes behind last (controls left over at the end)."""
+    tail = set(NEIGHBOUR_ATTACKS) | set(PROCESS_ATTACKS)
+    order = [a for a in attacks if a.name not in tail]
+    pending = list(controls)
+    for name in NEIGHBOUR_ATTACKS:
+        order.append(BY_NAME[name])
+        if pending:
+            order.append(pending.pop(0))
+    return order + [BY_NAME[name] for name in PROCESS_ATTACKS] + pending
+
+
+def shard_of(position: int, size: int, workers: int) -> int:
+    """The shard a submission falls in, by the rule BatchOptions documents (shard_size=0:
+    the class split evenly over the workers, at most 25 per shard)."""
+    return position // max(1, min(25, -(-size // workers)))
+
+
+# -- watching the machine ---------------------------------------------------------------------
+
+def _process_table() -> dict[int, tuple[int, str]]:
+    """pid -> (parent pid, state) of every process, read from /proc."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        table[int(entry)] = (int(fields[1]), fields[0].decode())
+    return table
+
+
+def live_descendants(root: int | None = None) -> list[int]:
+    """Pids of the live (non-zombie) processes whose parent chain leads to root."""
+    table = _process_table()
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    found, stack = [], [os.getpid() if root is None else root]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            stack.append(child)
+            if table[child][1] != "Z":
+                found.append(child)
+    return sorted(found)
+
+
+def describe_process(pid: int) -> str:
+    """`pid uid cmdline` (shortened) for an assertion message."""
+    try:
+        uid = os.stat(f"/proc/{pid}").st_uid
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            command = handle.read().replace(b"\0", b" ").decode("utf-8", "replace")
+    except OSError:
+        return f"{pid} (gone)"
+    return f"{pid} uid={uid} {' '.join(command.split())[:120]}"
+
+
+def kill_descendants() -> None:
+    """SIGKILL everything below this process until nothing is left, then reap the zombies."""
+    for _ in range(50):
+        pids = live_descendants()
+        if not pids:
+            break
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.05)
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            break
+
+
+def listing(folder: str, ignore: re.Pattern[str] | None = None) -> set[str]:
+    """Names in a folder, without those matching `ignore`."""
+    try:
+        names = set(os.listdir(folder))
+    except OSError:
+        return set()
+    return {name for name in names if not (ignore and ignore.match(name))}
+
+
+def attributable(folder: str, name: str) -> bool:
+    """Whether a new entry of a shared folder looks written by grading (see ATTACK_WRITES)."""
+    try:
+        foreign_owner = os.lstat(os.path.join(folder, name)).st_uid != os.getuid()
+    except OSError:
+        foreign_owner = False
+    return foreign_owner or bool(ATTACK_WRITES.search(name)) or any(a in name for a in BY_NAME)
+
+
+def repo_entries() -> set[str]:
+    """New files of the repository (untracked or ignored), one `git status` line per file."""
+    completed = subprocess.run(
+        ["git", "status", "--porcelain", "--ignored", "--untracked-files=all", "--", ".",
+         ":(exclude).venv"],
+        cwd=REPO_ROOT, capture_output=True, text=True, check=True)
+    return {line for line in completed.stdout.splitlines()
+            if line.startswith(("??", "!!")) and not UNRELATED_REPO.search(line[3:])
+            and ATTACK_WRITES.search(line[3:])}
+
+
+def protected_files() -> dict[str, str]:
+    """sha256 of the files an attack would most like to rewrite: checks and solution."""
+    paths = [*LAB.hidden_tests.glob("*.py"), *LAB.public_tests.glob("*.py"),
+             LAB.solution_dir / LAB.main_file, REPO_ROOT / "grader" / "pytest_plugin.py"]
+    return {str(path.relative_to(REPO_ROOT)): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in sorted(paths)}
+
+
+def folder_digest(folder: Path) -> dict[str, str]:
+    """relative path -> sha256 of every file under folder."""
+    return {str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+class Listener:
+    """A TCP listener on the first free loopback port of LISTEN_PORTS, recording connections."""
+
+    def __init__(self) -> None:
+        self.connections: list[str] = []
+        self.port: int | None = None
+        self._server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        for port in LISTEN_PORTS:
+            try:
+                self._server.bind(("127.0.0.1", port))
+                self.port = port
+                break
+            except OSError:
+                continue
+        self._server.listen(16)
+        self._server.settimeout(0.1)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                connection, address = self._server.accept()
+            except OSError:
+                continue
+            with connection:
+                connection.settimeout(0.5)
+                try:
+                    data = connection.recv(200)
+                except OSError:
+                    data = b""
+            self.connections.append(f"{address[0]}:{address[1]} sent {data[:120]!r}")
+
+    def close(self) -> None:
+        """Stop accepting and release the port."""
+        self._stop.set()
+        self._thread.join(timeout=2)
+        self._server.close()
+
+
+# -- secrets the reports must not contain ------------------------------------------------------
+
+def _private_lines(secret: Path, public: list[Path]) -> list[str]:
+    """Distinctive lines of a secret file that no public file contains."""
+    known: set[str] = set()
+    for path in public:
+        known.update(line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+    lines = (line.strip() for line in secret.read_text(encoding="utf-8").splitlines())
+    return sorted({line for line in lines if len(line) >= 30 and line not in known})
+
+
+@functools.lru_cache(maxsize=1)
+def secret_markers() -> tuple[str, ...]:
+    """Lines of the hidden suite and of the reference solution that students never see."""
+    public = [LAB.public_tests / "test_lab01_public.py", LAB.student_dir / LAB.main_file,
+              REPO_ROOT / "grader" / "scenarios" / "lab01_graph.py"]
+    hidden = sorted(LAB.hidden_tests.glob("test_*.py"))
+    markers = [m for path in hidden for m in _private_lines(path, public)]
+    markers += _private_lines(LAB.solution_dir / LAB.main_file, public)
+    return tuple(markers)
+
+
+# -- grading ----------------------------------------------------------------------------------
+
+@dataclass
+class Snapshot:
+    """What the machine looked like: /tmp, the filesystem root and the repository."""
+
+    tmp: set[str]
+    root: set[str]
+    repo: set[str]
+    protected: dict[str, str]
+
+    @classmethod
+    def take(cls) -> Snapshot:
+        """Look now."""
+        return cls(listing("/tmp", UNRELATED_TMP), listing("/"), repo_entries(), protected_files())
+
+
+@dataclass
+class Batch:
+    """The graded corpus and everything observed around it."""
+
+    out_dir: Path
+    order: list[Attack]
+    docs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    error: str | None = None
+    seconds: float = 0.0
+    reports_after_grading: dict[str, str] = field(default_factory=dict)
+    reports_later: dict[str, str] = field(default_factory=dict)
+    survivors: list[str] = field(default_factory=list)
+    before: Snapshot | None = None
+    after: Snapshot | None = None
+    connections: list[str] = field(default_factory=list)
+    canary: str = ""
+    scratch_left: list[str] = field(default_factory=list)
+
+    def doc(self, name: str) -> dict[str, Any]:
+        """The document grade_class returned for a submission; fails the test if missing."""
+        assert self.error is None, f"grade_class raised: {self.error}"
+        assert name in self.docs, f"no score document for {name}"
+        return self.docs[name]
+
+
+def _remove_litter(before: Snapshot, after: Snapshot, names: set[str]) -> None:
+    """Remove what attacks of this corpus left outside the grader (only recognisable files)."""
+    for entry in after.tmp - before.tmp:
+        if entry.startswith(("redteam-", ".redteam-")):
+            path = Path("/tmp") / entry
+            shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+    if "autograder" in after.root - before.root:
+        shutil.rmtree("/autograder", ignore_errors=True)
+    for line in after.repo - before.repo:
+        path = REPO_ROOT / line[3:]
+        if not path.is_file():
+            continue
+        text = path.read_text(errors="replace")
+        planted = path.name == "conftest.py" and "redteam" in text
+        forged = line[3:].startswith("out/") and (
+            names & set(path.parts) or "All checks passed" in text or "All tests passed" in text)
+        if planted or forged:
+            path.unlink()
+            for folder in path.parents:
+                if folder == REPO_ROOT or any(folder.iterdir()):
+                    break
+                folder.rmdir()
+
+
+@pytest.fixture(scope="session")
+def batch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Batch]:
+    """Grade the whole corpus once, as one class, and watch the machine around it."""
+    out_dir = tmp_path_factory.mktemp("redteam-out")
+    scratch = tmp_path_factory.mktemp("redteam-scratch")  # where grade_class's scratch goes
+    result = Batch(out_dir, class_order(ATTACKS, CONTROLS))
+    result.before = Snapshot.take()
+    reaper.enable_subreaper()  # orphans of grading re-parent here, where they can be found
+    listener = Listener()
+    result.canary = hashlib.sha256(os.urandom(16)).hexdigest()
+    saved = os.environ.get(CANARY_VARIABLE)
+    os.environ[CANARY_VARIABLE] = result.canary
+    spec = ShardSpec(LAB, suites_for(LAB, hidden=True), seed=SEED, lang="en")
+    started = time.monotonic()
+    saved_tempdir, tempfile.tempdir = tempfile.tempdir, str(scratch)
+    try:
+        docs = grade_class(spec, [a.path for a in result.order],
+                           BatchOptions(out_dir=out_dir, workers=WORKERS), lambda *_: None)
+        result.docs = {doc["submission"]["id"]: doc for doc in docs}
+    except Exception as exc:  # an attack that stops the batch must fail this test, not pass it
+        result.error = f"{type(exc).__name__}: {exc}"
+    finally:
+        tempfile.tempdir = saved_tempdir
+        result.seconds = time.monotonic() - started
+        result.scratch_left = sorted(str(p.relative_to(scratch)) for p in scratch.rglob("*"))
+        if saved is None:
+            os.environ.pop(CANARY_VARIABLE, None)
+        else:
+            os.environ[CANARY_VARIABLE] = saved
+    result.reports_after_grading = folder_digest(out_dir)
+    time.sleep(SETTLE_S)
+    result.reports_later = folder_digest(out_dir)
+    result.survivors = [describe_process(pid) for pid in live_descendants()]
+    listener.close()
+    result.connections = list(listener.connections)
+    result.after = Snapshot.take()
+    try:
+        yield result
+    finally:
+        kill_descendants()
+        _remove_litter(result.before, result.after, set(BY_NAME))
+
+
+def passed_checks(doc: dict[str, Any]) -> set[str]:
+    """Ids of the checks the document says passed."""
+    return {check["id"] for check in doc["checks"] if check["status"] == "passed"}
+
+
+def check_ids(batch: Batch) -> set[str]:
+    """Every check id the graded documents know."""
+    return {check["id"] for doc in batch.docs.values() for check in doc["checks"]}
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def _outside_fences(markdown: str) -> str:
+    """The Markdown text outside fenced code blocks (whose content renders literally)."""
+    kept, fence = [], None
+    for line in markdown.splitlines():
+        opening = FENCE.match(line)
+        if fence is None and opening:
+            fence = opening.group(1)
+        elif fence is not None and line.startswith(fence) and not line.strip(fence[0]).strip():
+            fence = None
+        elif fence is None:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def _losses(doc: dict[str, Any]) -> str:
+    """The checks a document did not pass, grouped by what happened (for a control)."""
+    groups: dict[str, list[str]] = {}
+    for check in doc["checks"]:
+        if check["status"] != "passed":
+            detail = check["detail"] or {}
+            params = detail.get("params") or {}
+            what = f"{check['status']} {detail.get('kind')} {params.get('how', '')}".strip()
+            groups.setdefault(what, []).append(check["id"])
+    return "; ".join(f"{len(ids)} x {what} (first: {ids[0]})" for what, ids in groups.items())
+
+
+def _explain(doc: dict[str, Any], ids: set[str]) -> str:
+    return "; ".join(f"{c['id']} ({c['score']:g}/{c['max_score']:g})"
+                     for c in doc["checks"] if c["id"] in ids)
+
+
+# -- the corpus itself ------------------------------------------------------------------------
+
+def test_corpus_covers_every_family():
+    """At least MIN_ATTACKS attacks, two or more per family, and positive controls."""
+    assert len(ATTACKS) >= MIN_ATTACKS, f"only {len(ATTACKS)} attacks"
+    families = {family: [a.name for a in ATTACKS if a.family == family]
+                for family in FAMILIES - {"control"}}
+    thin = {family: names for family, names in families.items() if len(names) < 2}
+    assert not thin, f"families with fewer than two attacks: {thin}"
+    assert len(CONTROLS) >= 4, f"only {len(CONTROLS)} controls"
+
+
+def test_neighbour_attacks_are_followed_by_a_control_in_their_shard():
+    """Each attack on the submissions graded next to it has a control right after it, in the
+    same shard (the same grading process, whose processes, uid and scratch it could reach)."""
+    order = class_order(ATTACKS, CONTROLS)
+    for name in (*NEIGHBOUR_ATTACKS, *PROCESS_ATTACKS):
+        assert name in BY_NAME and not BY_NAME[name].control, f"{name} is not an attack of the corpus"
+    for position, entry in enumerate(order[:-1]):
+        if entry.name in NEIGHBOUR_ATTACKS and order[position + 1].control:
+            assert shard_of(position, len(order), WORKERS) == \
+                shard_of(position + 1, len(order), WORKERS), \
+                f"{entry.name} and {order[position + 1].name} fall in different shards: reorder"
+
+
+def test_attack_files_name_real_checks_and_flags(batch):
+    """may_pass holds check ids of this lab (or "*"), flags hold flag ids of the catalogue."""
+    known = check_ids(batch)
+    catalogue = Catalogue.load("en")
+    for attack in CORPUS_ENTRIES:
+        if attack.may_pass != (ALL_CHECKS,):
+            unknown = set(attack.may_pass) - known
+            assert not unknown, f"{attack.name}: may_pass names unknown checks {sorted(unknown)}"
+        for flag in attack.flags:
+            assert catalogue.has(f"flags.{flag}.text"), f"{attack.name}: unknown flag {flag!r}"
+
+
+# -- per attack -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", [a.name for a in ATTACKS])
+def test_attack_gains_nothing_beyond_its_honest_work(batch, name):
+    """The expected status, and no passed check outside may_pass."""
+    attack, doc = BY_NAME[name], batch.doc(name)
+    reason = (doc.get("reason") or {}).get("text", "")
+    assert doc["status"] == attack.status, \
+        f"{name}: status {doc['status']!r}, expected {attack.status!r} {reason}"
+    if attack.may_pass == (ALL_CHECKS,):
+        return
+    extra = passed_checks(doc) - set(attack.may_pass)
+    assert not extra, (f"{name} ({attack.family}; honest work: {attack.honest_work}) passed "
+                       f"{len(extra)} check(s) it may not: {_explain(doc, extra)}")
+
+
+@pytest.mark.parametrize("name", [a.name for a in ATTACKS if a.flags])
+def test_attack_is_flagged(batch, name):
+    """Every flag the attack.toml expects is in the document."""
+    attack, doc = BY_NAME[name], batch.doc(name)
+    raised = {flag["id"] for flag in doc["flags"]}
+    missing = set(attack.flags) - raised
+    assert not missing, f"{name}: flags {sorted(missing)} not raised (raised: {sorted(raised)})"
+
+
+@pytest.mark.parametrize("name", [a.name for a in CONTROLS])
+def test_control_keeps_every_point_without_flags(batch, name):
+    """A correct engine with odd habits scores full marks and raises no flag."""
+    doc = batch.doc(name)
+    assert doc["status"] == "graded", f"{name}: status {doc['status']}: {doc.get('reason')}"
+    assert doc["score"] == doc["max_score"] > 0, \
+        f"{name}: {doc['score']:g}/{doc['max_score']:g}; lost: {_losses(doc)}"
+    assert doc["flags"] == [], f"{name}: flagged {[(f['id'], f['params']) for f in doc['flags']]}"
+
+
+# -- per submission ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", [a.name for a in CORPUS_ENTRIES])
+def test_report_on_disk_is_the_graders(batch, name):
+    """The folder holds exactly the report files, and scores.json is the document returned."""
+    batch.doc(name)
+    folder = batch.out_dir / name
+    assert {p.name for p in folder.iterdir()} == set(REPORT_FILES), \
+        f"{name}: report folder holds {sorted(p.name for p in folder.iterdir())}"
+    on_disk = json.loads((folder / "scores.json").read_text(encoding="utf-8"))
+    assert on_disk == batch.docs[name], \
+        f"{name}: scores.json on disk (score {on_disk.get('score')}) is not what the grader wrote"
+
+
+@pytest.mark.parametrize("name", [a.name for a in CORPUS_ENTRIES])
+def test_reports_leak_no_secret(batch, name):
+    """Neither the hidden suite, nor the solution, nor the grader's environment reach a report."""
+    doc = batch.doc(name)
+    texts = {"scores.json": "\n".join(_strings(doc))}
+    for report in REPORT_FILES:
+        path = batch.out_dir / name / report
+        if path.is_file() and report != "scores.json":
+            texts[report] = path.read_text(encoding="utf-8", errors="replace")
+    for marker in [batch.canary, *secret_markers()]:
+        for report, text in texts.items():
+            assert marker not in text, f"{name}: {report} contains a secret: {marker[:80]!r}"
+
+
+@pytest.mark.parametrize("name", [a.name for a in CORPUS_ENTRIES])
+def test_renderings_are_inert(batch, name):
+    """No live HTML in feedback.html or in Markdown prose, no control characters anywhere."""
+    doc = batch.doc(name)
+    html = (batch.out_dir / name / "feedback.html").read_text(encoding="utf-8")
+    markdown = (batch.out_dir / name / "feedback.md").read_text(encoding="utf-8")
+    terminal = render_feedback(doc, "terminal")
+    for label, text in (("feedback.html", html), ("feedback.md prose", _outside_fences(markdown))):
+        found = LIVE_HTML.search(text)
+        assert not found, f"{name}: {label} has live markup near {text[found.start():][:60]!r}"
+    for label, text in (("feedback.html", html), ("feedback.md", markdown),
+                        ("terminal feedback", terminal)):
+        found = TERMINAL_CONTROL.search(text.replace("\n", "").replace("\t", ""))
+        assert not found, f"{name}: {label} holds control character {found.group()!r}"
+
+
+# -- the batch --------------------------------------------------------------------------------
+
+def test_batch_finished_with_one_document_per_submission(batch):
+    """grade_class returned, with exactly one document per submission."""
+    assert batch.error is None, f"grade_class raised after {batch.seconds:.0f} s: {batch.error}"
+    missing = sorted({a.name for a in batch.order} - set(batch.docs))
+    assert not missing and len(batch.docs) == len(batch.order), f"no document for {missing}"
+
+
+def test_report_folder_holds_only_reports(batch):
+    """One folder per submission, plus the class files grade_class writes; nothing else."""
+    entries = {p.name for p in batch.out_dir.iterdir()}
+    folders = {p.name for p in batch.out_dir.iterdir() if p.is_dir()}
+    assert folders == set(BY_NAME), f"unexpected folders: {sorted(folders ^ set(BY_NAME))}"
+    assert entries - folders <= TOP_LEVEL_REPORTS, \
+        f"unexpected files: {sorted(entries - folders - TOP_LEVEL_REPORTS)}"
+
+
+def test_reports_do_not_change_after_grading(batch):
+    """Nothing rewrites a report once grade_class has returned (daemons, late writers)."""
+    changed = sorted(path for path in set(batch.reports_after_grading) | set(batch.reports_later)
+                     if batch.reports_after_grading.get(path) != batch.reports_later.get(path))
+    assert not changed, f"changed {SETTLE_S:g} s after grading: {changed}"
+
+
+def test_no_process_outlives_grading(batch):
+    """SETTLE_S after grading, nothing started by grading is alive (this process is a
+    subreaper, so double-forked daemons would have been re-parented here)."""
+    assert not batch.survivors, "still running:\n" + "\n".join(batch.survivors)
+
+
+def test_nothing_written_outside_the_grader_folders(batch):
+    """No new entry written by grading in /tmp, at the filesystem root or in the repository,
+    nothing left in grade_class's scratch folder, and the checks and the solution unchanged."""
+    assert batch.before is not None and batch.after is not None
+    new = {
+        "/tmp": sorted(name for name in batch.after.tmp - batch.before.tmp
+                       if attributable("/tmp", name)),
+        "/": sorted(batch.after.root - batch.before.root),
+        "repository": sorted(batch.after.repo - batch.before.repo),
+    }
+    assert not any(new.values()), f"new entries: {new}"
+    assert not batch.scratch_left, f"left in grade_class's scratch folder: {batch.scratch_left[:20]}"
+    rewritten = [path for path, digest in batch.before.protected.items()
+                 if batch.after.protected.get(path) != digest]
+    assert not rewritten, f"rewritten during grading: {rewritten}"
+
+
+def test_no_connection_reached_the_host(batch):
+    """Nothing connected to the loopback listener the socket attacks try."""
+    assert not batch.connections, f"connections: {batch.connections}"

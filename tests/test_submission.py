@@ -1,0 +1,268 @@
+"""Tests for grader.submission: every hand-in format becomes a clean folder holding the lab's files."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grader.labs import get_lab
+from grader.submission import (
+    MAX_FILE_BYTES,
+    Submission,
+    Ungradable,
+    collect,
+    digest,
+    notebook_code,
+    prepare,
+    read_files,
+    submission_id,
+)
+
+LAB = get_lab("lab01_graph")
+VALUE = b"class Value:\n    pass\n"
+JUNK = {
+    "conftest.py": b"raise SystemExit('conftest ran')\n",
+    "json.py": b"raise ImportError('shadowed json')\n",
+    "sitecustomize.py": b"print('site')\n",
+    "notes.txt": b"todo\n",
+}
+
+
+def write_tree(root: Path, files: dict[str, bytes]) -> Path:
+    """Create the files (paths relative to root) and return root."""
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+    return root
+
+
+def write_zip(path: Path, members: dict[str, bytes]) -> Path:
+    """A zip archive holding the members; returns its path."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
+        for name, content in members.items():
+            bundle.writestr(name, content)
+    return path
+
+
+def ungradable_detail(path: Path) -> dict[str, object]:
+    """The detail of the Ungradable that reading path raises."""
+    with pytest.raises(Ungradable) as caught:
+        read_files(path, LAB)
+    return caught.value.detail
+
+
+# --- folders ---------------------------------------------------------------------------------
+
+
+def test_folder_with_top_level_value_py_is_read(tmp_path: Path) -> None:
+    folder = write_tree(tmp_path / "alice", {"value.py": VALUE})
+    assert read_files(folder, LAB) == {"value.py": VALUE}
+
+
+def test_value_py_nested_in_a_folder_is_found(tmp_path: Path) -> None:
+    folder = write_tree(tmp_path / "alice", {"lab01/src/value.py": VALUE})
+    assert read_files(folder, LAB) == {"value.py": VALUE}
+
+
+def test_shallowest_value_py_wins_over_deeper_copies(tmp_path: Path) -> None:
+    folder = write_tree(tmp_path / "alice", {
+        "b/deeper/value.py": b"# deep\n", "a/value.py": VALUE, "z/value.py": b"# z\n"})
+    assert read_files(folder, LAB) == {"value.py": VALUE}
+
+
+@pytest.mark.parametrize("skipped", ["__MACOSX", "__pycache__", ".git", ".ipynb_checkpoints"])
+def test_value_py_inside_tool_folders_is_ignored(tmp_path: Path, skipped: str) -> None:
+    folder = write_tree(tmp_path / "alice", {f"{skipped}/value.py": VALUE})
+    assert ungradable_detail(folder) == {"kind": "missing-file", "params": {"file": "value.py"}}
+
+
+def test_prepared_folder_holds_only_the_lab_files(tmp_path: Path) -> None:
+    folder = write_tree(tmp_path / "alice", {"value.py": VALUE, **JUNK})
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    prepared = prepare(Submission("alice", folder), LAB, scratch)
+    copied = sorted(path.name for path in prepared.workdir.iterdir())
+    assert copied == ["value.py"], f"junk reached the sandbox folder: {copied}"
+    assert (prepared.workdir / "value.py").read_bytes() == VALUE
+    assert prepared.workdir.parent == scratch
+    assert (prepared.id, prepared.source) == ("alice", str(folder))
+
+
+def test_two_prepared_submissions_get_separate_folders(tmp_path: Path) -> None:
+    folder = write_tree(tmp_path / "alice", {"value.py": VALUE})
+    first = prepare(Submission("alice", folder), LAB, tmp_path)
+    second = prepare(Submission("alice", folder), LAB, tmp_path)
+    assert first.workdir != second.workdir
+
+
+def test_oversize_file_in_a_folder_is_too_large(tmp_path: Path) -> None:
+    folder = write_tree(tmp_path / "alice", {"value.py": b"#" * (MAX_FILE_BYTES + 1)})
+    assert ungradable_detail(folder) == {
+        "kind": "too-large", "params": {"file": "value.py", "limit": MAX_FILE_BYTES}}
+
+
+def test_empty_folder_is_missing_the_file(tmp_path: Path) -> None:
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    assert ungradable_detail(folder) == {"kind": "missing-file", "params": {"file": "value.py"}}
+
+
+# --- zips ------------------------------------------------------------------------------------
+
+
+def test_zip_with_a_nested_folder_is_read(tmp_path: Path) -> None:
+    archive = write_zip(tmp_path / "alice.zip", {"alice/lab01/value.py": VALUE, **JUNK})
+    assert read_files(archive, LAB) == {"value.py": VALUE}
+
+
+def test_macosx_folder_in_a_zip_is_ignored(tmp_path: Path) -> None:
+    # "__MACOSX" sorts before "alice": without the skip its copy would be chosen.
+    archive = write_zip(tmp_path / "alice.zip", {
+        "__MACOSX/value.py": b"\x00\x05\x16\x07 resource fork",
+        "__MACOSX/alice/._value.py": b"\x00\x05\x16\x07",
+        "alice/value.py": VALUE,
+    })
+    assert read_files(archive, LAB) == {"value.py": VALUE}
+
+
+def test_zip_without_value_py_is_missing_the_file(tmp_path: Path) -> None:
+    archive = write_zip(tmp_path / "alice.zip", {"alice/values.py": VALUE, "README.md": b"x"})
+    assert ungradable_detail(archive) == {"kind": "missing-file", "params": {"file": "value.py"}}
+
+
+def test_corrupt_zip_is_unreadable(tmp_path: Path) -> None:
+    archive = tmp_path / "alice.zip"
+    archive.write_bytes(b"PK\x03\x04 this is not really a zip")
+    detail = ungradable_detail(archive)
+    assert detail["kind"] == "unreadable-submission", detail
+    assert "not a readable zip" in str(detail["params"]), detail
+
+
+def test_oversize_member_of_a_zip_is_too_large(tmp_path: Path) -> None:
+    archive = write_zip(tmp_path / "alice.zip", {"value.py": b"#" * (2 * MAX_FILE_BYTES)})
+    assert archive.stat().st_size < MAX_FILE_BYTES, "the archive itself should be small"
+    assert ungradable_detail(archive) == {
+        "kind": "too-large", "params": {"file": "value.py", "limit": MAX_FILE_BYTES}}
+
+
+# --- bare files and notebooks ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["value.py", "alice_lab01.py", "Entrega Final (2).py"])
+def test_bare_py_file_with_any_name_is_the_main_file(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(VALUE)
+    assert read_files(path, LAB) == {"value.py": VALUE}
+
+
+def test_bare_oversize_py_file_is_too_large(tmp_path: Path) -> None:
+    path = tmp_path / "alice.py"
+    path.write_bytes(b"#" * (MAX_FILE_BYTES + 1))
+    assert ungradable_detail(path)["kind"] == "too-large"
+
+
+def make_notebook(path: Path) -> Path:
+    """A notebook with magics, shell escapes, markdown and two code cells."""
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_markdown_cell("# Lab 01\nclass NotCode: pass"),
+        nbformat.v4.new_code_cell("%matplotlib inline\n!pip install micrograd\nimport math"),
+        nbformat.v4.new_code_cell("class Value:\n    pass\n    %time 1\n  !ls"),
+    ]
+    path.write_text(nbformat.writes(notebook), encoding="utf-8")
+    return path
+
+
+def test_notebook_code_cells_are_joined_without_magics_or_markdown(tmp_path: Path) -> None:
+    path = make_notebook(tmp_path / "alice.ipynb")
+    code = read_files(path, LAB)["value.py"].decode("utf-8")
+    assert code == "import math\n\nclass Value:\n    pass\n", repr(code)
+    compile(code, "value.py", "exec")
+
+
+def test_unreadable_notebook_is_unreadable(tmp_path: Path) -> None:
+    path = tmp_path / "alice.ipynb"
+    path.write_text("{not json", encoding="utf-8")
+    assert ungradable_detail(path)["kind"] == "unreadable-submission"
+
+
+def test_notebook_code_of_an_empty_notebook_is_an_empty_module() -> None:
+    raw = nbformat.writes(nbformat.v4.new_notebook()).encode("utf-8")
+    assert notebook_code(raw) == "\n"
+
+
+def test_nonexistent_path_is_unreadable(tmp_path: Path) -> None:
+    detail = ungradable_detail(tmp_path / "nobody")
+    assert detail["kind"] == "unreadable-submission", detail
+    assert "does not exist" in str(detail["params"]["reason"]), detail
+
+
+def test_other_file_types_are_unreadable(tmp_path: Path) -> None:
+    path = tmp_path / "alice.txt"
+    path.write_bytes(VALUE)
+    detail = ungradable_detail(path)
+    assert detail["kind"] == "unreadable-submission", detail
+    assert "alice.txt" in str(detail["params"]["reason"]), detail
+
+
+# --- ids -------------------------------------------------------------------------------------
+
+
+def test_ids_come_from_folder_names_and_file_stems(tmp_path: Path) -> None:
+    folder = write_tree(tmp_path / "bob", {"value.py": VALUE})
+    bare = write_tree(tmp_path, {"carla_lab01.py": VALUE}) / "carla_lab01.py"
+    ids = [submission_id(path, LAB) for path in (tmp_path / "bob", folder / "value.py", bare)]
+    assert ids == ["bob", "bob", "carla_lab01"], ids
+
+
+def test_ids_are_filesystem_safe(tmp_path: Path) -> None:
+    folder = tmp_path / "José María (late)"
+    folder.mkdir()
+    ident = submission_id(folder, LAB)
+    assert ident and all(c.isascii() and (c.isalnum() or c in "._-") for c in ident), ident
+
+
+def test_duplicate_ids_get_a_numbered_suffix(tmp_path: Path) -> None:
+    paths = [write_tree(tmp_path / group / "alice", {"value.py": VALUE})
+             for group in ("a", "b", "c")]
+    ids = [sub.id for sub in collect(paths, LAB)]
+    assert ids == ["alice", "alice-2", "alice-3"], ids
+
+
+def test_ids_are_unique_even_when_a_name_looks_like_a_suffixed_duplicate(tmp_path: Path) -> None:
+    # alice, alice, alice-2: numbering the second alice must not collide with the real alice-2.
+    paths = [write_tree(tmp_path / group / name, {"value.py": VALUE})
+             for group, name in (("a", "alice"), ("b", "alice"), ("c", "alice-2"))]
+    ids = [sub.id for sub in collect(paths, LAB)]
+    assert len(set(ids)) == len(ids), f"duplicate ids: {ids}"
+    assert ids[0] == "alice", ids
+
+
+# --- digests ---------------------------------------------------------------------------------
+
+
+def test_digest_is_stable_and_independent_of_order() -> None:
+    first = digest({"value.py": VALUE, "nn.py": b"x"})
+    second = digest({"nn.py": b"x", "value.py": VALUE})
+    assert first == second
+    assert first.startswith("sha256:") and len(first) == len("sha256:") + 64, first
+
+
+def test_digest_depends_on_content_and_names() -> None:
+    base = digest({"value.py": VALUE})
+    assert digest({"value.py": VALUE + b"\n"}) != base
+    assert digest({"other.py": VALUE}) != base
+
+
+def test_same_code_as_folder_or_zip_has_the_same_digest(tmp_path: Path) -> None:
+    folder = write_tree(tmp_path / "alice", {"value.py": VALUE})
+    archive = write_zip(tmp_path / "alice.zip", {"alice/value.py": VALUE})
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    digests = {prepare(Submission("alice", path), LAB, scratch).digest
+               for path in (folder, archive)}
+    assert len(digests) == 1, digests

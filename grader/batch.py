@@ -12,7 +12,7 @@ import os
 import tempfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +86,6 @@ def grade_class(spec: ShardSpec, paths: Sequence[Path], options: BatchOptions,
                 progress: Callable[[int, int, str], None]) -> list[dict[str, Any]]:
     """Grade every submission; returns the documents in the order the paths were given."""
     options.out_dir.mkdir(parents=True, exist_ok=True)
-    spec = replace(spec, hide=(*spec.hide, options.out_dir.resolve()))
     submissions = collect(list(paths), spec.lab)
     docs: dict[str, dict[str, Any]] = {}
     done = 0

@@ -207,6 +207,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; finished reports were kept", file=sys.stderr)
         return EXIT_GRADER
+    except BrokenPipeError:  # the reader went away (`... | head`): not a failure
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except Exception as exc:  # the grader's own failure: say so, with exit code 3
         print(f"grader failure: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_GRADER

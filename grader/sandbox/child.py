@@ -34,6 +34,9 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32,
 MS_REC, MS_PRIVATE = 16384, 1 << 18
 PR_SET_NO_NEW_PRIVS = 38
 SUBMISSION_DIR = "/tmp/submission"
+NEW_ROOT = "/tmp"  # exists everywhere; the jail mounts a fresh tmpfs over it as the new root
+SYSTEM_DIRS = ("usr", "bin", "lib", "lib32", "lib64", "libx32", "sbin")
+DEVICES = ("null", "zero", "random", "urandom")
 # Standard modules submissions commonly use, imported once here so each child starts warm.
 WARM_MODULES = ("math", "random", "functools", "itertools", "collections", "operator",
                 "dataclasses", "typing", "numbers")
@@ -134,7 +137,9 @@ def apply_limits(limits):
 
 
 def enter_jail(jail):
-    """As root: a new mount and network namespace, secrets covered, then an unprivileged uid."""
+    """As root: new mount and network namespaces, a new root holding only the system's
+    programs and libraries (read-only), a few devices, a private /tmp and the submission
+    (read-only); then an unprivileged uid. Nothing else of the machine is visible."""
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
@@ -143,24 +148,37 @@ def enter_jail(jail):
         if result != 0:
             raise OSError(ctypes.get_errno(), f"jail: {what} failed")
 
-    def mount_tmpfs(path, options):
-        flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
-        check(libc.mount(b"tmpfs", path.encode(), b"tmpfs", flags, options.encode()), path)
+    def bind(source, target, read_only=True):
+        check(libc.mount(source.encode(), target.encode(), None, MS_BIND | MS_REC, None), target)
+        if read_only:
+            flags = MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV
+            check(libc.mount(None, target.encode(), None, flags, None), f"read-only {target}")
 
     check(libc.unshare(CLONE_NEWNS | CLONE_NEWNET), "unshare")
     check(libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "private mounts")
-    for path in jail["private_tmp"]:
-        if os.path.isdir(path):
-            mount_tmpfs(path, f"size={jail['tmp_bytes']},mode=1777")
-    # The submission folder reappears, read-only, at a fixed path inside the private /tmp.
-    # "." still names it here: the process cwd survives the mounts that cover its path.
-    os.mkdir(SUBMISSION_DIR, 0o755)
-    check(libc.mount(b".", SUBMISSION_DIR.encode(), None, MS_BIND, None), "bind submission")
-    check(libc.mount(None, SUBMISSION_DIR.encode(), None,
-                     MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, None), "read-only")
-    for path in jail["hide"]:
-        if os.path.isdir(path):
-            mount_tmpfs(path, "size=64k,mode=0755")
+    root = NEW_ROOT
+    options = f"size={jail['tmp_bytes']},mode=0755".encode()
+    check(libc.mount(b"tmpfs", root.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options), "new root")
+    for name in SYSTEM_DIRS:
+        path = "/" + name
+        if os.path.islink(path):
+            os.symlink(os.readlink(path), root + path)
+        elif os.path.isdir(path):
+            os.mkdir(root + path)
+            bind(path, root + path)
+    for path in sys.path:  # the interpreter's own library folders, wherever they are
+        if os.path.isdir(path) and not os.path.exists(root + path):
+            os.makedirs(root + path)
+            bind(path, root + path)
+    os.mkdir(root + "/dev")
+    for device in DEVICES:
+        open(root + "/dev/" + device, "w").close()
+        bind("/dev/" + device, root + "/dev/" + device, read_only=False)
+    os.mkdir(root + "/tmp")
+    os.chmod(root + "/tmp", 0o1777)
+    os.mkdir(root + SUBMISSION_DIR, 0o755)
+    bind(".", root + SUBMISSION_DIR)  # "." is still the submission: the cwd survives mounts
+    os.chroot(root)
     os.chdir(SUBMISSION_DIR)
     os.setgroups([])
     os.setgid(jail["gid"])

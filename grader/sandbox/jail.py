@@ -1,9 +1,10 @@
 """The jail the sandbox child enters when the grader runs as root on Linux.
 
-The child unshares a mount and a network namespace, covers the repository, the scratch root
-and the report folder with empty tmpfs mounts, gets a private /tmp, then drops to an
-unprivileged uid of its own (so RLIMIT_NPROC applies and every leftover process can be found
-by uid). Without root, or where namespaces are refused, the sandbox runs with resource
+The child unshares a mount and a network namespace and changes root into a fresh tmpfs that
+holds only the system's programs and libraries (read-only), a few devices, a private /tmp
+and the submission (read-only): the repository, the scratch root, the reports and every
+other file of the machine are simply not there. It then drops to an unprivileged uid of its
+own (so RLIMIT_NPROC applies and every leftover process can be found by uid). Without root, or where namespaces are refused, the sandbox runs with resource
 limits only; `describe()` says which protections are in force.
 """
 
@@ -14,7 +15,7 @@ import itertools
 import os
 import signal
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,26 +23,22 @@ from typing import Any
 UID_BASE = 61000
 UID_SPAN = 4000
 SYSTEM_PYTHONS = ("/usr/bin/python3", "/usr/local/bin/python3")
-PRIVATE_TMP = ("/tmp", "/var/tmp", "/dev/shm")
 # One uid per jail, so one submission's processes (and their limit) are never another's.
 _JAIL_NUMBERS = itertools.count()
 
 
 @dataclass(frozen=True)
 class Jail:
-    """Where the child's view of the filesystem is emptied, and whom it runs as."""
+    """Whom the child runs as, with which interpreter, and how much private /tmp it gets."""
 
     uid: int
     gid: int
-    hide: tuple[str, ...]
     interpreter: str
-    private_tmp: tuple[str, ...] = PRIVATE_TMP
     tmp_bytes: int = 8 << 20
 
     def config(self) -> dict[str, Any]:
         """The plain-data form sent to the child bootstrap."""
-        return {"uid": self.uid, "gid": self.gid, "hide": list(self.hide),
-                "private_tmp": list(self.private_tmp), "tmp_bytes": self.tmp_bytes}
+        return {"uid": self.uid, "gid": self.gid, "tmp_bytes": self.tmp_bytes}
 
 
 def _probe_namespaces() -> bool:
@@ -92,16 +89,15 @@ def sandbox_interpreter() -> str | None:
     return None
 
 
-def default_jail(hide: Iterable[Path]) -> Jail | None:
-    """The jail for this grader process, or None where it cannot be had."""
+def default_jail() -> Jail | None:
+    """A jail with a fresh uid for one submission, or None where it cannot be had."""
     if not jail_supported():
         return None
     interpreter = sandbox_interpreter()
     if interpreter is None:
         return None
     uid = UID_BASE + (os.getpid() * 64 + next(_JAIL_NUMBERS)) % UID_SPAN
-    hidden = tuple(dict.fromkeys(str(Path(p).resolve()) for p in hide))
-    return Jail(uid=uid, gid=uid, hide=hidden, interpreter=interpreter)
+    return Jail(uid=uid, gid=uid, interpreter=interpreter)
 
 
 def processes_of_uid(uid: int) -> list[int]:
@@ -135,5 +131,5 @@ def describe(jail: Jail | None) -> str:
     """One line saying which protections are in force (for logs and SECURITY.md checks)."""
     if jail is None:
         return "resource limits only (not root, or namespaces refused)"
-    return (f"uid {jail.uid}, private mount+network namespaces, hidden: {', '.join(jail.hide)}, "
-            f"interpreter {jail.interpreter}")
+    return (f"uid {jail.uid}, private mount+network namespaces, new root with system files "
+            f"only, interpreter {jail.interpreter}")

@@ -246,7 +246,7 @@ def describe_exception(exc, submission_files, switch):
     return {"type": type(exc).__name__, "message": message, "where": where}
 
 
-def run_child(request, config, kit_source, result_fd, switch):
+def run_child(request, config, kit, result_fd, switch):
     """In a forked child: import the submission, run one scenario, reply; never returns."""
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)  # the request pipe stays with the zygote
@@ -254,8 +254,6 @@ def run_child(request, config, kit_source, result_fd, switch):
     cpu = request.get("cpu_s", 5)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     files = set(config["files"])
-    kit = {"__name__": "grader_kit"}
-    exec(compile(kit_source, "<kit>", "exec"), kit)
     switch(True)
     try:
         module = __import__(config["module"])
@@ -283,7 +281,7 @@ def run_scenario(request, target, kit, files, switch):
     """The reply for one scenario run against the student's class or module."""
     try:
         namespace = dict(kit)
-        exec(compile(request["source"], "<scenario>", "exec"), namespace)
+        exec(request["code"], namespace)
         value = namespace[request["name"]](target, **request["params"])
         return {"status": "ok", "value": value}
     except kit["WrongType"] as exc:
@@ -293,13 +291,13 @@ def run_scenario(request, target, kit, files, switch):
         return {"status": "exception", **describe_exception(exc, files, switch)}
 
 
-def fork_child(request, config, kit_source, result_fd, switch):
+def fork_child(request, config, kit, result_fd, switch):
     """Fork, run the request in the child, wait, and report how the child ended."""
     sys.stdout.flush()
     sys.stderr.flush()
     pid = FORK()
     if pid == 0:
-        run_child(request, config, kit_source, result_fd, switch)
+        run_child(request, config, kit, result_fd, switch)
     _, status = WAITPID(pid, 0)
     write_frame(result_fd, {"status": "exited", "code": os.waitstatus_to_exitcode(status)})
 
@@ -328,13 +326,20 @@ def main():
     sys.meta_path.insert(0, PrecompiledFinder(codes))
     sys.path.append(os.getcwd())  # for support files imported by name
     switch = install_guard()
-    kit_source = config["kit_source"]
-    fork_child({"probe": True}, config, kit_source, result_fd, switch)
+    # Trusted work done once here, inherited by every child: the kit, compiled scenarios.
+    kit = {"__name__": "grader_kit"}
+    exec(compile(config["kit_source"], "<kit>", "exec"), kit)
+    compiled = {}
+    fork_child({"probe": True}, config, kit, result_fd, switch)
     while True:
         request = read_frame(stdin)
         if request is None:
             return
-        fork_child(request, config, kit_source, result_fd, switch)
+        source = request["source"]
+        if source not in compiled:
+            compiled[source] = compile(source, "<scenario>", "exec")
+        request["code"] = compiled[source]
+        fork_child(request, config, kit, result_fd, switch)
 
 
 main()

@@ -212,10 +212,10 @@ class Sandbox:
     def _sweep(self, keep: tuple[int, ...]) -> None:
         """Kill what the submission left running: every process of the jail's uid (which
         includes daemons that escaped the process group), or else this process's orphans."""
-        if self.jail is not None:
-            kill_uid(self.jail.uid, keep)
-        # Reaps what was killed too: zombies still count against the uid's process limit.
-        reaper.kill_orphans((*keep, *LIVE_ZYGOTES))
+        # Reaping matters too: zombies still count against the uid's process limit. With a
+        # jail every process of the submission has its uid, so one scan finds them all.
+        if self.jail is None or kill_uid(self.jail.uid, keep):
+            reaper.kill_orphans((*keep, *LIVE_ZYGOTES))
 
     # -- the zygote --------------------------------------------------------------------------
 

@@ -1,8 +1,8 @@
 """Build the Jupyter notebook version of a lab from its generated stub (nbformat v4).
 
 A notebook submission is graded as the lab's main file: ``grader.submission.notebook_code``
-joins the code cells, in order, into one module and drops the lines that start with ``%`` or
-``!``. So the notebook is the stub cut at top-level statements and nothing else:
+joins the code cells, in order, into one module (dropping IPython magics and shell lines from
+cells that are not valid Python as they stand). So the notebook is the stub cut at top-level statements and nothing else:
 
 1. a markdown cell: the titles of ``README.md`` and ``README.es.md`` and a short intro in
    English, then Spanish (what is graded, how to check the notebook);
@@ -240,7 +240,7 @@ def _check_same_module(lab: str, notebook: NotebookNode, stub: ast.Module, smoke
     if not same:
         raise NotebookError(
             f"{lab}: the notebook's code cells, joined as the grader joins them, are not the stub; "
-            "a stub line that starts with '%' or '!' (inside a string too) is dropped by the grader"
+            "a cell the grader would strip of '%' or '!' lines"
         )
 
 

@@ -30,7 +30,7 @@ In the stub, the whole region (marker lines included) becomes, at the region's i
 
     # TODO(<lab>): <en text>
     # TODO(<lab>) es: <es text>
-    raise NotImplementedError('<lab>: <en text>')
+    raise NotImplementedError('<lab>: <en text> / <es text>')
 
 Continuation lines stay under their TODO line, and are joined with single spaces in the
 ``NotImplementedError`` message (a Python literal written with ``repr()``). Everything outside
@@ -190,7 +190,8 @@ def _render_todo(region: _Region, lab: str, newline: str, last_newline: str) -> 
     """Return the stub lines that replace one region."""
     first_en, *more_en = region.en
     first_es, *more_es = region.es
-    message = f"{lab}: {' '.join(region.en)}"
+    # The message reaches students through feedback in either language: it carries both.
+    message = f"{lab}: {' '.join(region.en)} / {' '.join(region.es)}"
     rendered = [TODO_EN.format(lab=lab) + first_en]
     rendered += [CONTINUATION + part for part in more_en]
     rendered.append(TODO_ES.format(lab=lab) + first_es)

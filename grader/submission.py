@@ -6,6 +6,7 @@ json.py, a sitecustomize.py) ever reaches the sandbox.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import re
@@ -122,18 +123,27 @@ def _from_zip(archive: Path, lab: Lab) -> dict[str, bytes]:
         raise Ungradable("unreadable-submission", reason=f"not a readable zip ({exc})") from exc
 
 
+def _cell_code(source: str) -> str:
+    """A code cell as module code: cell magics (`%%...`) drop the cell, line magics and shell
+    lines (`%...`, `!...`) are dropped only when the cell is not valid Python as it stands,
+    so a `%` at the start of a line inside a string survives."""
+    if source.lstrip().startswith("%%"):
+        return ""
+    try:
+        ast.parse(source)
+        return source
+    except SyntaxError:
+        return "\n".join(line for line in source.splitlines()
+                         if not line.lstrip().startswith(("%", "!")))
+
+
 def notebook_code(raw: bytes) -> str:
     """The code cells of a notebook joined into one module; IPython magics are dropped."""
     try:
         notebook = nbformat.reads(raw.decode("utf-8"), as_version=4)
     except Exception as exc:  # nbformat raises many types for a broken notebook
         raise Ungradable("unreadable-submission", reason=f"not a readable notebook ({exc})") from exc
-    cells = []
-    for cell in notebook.cells:
-        if cell.cell_type != "code":
-            continue
-        lines = [line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!"))]
-        cells.append("\n".join(lines))
+    cells = [_cell_code(cell.source) for cell in notebook.cells if cell.cell_type == "code"]
     return "\n\n".join(cells) + "\n"
 
 

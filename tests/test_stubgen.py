@@ -57,7 +57,7 @@ def test_region_is_replaced_by_bilingual_todo_and_raise() -> None:
         '    """Return a + b."""\n'
         "    # TODO(lab): Return the sum of a and b.\n"
         "    # TODO(lab) es: Devuelve la suma de a y b.\n"
-        "    raise NotImplementedError('lab: Return the sum of a and b.')\n"
+        "    raise NotImplementedError('lab: Return the sum of a and b. / Devuelve la suma de a y b.')\n"
     )
     assert stub_of(SMALL_SOLUTION) == expected
 
@@ -67,7 +67,7 @@ def test_text_outside_regions_is_copied_verbatim() -> None:
     after = "\n\ndef tail():\n    return math.pi  # after the region\n\n\n"
     stub = stub_of(before + SMALL_SOLUTION + after)
     assert stub.startswith(HEADER + before), "text before the region changed"
-    assert stub.endswith("raise NotImplementedError('lab: Return the sum of a and b.')\n" + after)
+    assert stub.endswith("raise NotImplementedError('lab: Return the sum of a and b. / Devuelve la suma de a y b.')\n" + after)
 
 
 def test_file_without_regions_only_gains_the_given_complete_header() -> None:
@@ -108,7 +108,7 @@ def test_region_keeps_its_indentation_and_nested_blocks_compile() -> None:
     )
     stub = stub_of(source)
     assert (
-        "            raise NotImplementedError('lab: Inner body.')\n        return inner\n" in stub
+        "            raise NotImplementedError('lab: Inner body. / Cuerpo interior.')\n        return inner\n" in stub
     )
 
 
@@ -129,7 +129,7 @@ def test_continuation_lines_stay_in_todo_and_join_in_message() -> None:
         "    #    second part.\n"
         "    # TODO(lab) es: Primera parte,\n"
         "    #    segunda parte.\n"
-        "    raise NotImplementedError('lab: First part, second part.')\n"
+        "    raise NotImplementedError('lab: First part, second part. / Primera parte, segunda parte.')\n"
     )
 
 
@@ -150,7 +150,7 @@ def test_quotes_in_todo_text_survive_in_the_error_message(text: str) -> None:
     assert callable(add)
     with pytest.raises(NotImplementedError) as raised:
         add(1, 2)
-    assert str(raised.value) == f"lab: {text}"
+    assert str(raised.value) == f"lab: {text} / Devuelve la suma de a y b."
 
 
 def test_windows_line_endings_are_kept() -> None:
@@ -160,7 +160,7 @@ def test_windows_line_endings_are_kept() -> None:
 
 def test_region_at_end_of_file_without_newline_keeps_no_newline() -> None:
     stub = stub_of(SMALL_SOLUTION.rstrip("\n"))
-    assert stub.endswith("raise NotImplementedError('lab: Return the sum of a and b.')")
+    assert stub.endswith("raise NotImplementedError('lab: Return the sum of a and b. / Devuelve la suma de a y b.')")
 
 
 # --- malformed markers ----------------------------------------------------------------------

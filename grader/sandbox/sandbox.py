@@ -119,6 +119,9 @@ class Sandbox:
         self.jail = jail
         self._zygote: _Zygote | None = None
         self._fatal: Outcome | None = None
+        # Orphans of the child must come back to this process to be killed and reaped (a
+        # container's init may never reap them, and zombies count against the uid's limit).
+        reaper.enable_subreaper()
         self._lost_count = 0  # zygotes that died on their own (a timeout is not counted)
 
     def __enter__(self) -> Sandbox:

@@ -1,0 +1,104 @@
+"""The jail, scenario by scenario: nothing the child starts outlives its scenario, and nothing
+it writes lands outside its own private /tmp. Needs root on Linux (skipped otherwise)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from grader.labs import REPO_ROOT
+from grader.sandbox import Limits, Sandbox, reaper, scenario
+from grader.sandbox.jail import default_jail, jail_supported, processes_of_uid
+
+pytestmark = pytest.mark.skipif(not jail_supported(), reason="the jail needs root on Linux")
+
+# Spawns `sleep 30` through _posixsubprocess, the one process-creating call that raises no
+# audit event (subprocess raises its own before calling it), so the audit guard cannot see it.
+SPAWNER = '''
+import _posixsubprocess, os
+
+class Value:
+    def __init__(self, data):
+        self.data = data
+
+def spawn_sleeper():
+    read, write = os.pipe()
+    args = [b"/usr/bin/sleep", b"30"]
+    return _posixsubprocess.fork_exec(
+        args, args[:1], True, (write,), None, None, -1, -1, -1, -1, -1, -1, read, write,
+        True, True, -1, None, None, None, -1, None, False)
+'''
+
+
+@scenario
+def leave_a_process(Value):
+    import value
+
+    return {"pid": value.spawn_sleeper()}
+
+
+@scenario
+def write_everywhere(Value, repo, host_tmp):
+    results = {}
+    for path in ("/tmp/written-by-scenario", repo + "/written-by-scenario",
+                 host_tmp + "/written-by-scenario", "/written-by-scenario"):
+        try:
+            with open(path, "w") as handle:
+                handle.write("x")
+            results[path] = "written"
+        except OSError as exc:
+            results[path] = type(exc).__name__
+    return results
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0].decode()
+    except OSError:
+        return "gone"
+
+
+def _submission(tmp_path: Path, source: str) -> Path:
+    os.chmod(tmp_path, 0o755)
+    folder = tmp_path / "submission"
+    folder.mkdir(mode=0o755)
+    (folder / "value.py").write_text(source, encoding="utf-8")
+    os.chmod(folder / "value.py", 0o644)
+    return folder
+
+
+def test_a_process_started_in_a_scenario_is_gone_when_the_scenario_returns(tmp_path: Path):
+    # As in a grading run (the plugin does this): orphans come back to this process, which
+    # reaps them, so a killed process does not linger as a zombie counted against the uid.
+    assert reaper.enable_subreaper(), "this test needs Linux's child subreaper"
+    jail = default_jail()
+    assert jail is not None
+    folder = _submission(tmp_path, SPAWNER)
+    with Sandbox(folder, "value", "Value", ("value.py",), Limits(), jail=jail) as sandbox:
+        outcome = sandbox.run(leave_a_process, {})
+        assert outcome.ok, (outcome.status, outcome.detail)
+        zygote = sandbox._zygote.process.pid if sandbox._zygote else None
+        left = [(pid, _state(pid)) for pid in processes_of_uid(jail.uid) if pid != zygote]
+    assert outcome.value["pid"] > 0, "the spawn should have succeeded inside the jail"
+    assert left == [], f"processes of the jail's uid alive after the scenario: {left}"
+
+
+def test_files_written_in_a_scenario_stay_in_its_private_tmp(tmp_path: Path):
+    jail = default_jail()
+    assert jail is not None
+    folder = _submission(tmp_path, "class Value:\n    pass\n")
+    host_tmp = Path("/tmp")
+    with Sandbox(folder, "value", "Value", ("value.py",), Limits(), jail=jail) as sandbox:
+        outcome = sandbox.run(write_everywhere, {"repo": str(REPO_ROOT),
+                                                 "host_tmp": str(tmp_path)})
+    assert outcome.ok, (outcome.status, outcome.detail)
+    assert outcome.value["/tmp/written-by-scenario"] == "written", outcome.value
+    for path in (host_tmp / "written-by-scenario", REPO_ROOT / "written-by-scenario",
+                 tmp_path / "written-by-scenario", Path("/written-by-scenario")):
+        assert not path.exists(), f"{path} was written from inside the jail"
+    assert sorted(p.name for p in folder.iterdir()) == ["value.py"], "the submission is read-only"
+    shutil.rmtree(folder)

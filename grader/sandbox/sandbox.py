@@ -1,9 +1,12 @@
 """Running scenarios against a submission in a limited, killable child process (the zygote).
 
-One zygote per submission imports the student's module once, then forks a fresh child per
-scenario, so isolation costs a fork, not an interpreter start. Every reply is decoded by
-`protocol`; a timeout kills the zygote's whole process group and the next scenario starts a
-new zygote. Nothing but plain data ever comes back.
+One zygote per submission compiles the student's files without running them, probes that
+they import, then forks a fresh child per scenario that imports them and runs the scenario
+(`child.py`), so isolation costs a fork, not an interpreter start, and student code never
+runs in the process that holds the request pipe. Every reply is decoded by `protocol`; a
+timeout kills the zygote's whole process group and the next scenario starts a new zygote;
+after every scenario whatever the child left running is killed and reaped. Nothing but
+plain data ever comes back.
 """
 
 from __future__ import annotations
@@ -232,8 +235,8 @@ class Sandbox:
         output_r, output_w = os.pipe()
         try:
             process = subprocess.Popen(
-                [self.jail.interpreter if self.jail else sys.executable, "-I", "-S", "-c",
-             CHILD_SOURCE],
+                [self.jail.interpreter if self.jail else sys.executable,
+                 "-I", "-S", "-c", CHILD_SOURCE],
                 cwd=self.workdir,
                 env={},
                 stdin=subprocess.PIPE,

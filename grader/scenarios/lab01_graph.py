@@ -4,7 +4,7 @@ Each function runs in the sandbox child (and, for hidden checks, on the referenc
 in the trusted process); it may use only its parameters and the helpers of grader.sandbox.kit.
 """
 
-from grader.expect import fail
+from grader.expect import NotRun, expect_equal, fail, field
 from grader.sandbox import scenario
 from grader.sandbox.kit import data_of, grad_of, parents_of, record_calls, text
 
@@ -29,6 +29,18 @@ def expect_topological_calls(calls: list, inputs: dict) -> None:
         for consumer in consumers:
             if last[node] < last[consumer]:
                 fail("order-violation", node=node, consumer=consumer, inputs=inputs)
+
+
+def expect_hashable_nodes(result: dict, inputs: dict) -> None:
+    """The verdict on `hash_nodes`: not run if a + b or a * b could not be built for another
+    reason; failed if hashing raised; otherwise the four nodes must stay four set members."""
+    hashable = field(result, "hashable", (bool, type(None)))
+    if hashable is None:
+        raise NotRun("not-built", what="a + b, a * b", error=field(result, "error", str))
+    if not hashable:
+        fail("not-hashable", type="TypeError", message=field(result, "error", str))
+    expect_equal(field(result, "set_size", int), 4, quantity="len({a, b, a + b, a * b})",
+                 inputs=inputs)
 
 
 def expect_each_called_once(calls: list, inputs: dict) -> None:

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "tests" / "fixtures" / "lab01"
+FIXTURES = ROOT / "tests" / "fixtures" / "lab01_graph"
 NAIVE_SUITE = ROOT / "bench" / "naive_lab01" / "test_naive_lab01.py"
 
 

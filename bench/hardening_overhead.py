@@ -20,11 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from grader.child.scenarios.lab01_graph import diamond
 from grader.labs import REPO_ROOT
 from grader.sandbox import Limits, Sandbox
 from grader.sandbox.inprocess import InProcessRunner
 from grader.sandbox.jail import default_jail
-from grader.scenarios.lab01_graph import diamond
 
 SOLUTION = REPO_ROOT / "solutions" / "lab01_graph" / "value.py"
 

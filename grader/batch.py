@@ -1,7 +1,11 @@
-"""Grading a class: prepare every submission, grade shards in parallel, write one report each.
+"""Grading submissions: prepare each one, grade shards in parallel, write one report each.
 
-Reports are written atomically as each shard finishes, so an interrupted run loses at most
-the shards in flight, and `--resume` skips submissions whose report matches their content.
+The one grading path: `grade` runs it over a class with report files, `check` over one
+submission with the public suite and no files. Reports are written atomically as each shard
+finishes, so an interrupted run loses at most the shards in flight, and `--resume` skips
+submissions whose report matches their content.
+
+Side: trusted process.
 """
 
 from __future__ import annotations
@@ -17,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
+from grader.intake import PreparedSubmission, Ungradable, collect, prepare
 from grader.render import render_dashboard, render_feedback
-from grader.runner import ShardSpec, run_shard, ungradable
-from grader.submission import PreparedSubmission, Ungradable, collect, prepare
+from grader.results.build import ungradable_document
+from grader.shard import GradingPlan, grade_shard
 
 REPORT_FILES = {"scores.json": None, "feedback.md": "markdown", "feedback.html": "html"}
 
@@ -28,11 +33,12 @@ REPORT_FILES = {"scores.json": None, "feedback.md": "markdown", "feedback.html":
 class BatchOptions:
     """How to grade a class."""
 
-    out_dir: Path
+    out_dir: Path | None  # None: no report files (`check`), only the documents returned
     workers: int = max(1, os.cpu_count() or 1)
     shard_size: int = 0  # 0: split the class evenly over the workers, at most 25 per shard
     resume: bool = False
     shard_timeout_s: float = 600.0
+    interactive: bool = False  # the student's terminal reaches their code (`check --debug`)
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -82,18 +88,21 @@ def write_class_csv(docs: Sequence[dict[str, Any]], path: Path) -> None:
                              doc["max_score"], " ".join(doc["pitfalls"])])
 
 
-def grade_class(spec: ShardSpec, paths: Sequence[Path], options: BatchOptions,
+def grade_class(plan: GradingPlan, paths: Sequence[Path], options: BatchOptions,
                 progress: Callable[[int, int, str], None]) -> list[dict[str, Any]]:
     """Grade every submission; returns the documents in the order the paths were given."""
-    options.out_dir.mkdir(parents=True, exist_ok=True)
-    submissions = collect(list(paths), spec.lab)
+    out_dir = options.out_dir
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    submissions = collect(list(paths), plan.lab)
     docs: dict[str, dict[str, Any]] = {}
     done = 0
 
     def finished(doc: dict[str, Any], note: str) -> None:
         nonlocal done
         docs[doc["submission"]["id"]] = doc
-        write_reports(doc, options.out_dir)
+        if out_dir is not None:
+            write_reports(doc, out_dir)
         done += 1
         progress(done, len(submissions), f"{doc['submission']['id']}: {note}")
 
@@ -103,11 +112,14 @@ def grade_class(spec: ShardSpec, paths: Sequence[Path], options: BatchOptions,
         pending = []
         for sub in submissions:
             try:
-                prepared = prepare(sub, spec.lab, scratch)
+                prepared = prepare(sub, plan.lab, scratch)
             except Ungradable as exc:
-                finished(ungradable(spec, sub.id, str(sub.source), exc.detail), "ungradable")
+                record = {"id": sub.id, "source": str(sub.source), "digest": ""}
+                finished(ungradable_document(plan.lab.name, record, exc.detail, plan.lang),
+                         "ungradable")
                 continue
-            previous = _previous(options.out_dir, prepared, spec.lab.name) if options.resume else None
+            previous = (_previous(out_dir, prepared, plan.lab.name)
+                        if options.resume and out_dir is not None else None)
             if previous is not None:
                 docs[sub.id] = previous
                 done += 1
@@ -120,12 +132,13 @@ def grade_class(spec: ShardSpec, paths: Sequence[Path], options: BatchOptions,
             for index, shard in enumerate(shards):
                 workdir = scratch / f"shard-{index}"
                 workdir.mkdir()
-                futures.append(pool.submit(run_shard, spec, shard, workdir,
-                                           options.shard_timeout_s))
+                futures.append(pool.submit(grade_shard, plan, shard, workdir,
+                                           options.shard_timeout_s, options.interactive))
             for future in as_completed(futures):
                 for doc in future.result():
                     finished(doc, doc["status"])
     ordered = [docs[sub.id] for sub in submissions]
-    write_class_csv(ordered, options.out_dir / "class.csv")
-    _write_atomically(options.out_dir / "dashboard.html", render_dashboard(ordered, spec.lang))
+    if out_dir is not None:
+        write_class_csv(ordered, out_dir / "class.csv")
+        _write_atomically(out_dir / "dashboard.html", render_dashboard(ordered, plan.lang))
     return ordered

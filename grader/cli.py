@@ -10,7 +10,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,8 +18,7 @@ from grader.batch import BatchOptions, grade_class
 from grader.i18n import LANGUAGES, default_language
 from grader.labs import LABS, REPO_ROOT, UnknownLab, get_lab
 from grader.render import render_feedback, render_summary
-from grader.runner import ShardSpec, run_shard, suites_for, ungradable
-from grader.submission import Submission, Ungradable, prepare, submission_id
+from grader.shard import GradingPlan, suites_for
 
 EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_GRADER = 0, 1, 2, 3
 DEFAULT_SEED = "minigrad-labs"
@@ -43,20 +41,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     path = Path(args.path) if args.path else lab.student_dir
     if not path.exists():
         raise UsageError(f"{path} does not exist")
-    spec = ShardSpec(lab, suites_for(lab, hidden=False), args.seed, args.lang,
-                     in_process=args.debug)
+    plan = GradingPlan(lab, suites_for(lab, hidden=False), args.seed, args.lang,
+                       in_process=args.debug)
+    options = BatchOptions(out_dir=None, workers=1, shard_timeout_s=300,
+                           interactive=args.debug)
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="minigrad-check-") as scratch_name:
-        scratch = Path(scratch_name)
-        submission = Submission(submission_id(path, lab), path)
-        try:
-            prepared = prepare(submission, lab, scratch)
-        except Ungradable as exc:
-            doc = ungradable(spec, submission.id, str(path), exc.detail)
-        else:
-            workdir = scratch / "run"
-            workdir.mkdir()
-            doc = run_shard(spec, [prepared], workdir, timeout_s=300, interactive=args.debug)[0]
+    [doc] = grade_class(plan, [path], options, progress=lambda *_: None)
     color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     print(render_feedback(doc, args.format, color=color and args.format == "terminal"))
     if args.json:
@@ -83,14 +73,15 @@ def cmd_grade(args: argparse.Namespace) -> int:
         suites = suites_for(lab, hidden=not args.public_only)
     except FileNotFoundError as exc:
         raise UsageError(str(exc)) from None
-    spec = ShardSpec(lab, suites, args.seed, args.lang)
-    options = BatchOptions(out_dir=Path(args.out), workers=args.workers, resume=args.resume)
+    plan = GradingPlan(lab, suites, args.seed, args.lang)
+    out_dir = Path(args.out)
+    options = BatchOptions(out_dir=out_dir, workers=args.workers, resume=args.resume)
     started = time.perf_counter()
-    docs = grade_class(spec, paths, options, _progress)
+    docs = grade_class(plan, paths, options, _progress)
     elapsed = time.perf_counter() - started
     print(render_summary(docs, args.lang))
-    print(f"{len(docs)} submissions in {elapsed:.2f} s; reports in {options.out_dir}/<submission>/"
-          f", {options.out_dir / 'class.csv'} and {options.out_dir / 'dashboard.html'}")
+    print(f"{len(docs)} submissions in {elapsed:.2f} s; reports in {out_dir}/<submission>/"
+          f", {out_dir / 'class.csv'} and {out_dir / 'dashboard.html'}")
     return EXIT_GRADER if any(d["status"] == "grader-error" for d in docs) else EXIT_OK
 
 
@@ -106,7 +97,8 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def cmd_build_labs(args: argparse.Namespace) -> int:
     """Regenerate the stubs in labs/ from solutions/, or report drift with --check."""
-    from grader.stubgen import MarkerError, build_labs
+    from grader.authoring.build import build_labs
+    from grader.authoring.stubgen import MarkerError
 
     try:
         changed = build_labs(REPO_ROOT, check=args.check)
@@ -124,7 +116,7 @@ def cmd_build_labs(args: argparse.Namespace) -> int:
 
 def cmd_kit(args: argparse.Namespace) -> int:
     """Build the student kit (folder and zip) without solutions or hidden checks."""
-    from grader.kit import KitError, build_kit
+    from grader.authoring.student_kit import KitError, build_kit
 
     try:
         archive = build_kit(Path(args.out))

@@ -45,6 +45,11 @@ def check_title(check_id: str, catalogue: Catalogue) -> str:
     return catalogue.text(f"checks.{check_id}.title")
 
 
+def shows_hint(status: str) -> bool:
+    """Whether a check with this status carries its hint: only a failure of the student's code."""
+    return status == "failed"
+
+
 def check_hint(check_id: str, catalogue: Catalogue) -> str:
     """Return a check's hint: why it matters and where to look."""
     return catalogue.text(f"checks.{check_id}.hint")

@@ -1,4 +1,4 @@
-"""Tests for grader.checks: check markers are validated, and a bad one stops the run naming the test."""
+"""Tests for grader.checking.marker: check markers are validated, and a bad one stops the run naming the test."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from grader.checks import CheckDefinitionError, CheckSpec, spec_from_marker, validate_suite
+from grader.checking.marker import CheckDefinitionError, CheckSpec, spec_from_marker, validate_suite
+from grader.intake import Submission, prepare
 from grader.labs import get_lab
-from grader.runner import ShardSpec, run_shard
-from grader.submission import Submission, prepare
+from grader.shard import GradingPlan, grade_shard
 
 TEST = "suite/test_x.py::test_check"
 GOOD = {"id": "value-hashable", "pitfall": "hash-trap", "weight": 1}
@@ -172,12 +172,12 @@ import pytest
 
 
 @pytest.mark.check(id="value-hashable", pitfall="hash-trap", weight=1)
-def test_good_check(run):
+def test_good_check(sandboxed):
     pass
 
 
 @pytest.mark.check(id="leaf-backward-is-noop", pitfall="leaf-backward", weight=0)
-def test_check_with_zero_weight(run):
+def test_check_with_zero_weight(sandboxed):
     pass
 '''
 
@@ -192,7 +192,7 @@ def test_bad_marker_makes_every_document_a_grader_error_naming_the_test(tmp_path
                 for name in ("alice", "bob")]
     workdir = tmp_path / "shard"
     workdir.mkdir()
-    docs = run_shard(ShardSpec(LAB, (suite,), "seed", "en"), prepared, workdir, timeout_s=120)
+    docs = grade_shard(GradingPlan(LAB, (suite,), "seed", "en"), prepared, workdir, timeout_s=120)
     assert [doc["status"] for doc in docs] == ["grader-error", "grader-error"], docs
     for doc in docs:
         text = doc["reason"]["text"]

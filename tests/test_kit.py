@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.kit import FORBIDDEN_IN_KIT, build_kit
+from grader.authoring.student_kit import FORBIDDEN_IN_KIT, build_kit
 from grader.labs import REPO_ROOT
 
 

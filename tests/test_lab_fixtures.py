@@ -1,6 +1,6 @@
 """The meta-test: every buggy fixture fails exactly the hidden checks that name its pitfall.
 
-For each lab with fixtures (`tests/fixtures/labNN/<defect>/expected.toml`), the fixtures,
+For each lab with fixtures (`tests/fixtures/<lab>/<defect>/expected.toml`), the fixtures,
 the reference solution and the unedited stub are graded in one `grade_class` call; each
 fixture then proves its checks: the hidden checks it fails are exactly `failed`, every
 failure names `pitfall`, nothing is a grader error, correct engines score full marks and
@@ -20,7 +20,7 @@ import pytest
 
 from grader.batch import BatchOptions, grade_class
 from grader.labs import LABS, Lab
-from grader.runner import ShardSpec, suites_for
+from grader.shard import GradingPlan, suites_for
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -30,14 +30,14 @@ FIXTURES = ROOT / "tests" / "fixtures"
 class Fixture:
     """One fixture submission and what its expected.toml promises."""
 
-    folder: str  # labNN
+    folder: str  # the lab's name, e.g. lab01_graph
     name: str
     path: Path
     expected: dict[str, Any]
 
     @property
     def id(self) -> str:
-        """labNN/<defect>, the test id."""
+        """<lab>/<defect>, the test id."""
         return f"{self.folder}/{self.name}"
 
     @property
@@ -46,15 +46,15 @@ class Fixture:
         return self.name.startswith("correct-")
 
 
-def lab_of(folder: str) -> Lab | None:
-    """The registered lab whose name starts with `labNN_`, if any."""
-    return next((lab for name, lab in LABS.items() if name.startswith(folder + "_")), None)
+def lab_of(folder: str) -> Lab:
+    """The registered lab a fixture folder is named after."""
+    return LABS[folder]
 
 
 def discover() -> list[Fixture]:
     """Every fixture with an expected.toml, sorted by lab and name."""
     fixtures = []
-    for path in sorted(FIXTURES.glob("lab[0-9][0-9]/*/expected.toml")):
+    for path in sorted(FIXTURES.glob("lab*/*/expected.toml")):
         with path.open("rb") as handle:
             expected = tomllib.load(handle)
         fixtures.append(Fixture(path.parent.parent.name, path.parent.name, path.parent, expected))
@@ -65,12 +65,11 @@ ALL_FIXTURES = discover()
 
 
 def fixture_params(fixtures: list[Fixture]) -> list[Any]:
-    """pytest params named by fixture, skipped when the lab is not registered."""
-    return [pytest.param(f, id=f.id, marks=() if lab_of(f.folder) else pytest.mark.skip(
-        reason=f"no lab named {f.folder}_* is registered")) for f in fixtures]
+    """pytest params named by fixture."""
+    return [pytest.param(f, id=f.id) for f in fixtures]
 
 
-LAB_FOLDERS = sorted({f.folder for f in ALL_FIXTURES if lab_of(f.folder)})
+LAB_FOLDERS = sorted({f.folder for f in ALL_FIXTURES if f.folder in LABS})
 
 
 @dataclass
@@ -84,16 +83,15 @@ class LabRun:
 
 @pytest.fixture(scope="session")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], LabRun]:
-    """`graded(labNN)`: the lab's documents, graded once per session on first use."""
+    """`graded(lab)`: the lab's documents, graded once per session on first use."""
     runs: dict[str, LabRun] = {}
 
     def run_for(folder: str) -> LabRun:
         if folder not in runs:
             lab = lab_of(folder)
-            assert lab is not None, f"no lab registered for {folder}"
             fixtures = [f for f in ALL_FIXTURES if f.folder == folder]
             paths = [f.path for f in fixtures] + [lab.solution_dir, lab.student_dir]
-            spec = ShardSpec(lab, suites_for(lab, hidden=True), "fixtures", "en")
+            spec = GradingPlan(lab, suites_for(lab, hidden=True), "fixtures", "en")
             # A hung shard becomes grader-error documents (failures here), not a stalled run.
             options = BatchOptions(out_dir=tmp_path_factory.mktemp(folder),
                                    workers=max(2, os.cpu_count() or 1), shard_timeout_s=240)
@@ -234,3 +232,17 @@ def test_every_hidden_check_is_failed_by_some_fixture(
     failed = {c for f in ALL_FIXTURES if f.folder == folder for c in f.expected["failed"]}
     unproven = [check for check in checks if check not in failed]
     assert unproven == [], f"{folder}: hidden checks no fixture fails: {unproven}"
+
+
+def test_every_fixture_folder_is_named_after_a_registered_lab() -> None:
+    folders = {path.name for path in FIXTURES.iterdir() if path.is_dir()} - {"redteam"}
+    unknown = sorted(folders - set(LABS))
+    assert unknown == [], (
+        f"fixture folders that match no lab (they would never be graded): {unknown}; "
+        f"known labs: {sorted(LABS)}")
+
+
+def test_every_fixture_has_an_expected_toml() -> None:
+    missing = sorted(str(path.relative_to(FIXTURES)) for lab in LABS
+                     for path in (FIXTURES / lab).glob("*/") if not (path / "expected.toml").is_file())
+    assert missing == [], f"fixtures without expected.toml are never proven: {missing}"

@@ -1,4 +1,4 @@
-"""Tests for grader.notebooks: each lab's notebook is its stub in cells and grades like the .py."""
+"""Tests for grader.authoring.notebooks: each lab's notebook is its stub in cells and grades like the .py."""
 
 from __future__ import annotations
 
@@ -11,12 +11,13 @@ from typing import Any
 import nbformat
 import pytest
 
+from grader.authoring.build import build_labs
+from grader.authoring.notebooks import NotebookError, lab_notebook, notebook_name, notebook_text
+from grader.authoring.stubgen import generate_stub
 from grader.batch import BatchOptions, grade_class
+from grader.intake import notebook_code
 from grader.labs import LABS, REPO_ROOT, Lab, get_lab
-from grader.notebooks import NotebookError, lab_notebook, notebook_name, notebook_text
-from grader.runner import ShardSpec, suites_for
-from grader.stubgen import build_labs, generate_stub
-from grader.submission import notebook_code
+from grader.shard import GradingPlan, suites_for
 
 FIXTURES = REPO_ROOT / "tests" / "fixtures"
 LAB01 = get_lab("lab01_graph")
@@ -314,7 +315,7 @@ def grades_of(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Lab], Grade
                 source = read(folder / lab.main_file)
                 notebook.write_text(notebook_text(notebook_for(lab, source)), encoding="utf-8")
                 pairs.append((folder, notebook))
-            spec = ShardSpec(lab, suites_for(lab, hidden=True), seed="nb", lang="en")
+            spec = GradingPlan(lab, suites_for(lab, hidden=True), seed="nb", lang="en")
             paths = [path for pair in pairs for path in pair]
             docs = grade_class(spec, paths, BatchOptions(out_dir=root / "out"), lambda *_: None)
             graded[lab.name] = {

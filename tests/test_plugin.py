@@ -1,4 +1,4 @@
-"""Tests for grader.pytest_plugin, end to end through run_shard with a small suite of our own.
+"""Tests for grader.plugin, end to end through grade_shard with a small suite of our own.
 
 The suite reuses check ids of the real lab01 catalogue (validation requires their texts) but
 its bodies are ours: each check provokes one status, so the document shows how the plugin
@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from grader.intake import Submission, prepare
 from grader.labs import get_lab
-from grader.runner import ShardSpec, run_shard
-from grader.submission import Submission, prepare
+from grader.shard import GradingPlan, grade_shard
 
 LAB = get_lab("lab01_graph")
 SEED = "s"
@@ -22,9 +22,9 @@ SEED = "s"
 SUITE = '''\
 import pytest
 
-from grader.expect import NotRun, fail, field
-from grader.sandbox import scenario
-from grader.sandbox.kit import data_of
+from grader.checking.verdict import NotRun, fail, field
+from grader.child.scenario import scenario
+from grader.child.graph import data_of
 
 
 @scenario
@@ -42,43 +42,43 @@ def leaf_data(Value, x):
 
 
 @pytest.mark.check(id="value-hashable", pitfall="hash-trap", weight=1)
-def test_fails_when_unhashable(run):
-    result = run(hash_leaf, x=1.5)
+def test_fails_when_unhashable(sandboxed):
+    result = sandboxed(hash_leaf, x=1.5)
     if not field(result, "hashable", bool):
         fail("not-hashable", type="TypeError", message=field(result, "error", str))
 
 
 @pytest.mark.check(id="leaf-backward-is-noop", pitfall="leaf-backward", weight=2,
                    requires=("value-hashable",))
-def test_needs_hashable(run):
-    run(leaf_data, x=2.0)
+def test_needs_hashable(sandboxed):
+    sandboxed(leaf_data, x=2.0)
 
 
 @pytest.mark.check(id="add-builds-node", pitfall="graph-construction", weight=4)
-def test_grader_bug(run):
+def test_grader_bug(sandboxed):
     {}["missing"]
 
 
 @pytest.mark.check(id="mul-builds-node", pitfall="graph-construction", weight=8)
-def test_cannot_run(run):
+def test_cannot_run(sandboxed):
     raise NotRun("not-built", what="a * b", error="no product")
 
 
 @pytest.mark.check(id="backward-seeds-output", pitfall="seed-gradient", weight=16)
-def test_reports_a_draw(run, rng):
+def test_reports_a_draw(sandboxed, rng):
     fail("mismatch", quantity="rng.random()", inputs={}, expected=0.0, actual=rng.random(),
          source="literal")
 
 
 @pytest.mark.check(id="add-local-derivative", pitfall="wrong-local-derivative", weight=32)
-def test_reports_another_draw(run, rng):
+def test_reports_another_draw(sandboxed, rng):
     fail("mismatch", quantity="rng.random()", inputs={}, expected=0.0, actual=rng.random(),
          source="literal")
 
 
 @pytest.mark.check(id="mul-local-derivative", pitfall="wrong-local-derivative", weight=64)
-def test_student_code_raises_on_negative_data(run):
-    run(leaf_data, x=-1.0)
+def test_student_code_raises_on_negative_data(sandboxed):
+    sandboxed(leaf_data, x=-1.0)
 '''
 
 # Unhashable (__eq__ without __hash__) and refusing negative data in its constructor.
@@ -114,8 +114,8 @@ def docs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
              prepare(Submission("good", LAB.solution_dir), LAB, scratch)]
     workdir = root / "shard"
     workdir.mkdir()
-    spec = ShardSpec(lab=LAB, suites=(suite,), seed=SEED, lang="en")
-    graded = run_shard(spec, shard, workdir, timeout_s=120)
+    spec = GradingPlan(lab=LAB, suites=(suite,), seed=SEED, lang="en")
+    graded = grade_shard(spec, shard, workdir, timeout_s=120)
     return {doc["submission"]["id"]: doc for doc in graded}
 
 

@@ -44,8 +44,8 @@ from grader.batch import REPORT_FILES, BatchOptions, grade_class
 from grader.i18n import Catalogue
 from grader.labs import REPO_ROOT, get_lab
 from grader.render import render_feedback
-from grader.runner import ShardSpec, suites_for
 from grader.sandbox import reaper
+from grader.shard import GradingPlan, suites_for
 
 CORPUS = Path(__file__).parent / "fixtures" / "redteam"
 LAB = get_lab("lab01_graph")
@@ -256,7 +256,7 @@ def repo_entries() -> set[str]:
 def protected_files() -> dict[str, str]:
     """sha256 of the files an attack would most like to rewrite: checks and solution."""
     paths = [*LAB.hidden_tests.glob("*.py"), *LAB.public_tests.glob("*.py"),
-             LAB.solution_dir / LAB.main_file, REPO_ROOT / "grader" / "pytest_plugin.py"]
+             LAB.solution_dir / LAB.main_file, REPO_ROOT / "grader" / "plugin.py"]
     return {str(path.relative_to(REPO_ROOT)): hashlib.sha256(path.read_bytes()).hexdigest()
             for path in sorted(paths)}
 
@@ -324,7 +324,7 @@ def _private_lines(secret: Path, public: list[Path]) -> list[str]:
 def secret_markers() -> tuple[str, ...]:
     """Lines of the hidden suite and of the reference solution that students never see."""
     public = [LAB.public_tests / "test_lab01_public.py", LAB.student_dir / LAB.main_file,
-              REPO_ROOT / "grader" / "scenarios" / "lab01_graph.py"]
+              REPO_ROOT / "grader" / "child" / "scenarios" / "lab01_graph.py"]
     hidden = sorted(LAB.hidden_tests.glob("test_*.py"))
     markers = [m for path in hidden for m in _private_lines(path, public)]
     markers += _private_lines(LAB.solution_dir / LAB.main_file, public)
@@ -409,7 +409,7 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Batch]:
     result.canary = hashlib.sha256(os.urandom(16)).hexdigest()
     saved = os.environ.get(CANARY_VARIABLE)
     os.environ[CANARY_VARIABLE] = result.canary
-    spec = ShardSpec(LAB, suites_for(LAB, hidden=True), seed=SEED, lang="en")
+    spec = GradingPlan(LAB, suites_for(LAB, hidden=True), seed=SEED, lang="en")
     started = time.monotonic()
     saved_tempdir, tempfile.tempdir = tempfile.tempdir, str(scratch)
     try:

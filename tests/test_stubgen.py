@@ -1,4 +1,4 @@
-"""Tests for grader.stubgen: solution regions become TODO stubs, malformed markers are errors."""
+"""Tests for grader.authoring.stubgen: solution regions become TODO stubs, malformed markers are errors."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.stubgen import MarkerError, build_labs, generate_stub
+from grader.authoring.build import build_labs
+from grader.authoring.stubgen import MarkerError, generate_stub
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 LAB01_SOLUTION = REPO_ROOT / "solutions" / "lab01_graph" / "value.py"

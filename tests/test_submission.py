@@ -1,4 +1,4 @@
-"""Tests for grader.submission: every hand-in format becomes a clean folder holding the lab's files."""
+"""Tests for grader.intake: every hand-in format becomes a clean folder holding the lab's files."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.labs import get_lab
-from grader.submission import (
+from grader.intake import (
     MAX_FILE_BYTES,
     Submission,
     Ungradable,
@@ -20,6 +19,7 @@ from grader.submission import (
     read_files,
     submission_id,
 )
+from grader.labs import get_lab
 
 LAB = get_lab("lab01_graph")
 VALUE = b"class Value:\n    pass\n"

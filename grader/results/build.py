@@ -1,4 +1,4 @@
-"""Building the canonical score document of each submission from a pytest-json-report run."""
+"""Building every score document: graded (from a pytest-json-report run), ungradable, grader-error."""
 
 from __future__ import annotations
 
@@ -8,7 +8,14 @@ from typing import Any
 
 from grader import __version__
 from grader.i18n import Catalogue
-from grader.messages import check_hint, check_title, describe_detail, describe_flag, pitfall_section
+from grader.messages import (
+    check_hint,
+    check_title,
+    describe_detail,
+    describe_flag,
+    pitfall_section,
+    shows_hint,
+)
 
 SCHEMA_VERSION = "1.0"
 
@@ -41,7 +48,7 @@ def _check(entry: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
         "max_score": float(entry["weight"]),
         "visibility": entry["visibility"],
         "message": describe_detail(detail, catalogue) if detail else "",
-        "hint": check_hint(entry["check"], catalogue) if status == "failed" else "",
+        "hint": check_hint(entry["check"], catalogue) if shows_hint(status) else "",
         "detail": detail if not passed else None,
         "output": entry.get("output") or None,
         "section": pitfall_section(entry["pitfall"], catalogue),
@@ -86,9 +93,21 @@ def graded_document(lab: str, submission: Mapping[str, str], entries: Sequence[M
     }
 
 
-def unscored_document(lab: str, submission: Mapping[str, str], status: str,
-                      detail: Mapping[str, Any], lang: str) -> dict[str, Any]:
-    """The document of a submission that was not graded: `ungradable` or `grader-error`."""
+def ungradable_document(lab: str, submission: Mapping[str, str], detail: Mapping[str, Any],
+                        lang: str) -> dict[str, Any]:
+    """The document of a submission that could not be read (no lab file, unreadable zip, ...)."""
+    return _unscored_document(lab, submission, "ungradable", detail, lang)
+
+
+def grader_error_document(lab: str, submission: Mapping[str, str], reference: str,
+                          lang: str) -> dict[str, Any]:
+    """The document of a submission the grader failed on: the grader's fault, never the student's."""
+    detail = {"kind": "grader-error", "params": {"reference": reference}}
+    return _unscored_document(lab, submission, "grader-error", detail, lang)
+
+
+def _unscored_document(lab: str, submission: Mapping[str, str], status: str,
+                       detail: Mapping[str, Any], lang: str) -> dict[str, Any]:
     catalogue = Catalogue.load(lang)
     return {
         **_envelope(lab, submission, lang),

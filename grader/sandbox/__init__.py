@@ -1,6 +1,9 @@
-"""The trust boundary: student code runs only in sandboxed child processes started from here."""
+"""The trusted side of the boundary: starting, limiting, jailing and reaping sandbox children.
+
+Side: trusted process. Student code runs only in the children these modules start; the code
+those children run lives in `grader.child`.
+"""
 
 from grader.sandbox.sandbox import Limits, Outcome, Sandbox
-from grader.sandbox.scenario import Scenario, scenario
 
-__all__ = ["Limits", "Outcome", "Sandbox", "Scenario", "scenario"]
+__all__ = ["Limits", "Outcome", "Sandbox"]

@@ -1,5 +1,7 @@
 """Debug mode: run scenarios in this very process so `breakpoint()` in student code works.
 
+Side: trusted process, but it gives up the boundary: used only by `check --debug`.
+
 Never used for grading: it gives up every protection of the sandbox. Only `grader check
 --debug` uses it, on the student's own machine and code.
 """
@@ -11,9 +13,9 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from grader.reference import load_exports
+from grader.child.scenario import Scenario
+from grader.sandbox.loader import load_exports
 from grader.sandbox.sandbox import Outcome
-from grader.sandbox.scenario import Scenario
 
 
 class InProcessRunner:

@@ -1,5 +1,7 @@
 """The jail the sandbox child enters when the grader runs as root on Linux.
 
+Side: trusted process (it prepares the jail that the child's bootstrap enters).
+
 The child unshares a mount and a network namespace and changes root into a fresh tmpfs that
 holds only the system's programs and libraries (read-only), a few devices, a private /tmp
 and the submission (read-only): the repository, the scratch root, the reports and every

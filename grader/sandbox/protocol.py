@@ -1,4 +1,7 @@
-"""Decoding what crosses the boundary: framed, size- and depth-capped JSON of plain values only."""
+"""Decoding what crosses the boundary: framed, size- and depth-capped JSON of plain values only.
+
+Side: trusted process (the framing the child's bootstrap writes by hand).
+"""
 
 from __future__ import annotations
 

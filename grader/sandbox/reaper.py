@@ -1,5 +1,7 @@
 """Finding and killing processes a submission left behind, including double-forked daemons.
 
+Side: trusted process.
+
 The trusted process makes itself a child subreaper (Linux prctl), so orphans of sandboxed
 children are re-parented to it instead of to init and can be found and killed here.
 """

@@ -1,8 +1,10 @@
 """Running scenarios against a submission in a limited, killable child process (the zygote).
 
+Side: trusted process.
+
 One zygote per submission compiles the student's files without running them, probes that
 they import, then forks a fresh child per scenario that imports them and runs the scenario
-(`child.py`), so isolation costs a fork, not an interpreter start, and student code never
+(`grader/child/bootstrap.py`), so isolation costs a fork, not an interpreter start, and student code never
 runs in the process that holds the request pipe. Every reply is decoded by `protocol`; a
 timeout kills the zygote's whole process group and the next scenario starts a new zygote;
 after every scenario whatever the child left running is killed and reaped. Nothing but
@@ -21,11 +23,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from grader.child.scenario import HELPERS_SOURCE, Scenario
 from grader.sandbox import protocol, reaper
 from grader.sandbox.jail import Jail, kill_uid
-from grader.sandbox.scenario import KIT_SOURCE, Scenario
 
-CHILD_SOURCE = (Path(__file__).parent / "child.py").read_text(encoding="utf-8")
+CHILD_SOURCE = (Path(__file__).parent.parent / "child" / "bootstrap.py").read_text(encoding="utf-8")
 # Pids of the zygotes of every open Sandbox in this process: an orphan sweep must spare them,
 # or closing one sandbox would kill another's zygote.
 LIVE_ZYGOTES: set[int] = set()
@@ -256,7 +258,7 @@ class Sandbox:
             "module": self.module,
             "class_name": self.class_name,
             "files": list(self.files),
-            "kit_source": KIT_SOURCE,
+            "helpers_source": HELPERS_SOURCE,
             "limits": {
                 "memory_bytes": self.limits.memory_bytes,
                 "file_bytes": self.limits.file_bytes,

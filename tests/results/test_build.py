@@ -14,12 +14,12 @@ import pytest
 
 from grader.batch import BatchOptions, grade_class
 from grader.labs import get_lab
-from grader.runner import ShardSpec, suites_for
+from grader.shard import GradingPlan, suites_for
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SCHEMA = json.loads((ROOT / "grader" / "results" / "score.schema.json").read_text("utf-8"))
 LAB = get_lab("lab01_graph")
-BUGGY = ROOT / "tests" / "fixtures" / "lab01" / "grad-overwrite-in-mul"
+BUGGY = ROOT / "tests" / "fixtures" / "lab01_graph" / "grad-overwrite-in-mul"
 SOURCES = {"reference": LAB.solution_dir, "stub": LAB.student_dir, "buggy": BUGGY}
 REPORT_FILES = ("scores.json", "feedback.md", "feedback.html")
 
@@ -31,7 +31,7 @@ class ClassRun:
     folders: list[Path]
     out_dir: Path
     docs: dict[str, dict[str, Any]]
-    spec: ShardSpec
+    spec: GradingPlan
 
 
 def copy_submission(source: Path, target: Path) -> Path:
@@ -41,7 +41,7 @@ def copy_submission(source: Path, target: Path) -> Path:
     return target
 
 
-def grade(spec: ShardSpec, folders: list[Path], out_dir: Path, resume: bool = False,
+def grade(spec: GradingPlan, folders: list[Path], out_dir: Path, resume: bool = False,
           notes: list[str] | None = None) -> dict[str, dict[str, Any]]:
     """grade_class on the folders; documents by submission id."""
     options = BatchOptions(out_dir=out_dir, workers=2, resume=resume, shard_timeout_s=120)
@@ -61,7 +61,7 @@ def class_run(tmp_path_factory: pytest.TempPathFactory) -> ClassRun:
     empty = root / "class" / "empty"
     empty.mkdir()
     folders.append(empty)
-    spec = ShardSpec(LAB, suites_for(LAB, hidden=True), "seed", "en")
+    spec = GradingPlan(LAB, suites_for(LAB, hidden=True), "seed", "en")
     out_dir = root / "out"
     return ClassRun(folders, out_dir, grade(spec, folders, out_dir), spec)
 

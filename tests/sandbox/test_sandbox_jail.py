@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from grader.child.scenario import scenario
 from grader.labs import REPO_ROOT
-from grader.sandbox import Limits, Sandbox, reaper, scenario
+from grader.sandbox import Limits, Sandbox, reaper
 from grader.sandbox.jail import default_jail, jail_supported, processes_of_uid
 
 pytestmark = pytest.mark.skipif(not jail_supported(), reason="the jail needs root on Linux")

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from grader.sandbox import Limits, Outcome, Sandbox, reaper, scenario
-from grader.sandbox.kit import number
+from grader.child.graph import number
+from grader.child.scenario import scenario
+from grader.sandbox import Limits, Outcome, Sandbox, reaper
 
 MIB = 1 << 20
 

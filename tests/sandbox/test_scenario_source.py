@@ -1,4 +1,4 @@
-"""Tests for grader.sandbox.scenario and kit: the source that crosses the boundary, and its helpers."""
+"""Tests for grader.child.scenario and kit: the source that crosses the boundary, and its helpers."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.sandbox import Limits, Sandbox, scenario
-from grader.sandbox.kit import (
-    KIT_NAMES,
+from grader.child.graph import (
+    HELPER_NAMES,
     WrongType,
     data_of,
     grad_of,
@@ -23,8 +22,9 @@ from grader.sandbox.kit import (
     record_calls,
     text,
 )
-from grader.sandbox.scenario import KIT_SOURCE, Scenario, kit_namespace
-from grader.scenarios import lab01_graph
+from grader.child.scenario import HELPERS_SOURCE, Scenario, helpers_namespace, scenario
+from grader.child.scenarios import lab01_graph
+from grader.sandbox import Limits, Sandbox
 
 MODULE_FACTOR = 3.0  # a module global: scenarios must not see it
 
@@ -69,7 +69,7 @@ def all_scenarios() -> list[Scenario]:
 
 def unresolved_globals(source: str) -> set[str]:
     """Global names the scenario's body reads that are neither builtins nor kit names."""
-    known = set(dir(builtins)) | set(kit_namespace())
+    known = set(dir(builtins)) | set(helpers_namespace())
     missing: set[str] = set()
     tables = symtable.symtable(source, "<scenario>", "exec").get_children()
     while tables:
@@ -119,7 +119,7 @@ def test_loaded_scenario_runs_against_a_class() -> None:
 
 def test_loaded_scenario_sees_only_kit_names() -> None:
     visible = set(visible_globals.load()(Node))
-    expected = set(KIT_NAMES) | {"KIT_NAMES", "Any", "visible_globals"}
+    expected = set(HELPER_NAMES) | {"HELPER_NAMES", "Any", "visible_globals"}
     assert visible == expected, f"got {sorted(visible)}, expected {sorted(expected)}"
 
 
@@ -146,7 +146,7 @@ def test_load_compiles_once() -> None:
 
 def test_kit_imports_only_the_standard_library() -> None:
     imported = set()
-    for node in ast.walk(ast.parse(KIT_SOURCE)):
+    for node in ast.walk(ast.parse(HELPERS_SOURCE)):
         if isinstance(node, ast.Import):
             imported.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -156,8 +156,8 @@ def test_kit_imports_only_the_standard_library() -> None:
 
 
 def test_kit_names_all_exist() -> None:
-    namespace = kit_namespace()
-    assert [name for name in KIT_NAMES if name not in namespace] == []
+    namespace = helpers_namespace()
+    assert [name for name in HELPER_NAMES if name not in namespace] == []
 
 
 @pytest.mark.parametrize("value", [1.5, -0.0, 3])

@@ -6,9 +6,10 @@ mean anything until another passes declares it in `requires` and is otherwise no
 
 import pytest
 
-from grader.draws import distinct_values
-from grader.expect import expect_equal, expect_results_close, field
-from grader.scenarios import lab01_graph as scenarios
+from grader.checking.inputs import distinct_values
+from grader.checking.verdict import expect_equal, expect_results_close, field
+from grader.checking.verdicts import lab01_graph as verdicts
+from grader.child.scenarios import lab01_graph as scenarios
 
 BUILT = ("value-hashable", "leaf-backward-is-noop", "add-builds-node", "mul-builds-node")
 LOCAL = ("add-local-derivative", "mul-local-derivative")
@@ -19,24 +20,24 @@ PROPAGATING = (*ORDERED, "backward-calls-each-node-once", "add-passes-upstream-g
 
 
 @pytest.mark.check(id="value-hashable", pitfall="hash-trap", weight=1)
-def test_values_can_be_hashed_and_put_in_sets(run, rng):
+def test_values_can_be_hashed_and_put_in_sets(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
-    result = run(scenarios.hash_nodes, **inputs)
-    scenarios.expect_hashable_nodes(result, inputs)
+    result = sandboxed(scenarios.hash_nodes, **inputs)
+    verdicts.expect_hashable_nodes(result, inputs)
 
 
 @pytest.mark.check(id="leaf-backward-is-noop", pitfall="leaf-backward", weight=1)
-def test_leaf_backward_changes_nothing(run, rng):
+def test_leaf_backward_changes_nothing(sandboxed, rng):
     inputs = distinct_values(rng, "x")
-    result = run(scenarios.leaf_backward, **inputs)
+    result = sandboxed(scenarios.leaf_backward, **inputs)
     expect_equal(field(result, "callable", bool), True, quantity="callable(a._backward)",
                  inputs=inputs)
     expect_results_close(result, {"grad_after": 0.0}, inputs=inputs, source="literal")
 
 
-def _check_builds_node(run, rng, op):
+def _check_builds_node(sandboxed, rng, op):
     inputs = distinct_values(rng, "x y")
-    result = run(scenarios.build_node, op=op, **inputs)
+    result = sandboxed(scenarios.build_node, op=op, **inputs)
     shown = {"a": inputs["x"], "b": inputs["y"]}
     combined = inputs["x"] + inputs["y"] if op == "+" else inputs["x"] * inputs["y"]
     expect_results_close(result, {"data": combined}, inputs=shown, source="literal")
@@ -51,26 +52,26 @@ def _check_builds_node(run, rng, op):
 
 @pytest.mark.check(id="add-builds-node", pitfall="graph-construction", weight=1,
                    requires=("value-hashable",))
-def test_add_builds_a_node_with_both_parents(run, rng):
-    _check_builds_node(run, rng, "+")
+def test_add_builds_a_node_with_both_parents(sandboxed, rng):
+    _check_builds_node(sandboxed, rng, "+")
 
 
 @pytest.mark.check(id="mul-builds-node", pitfall="graph-construction", weight=1,
                    requires=("value-hashable",))
-def test_mul_builds_a_node_with_both_parents(run, rng):
-    _check_builds_node(run, rng, "*")
+def test_mul_builds_a_node_with_both_parents(sandboxed, rng):
+    _check_builds_node(sandboxed, rng, "*")
 
 
 @pytest.mark.check(id="backward-seeds-output", pitfall="seed-gradient", weight=2, requires=BUILT)
-def test_backward_seeds_the_output_with_one(run, rng):
+def test_backward_seeds_the_output_with_one(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
-    result = run(scenarios.seed, **inputs)
+    result = sandboxed(scenarios.seed, **inputs)
     expect_results_close(result, {"out.grad": 1.0}, inputs=inputs, source="literal")
 
 
-def _check_local_derivative(run, reference, rng, op):
+def _check_local_derivative(sandboxed, reference, rng, op):
     inputs = distinct_values(rng, "x y")
-    result = run(scenarios.one_op, op=op, **inputs)
+    result = sandboxed(scenarios.one_op, op=op, **inputs)
     expected = reference(scenarios.one_op, op=op, **inputs)
     expect_results_close(result, expected, inputs={"a": inputs["x"], "b": inputs["y"]},
                          source="reference")
@@ -78,42 +79,42 @@ def _check_local_derivative(run, reference, rng, op):
 
 @pytest.mark.check(id="add-local-derivative", pitfall="wrong-local-derivative", weight=2,
                    requires=("backward-seeds-output",))
-def test_add_passes_one_to_each_parent(run, reference, rng):
-    _check_local_derivative(run, reference, rng, "+")
+def test_add_passes_one_to_each_parent(sandboxed, reference, rng):
+    _check_local_derivative(sandboxed, reference, rng, "+")
 
 
 @pytest.mark.check(id="mul-local-derivative", pitfall="wrong-local-derivative", weight=2,
                    requires=("backward-seeds-output",))
-def test_mul_passes_the_other_factor(run, reference, rng):
-    _check_local_derivative(run, reference, rng, "*")
+def test_mul_passes_the_other_factor(sandboxed, reference, rng):
+    _check_local_derivative(sandboxed, reference, rng, "*")
 
 
-def _recorded_calls(run, rng):
+def _recorded_calls(sandboxed, rng):
     inputs = distinct_values(rng, "x y z w")
-    result = run(scenarios.sibling_calls, **inputs)
+    result = sandboxed(scenarios.sibling_calls, **inputs)
     calls = field(result, "calls", list)
-    shown = {"graph": scenarios.SIBLING_GRAPH, "a": inputs["x"], "b": inputs["y"], "c": inputs["z"],
+    shown = {"graph": verdicts.SIBLING_GRAPH, "a": inputs["x"], "b": inputs["y"], "c": inputs["z"],
              "d": inputs["w"]}
     return calls, shown
 
 
 @pytest.mark.check(id="backward-runs-in-topological-order", pitfall="topological-order",
                    weight=3, requires=LOCAL)
-def test_each_backward_waits_for_its_consumers(run, rng):
-    calls, shown = _recorded_calls(run, rng)
-    scenarios.expect_topological_calls(calls, shown)
+def test_each_backward_waits_for_its_consumers(sandboxed, rng):
+    calls, shown = _recorded_calls(sandboxed, rng)
+    verdicts.expect_topological_calls(calls, shown)
 
 
 @pytest.mark.check(id="backward-calls-each-node-once", pitfall="missing-visited-set", weight=2,
                    requires=LOCAL)
-def test_node_reached_twice_runs_backward_once(run, rng):
-    calls, shown = _recorded_calls(run, rng)
-    scenarios.expect_each_called_once(calls, shown)
+def test_node_reached_twice_runs_backward_once(sandboxed, rng):
+    calls, shown = _recorded_calls(sandboxed, rng)
+    verdicts.expect_each_called_once(calls, shown)
 
 
-def _check_two_ops(run, reference, rng, inner):
+def _check_two_ops(sandboxed, reference, rng, inner):
     inputs = distinct_values(rng, "x y z")
-    result = run(scenarios.two_ops, inner=inner, **inputs)
+    result = sandboxed(scenarios.two_ops, inner=inner, **inputs)
     expected = reference(scenarios.two_ops, inner=inner, **inputs)
     shown = {"out": f"(a {inner} b) * c", "a": inputs["x"], "b": inputs["y"], "c": inputs["z"]}
     expect_results_close(result, expected, inputs=shown, source="reference")
@@ -121,29 +122,29 @@ def _check_two_ops(run, reference, rng, inner):
 
 @pytest.mark.check(id="add-passes-upstream-gradient", pitfall="ignores-upstream-gradient",
                    weight=2, requires=ORDERED)
-def test_add_scales_by_the_upstream_gradient(run, reference, rng):
-    _check_two_ops(run, reference, rng, "+")
+def test_add_scales_by_the_upstream_gradient(sandboxed, reference, rng):
+    _check_two_ops(sandboxed, reference, rng, "+")
 
 
 @pytest.mark.check(id="mul-passes-upstream-gradient", pitfall="ignores-upstream-gradient",
                    weight=2, requires=ORDERED)
-def test_mul_scales_by_the_upstream_gradient(run, reference, rng):
-    _check_two_ops(run, reference, rng, "*")
+def test_mul_scales_by_the_upstream_gradient(sandboxed, reference, rng):
+    _check_two_ops(sandboxed, reference, rng, "*")
 
 
 @pytest.mark.check(id="diamond-accumulates", pitfall="grad-overwrite", weight=3,
                    requires=PROPAGATING)
-def test_reused_leaf_accumulates_both_paths(run, reference, rng):
+def test_reused_leaf_accumulates_both_paths(sandboxed, reference, rng):
     inputs = distinct_values(rng, "x y")
-    result = run(scenarios.diamond, **inputs)
+    result = sandboxed(scenarios.diamond, **inputs)
     expected = reference(scenarios.diamond, **inputs)
     shown = {"out": "a*b + a", "a": inputs["x"], "b": inputs["y"]}
     expect_results_close(result, expected, inputs=shown, source="reference")
 
 
-def _check_self_op(run, reference, rng, op):
+def _check_self_op(sandboxed, reference, rng, op):
     inputs = distinct_values(rng, "x")
-    result = run(scenarios.self_op, op=op, **inputs)
+    result = sandboxed(scenarios.self_op, op=op, **inputs)
     expected = reference(scenarios.self_op, op=op, **inputs)
     expect_results_close(result, expected, inputs={"out": f"a {op} a", "a": inputs["x"]},
                          source="reference")
@@ -151,21 +152,21 @@ def _check_self_op(run, reference, rng, op):
 
 @pytest.mark.check(id="self-add-accumulates", pitfall="grad-overwrite", weight=2,
                    requires=PROPAGATING)
-def test_value_added_to_itself_gets_two(run, reference, rng):
-    _check_self_op(run, reference, rng, "+")
+def test_value_added_to_itself_gets_two(sandboxed, reference, rng):
+    _check_self_op(sandboxed, reference, rng, "+")
 
 
 @pytest.mark.check(id="self-mul-accumulates", pitfall="grad-overwrite", weight=2,
                    requires=PROPAGATING)
-def test_value_times_itself_gets_twice_its_data(run, reference, rng):
-    _check_self_op(run, reference, rng, "*")
+def test_value_times_itself_gets_twice_its_data(sandboxed, reference, rng):
+    _check_self_op(sandboxed, reference, rng, "*")
 
 
 @pytest.mark.check(id="shared-intermediate-accumulates", pitfall="grad-overwrite", weight=2,
                    requires=PROPAGATING)
-def test_shared_intermediate_sums_its_uses(run, reference, rng):
+def test_shared_intermediate_sums_its_uses(sandboxed, reference, rng):
     inputs = distinct_values(rng, "x y z w")
-    result = run(scenarios.shared_intermediate, **inputs)
+    result = sandboxed(scenarios.shared_intermediate, **inputs)
     expected = reference(scenarios.shared_intermediate, **inputs)
     shown = {"out": "x*c + x*d, x = a*b", "a": inputs["x"], "b": inputs["y"],
              "c": inputs["z"], "d": inputs["w"]}
@@ -174,9 +175,9 @@ def test_shared_intermediate_sums_its_uses(run, reference, rng):
 
 @pytest.mark.check(id="equal-data-leaves-stay-distinct", pitfall="hash-trap", weight=2,
                    requires=PROPAGATING)
-def test_leaves_with_equal_data_are_different_nodes(run, reference, rng):
+def test_leaves_with_equal_data_are_different_nodes(sandboxed, reference, rng):
     inputs = {"v": distinct_values(rng, "v")["v"]}
-    result = run(scenarios.equal_data_leaves, **inputs)
+    result = sandboxed(scenarios.equal_data_leaves, **inputs)
     shown = {"out": "a * b", "a.data": inputs["v"], "b.data": inputs["v"]}
     expect_equal(field(result, "parents", list), ["a", "b"], quantity="(a * b)._prev",
                  inputs=shown)
@@ -187,20 +188,20 @@ def test_leaves_with_equal_data_are_different_nodes(run, reference, rng):
 
 @pytest.mark.check(id="equal-data-nodes-stay-distinct", pitfall="hash-trap", weight=2,
                    requires=PROPAGATING)
-def test_nodes_with_equal_data_are_all_visited(run, reference, rng):
+def test_nodes_with_equal_data_are_all_visited(sandboxed, reference, rng):
     inputs = distinct_values(rng, "x y z")
-    result = run(scenarios.equal_data_nodes, **inputs)
+    result = sandboxed(scenarios.equal_data_nodes, **inputs)
     expected = reference(scenarios.equal_data_nodes, **inputs)
     shown = {"out": "a*b + (c*d)*e", "a": inputs["x"], "b": inputs["y"], "c": inputs["x"],
              "d": inputs["y"], "e": inputs["z"]}
     expect_results_close(result, expected, inputs=shown, source="reference")
 
 
-def _check_number_operand(run, reference, rng, side):
+def _check_number_operand(sandboxed, reference, rng, side):
     for op in ("+", "*"):
         inputs = distinct_values(rng, "x k")
         inputs["k"] = round(inputs["k"] * 2) or 2  # a plain int, as students write it
-        result = run(scenarios.number_operand, side=side, op=op, **inputs)
+        result = sandboxed(scenarios.number_operand, side=side, op=op, **inputs)
         expected = reference(scenarios.number_operand, side=side, op=op, **inputs)
         written = f"a {op} {inputs['k']}" if side == "right" else f"{inputs['k']} {op} a"
         expect_results_close(result, expected, inputs={"out": written, "a": inputs["x"]},
@@ -208,10 +209,10 @@ def _check_number_operand(run, reference, rng, side):
 
 
 @pytest.mark.check(id="number-right-operand", pitfall="number-operand", weight=2, requires=LOCAL)
-def test_number_on_the_right_is_wrapped(run, reference, rng):
-    _check_number_operand(run, reference, rng, "right")
+def test_number_on_the_right_is_wrapped(sandboxed, reference, rng):
+    _check_number_operand(sandboxed, reference, rng, "right")
 
 
 @pytest.mark.check(id="number-left-operand", pitfall="number-operand", weight=2, requires=LOCAL)
-def test_number_on_the_left_uses_reflected_operators(run, reference, rng):
-    _check_number_operand(run, reference, rng, "left")
+def test_number_on_the_left_uses_reflected_operators(sandboxed, reference, rng):
+    _check_number_operand(sandboxed, reference, rng, "left")

@@ -1,6 +1,7 @@
 """Hidden checks for lab 02 (op derivatives): one pitfall per check, randomized inputs.
 
-Every operation gets four checks: its forward value; its local derivative, against the
+The checks are one table (`CHECKS`): each row is a parameter of `test_operation` with its own
+check id, pitfall, weight and prerequisites. Every operation gets four checks: its forward value; its local derivative, against the
 reference solution and a central difference; its output scaled by c (the upstream gradient);
 its input reused, as in `op(a) + a` (accumulation). exp, log, tanh and sigmoid also get a check
 that their derivative reads the right number (the input or the output); - and / get numbers on
@@ -21,8 +22,10 @@ from typing import Any
 
 import pytest
 
-from grader.expect import close, expect_close, expect_results_close, field
-from grader.scenarios import lab02_ops as scenarios
+from grader.checking.marker import check_case
+from grader.checking.verdict import close, expect_close, expect_results_close, field
+from grader.checking.verdicts import lab02_ops as verdicts
+from grader.child.scenarios import lab02_ops as scenarios
 
 H = 1e-5  # central-difference step; f(x ± H) stays away from kinks and singularities
 INT_EXPONENTS = (2, 3, -1, -2)
@@ -100,7 +103,7 @@ def _points(rng: random.Random, op: str, relu_signs: tuple[int, ...] = (1, -1)) 
 
 def _shown(op: str, around: str, inputs: dict[str, Any]) -> dict[str, Any]:
     """The inputs as the feedback shows them: the expression, then a, b and c."""
-    shown: dict[str, Any] = {"out": scenarios.written(op, around, inputs.get("k"))}
+    shown: dict[str, Any] = {"out": verdicts.written(op, around, inputs.get("k"))}
     for key, name in (("x", "a"), ("y", "b"), ("z", "c")):
         if inputs.get(key) is not None:
             shown[name] = inputs[key]
@@ -119,18 +122,18 @@ def _central_difference(op: str, inputs: dict[str, Any], key: str) -> float:
 
 # -- checks, by kind -----------------------------------------------------------------------------
 
-def _check_forward(run, reference, rng, op):
+def _check_forward(sandboxed, reference, rng, op):
     for inputs in _points(rng, op):
-        result = scenarios.run_op(run, op, around="forward", **inputs)
-        expected = scenarios.run_op(reference, op, around="forward", **inputs)
+        result = verdicts.run_op(sandboxed, op, around="forward", **inputs)
+        expected = verdicts.run_op(reference, op, around="forward", **inputs)
         expect_results_close(result, expected, inputs=_shown(op, "forward", inputs),
                              source="reference")
 
 
-def _check_local_derivative(run, reference, rng, op):
+def _check_local_derivative(sandboxed, reference, rng, op):
     for inputs in _points(rng, op):
-        result = scenarios.run_op(run, op, **inputs)
-        expected = scenarios.run_op(reference, op, **inputs)
+        result = verdicts.run_op(sandboxed, op, **inputs)
+        expected = verdicts.run_op(reference, op, **inputs)
         shown = _shown(op, "alone", inputs)
         for key, quantity in (("x", "a.grad"), ("y", "b.grad")):
             if key not in inputs:
@@ -143,322 +146,171 @@ def _check_local_derivative(run, reference, rng, op):
             if op in CONFUSED and key == "x":
                 formula, read, instead, check = CONFUSED[op]
                 confused = (formula(inputs["x"]), read, instead, check)
-            scenarios.expect_gradient(actual, expected[quantity], quantity=quantity, inputs=shown,
+            verdicts.expect_gradient(actual, expected[quantity], quantity=quantity, inputs=shown,
                                       source="reference", confused=confused)
             expect_close(actual, slope, quantity=quantity, inputs=shown,
                          source="central-difference")
 
 
-def _check_reads_the_right_value(run, reference, rng, op):
+def _check_reads_the_right_value(sandboxed, reference, rng, op):
     formula = CONFUSED[op][0]
     inputs = _points(rng, op)[0]
-    expected = scenarios.run_op(reference, op, **inputs)["a.grad"]
+    expected = verdicts.run_op(reference, op, **inputs)["a.grad"]
     if close(expected, formula(inputs["x"])):
         raise ReferenceDisagrees(f"{op} at {inputs}: the confused derivative is the right one")
-    what = f"out = {scenarios.written(op)}; out.backward()"
-    result = scenarios.run_or_not_run(run, what, op, **inputs)
-    scenarios.expect_not_confused(field(result, "a.grad", float), expected, formula(inputs["x"]),
+    what = f"out = {verdicts.written(op)}; out.backward()"
+    result = verdicts.run_or_not_run(sandboxed, what, op, **inputs)
+    verdicts.expect_not_confused(field(result, "a.grad", float), expected, formula(inputs["x"]),
                                   quantity="a.grad", inputs=_shown(op, "alone", inputs),
                                   source="reference")
 
 
-def _check_around(run, reference, rng, op, around):
+def _check_around(sandboxed, reference, rng, op, around):
     # relu passes nothing back for x < 0, whatever the upstream gradient: look at x > 0 only
     for inputs in _points(rng, op, relu_signs=(1,)):
         if around == "scaled":
             inputs["z"] = _number(rng, 1.5, 3.0)  # c, far from 1
-        result = scenarios.run_op(run, op, around=around, **inputs)
-        expected = scenarios.run_op(reference, op, around=around, **inputs)
+        result = verdicts.run_op(sandboxed, op, around=around, **inputs)
+        expected = verdicts.run_op(reference, op, around=around, **inputs)
         expect_results_close(result, expected, inputs=_shown(op, around, inputs),
                              source="reference")
 
 
-def _check_number_operand(run, reference, rng, op):
+def _check_number_operand(sandboxed, reference, rng, op):
     inputs = {"x": _number(rng, 0.6, 3.0), "k": rng.choice((2, 3, 5, -2, -3))}
-    result = scenarios.run_op(run, op, **inputs)
-    expected = scenarios.run_op(reference, op, **inputs)
+    result = verdicts.run_op(sandboxed, op, **inputs)
+    expected = verdicts.run_op(reference, op, **inputs)
     expect_results_close(result, expected, inputs=_shown(op, "alone", inputs), source="reference")
 
 
-# -- unary minus ---------------------------------------------------------------------------------
-
-@pytest.mark.check(id="neg-forward", pitfall="graph-construction", weight=1)
-def test_neg_gives_minus_a(run, reference, rng):
-    _check_forward(run, reference, rng, "neg")
-
-
-@pytest.mark.check(id="neg-local-derivative", pitfall="wrong-local-derivative", weight=2,
-                   requires=("neg-forward",))
-def test_neg_passes_minus_one(run, reference, rng):
-    _check_local_derivative(run, reference, rng, "neg")
-
-
-@pytest.mark.check(id="neg-passes-upstream-gradient", pitfall="ignores-upstream-gradient",
-                   weight=1, requires=("neg-local-derivative",))
-def test_neg_scales_by_the_upstream_gradient(run, reference, rng):
-    _check_around(run, reference, rng, "neg", "scaled")
-
-
-@pytest.mark.check(id="neg-accumulates", pitfall="grad-overwrite", weight=1,
-                   requires=("neg-local-derivative",))
-def test_neg_of_a_reused_input_accumulates(run, reference, rng):
-    _check_around(run, reference, rng, "neg", "reused")
-
-
-# -- subtraction ---------------------------------------------------------------------------------
-
-@pytest.mark.check(id="sub-forward", pitfall="graph-construction", weight=1,
-                   requires=("neg-forward",))
-def test_sub_gives_the_difference(run, reference, rng):
-    _check_forward(run, reference, rng, "sub")
-
-
-@pytest.mark.check(id="sub-local-derivative", pitfall="wrong-local-derivative", weight=2,
-                   requires=("sub-forward", "neg-local-derivative"))
-def test_sub_passes_one_and_minus_one(run, reference, rng):
-    _check_local_derivative(run, reference, rng, "sub")
-
-
-@pytest.mark.check(id="sub-passes-upstream-gradient", pitfall="ignores-upstream-gradient",
-                   weight=1, requires=("sub-local-derivative", "neg-passes-upstream-gradient"))
-def test_sub_scales_by_the_upstream_gradient(run, reference, rng):
-    _check_around(run, reference, rng, "sub", "scaled")
-
-
-@pytest.mark.check(id="sub-accumulates", pitfall="grad-overwrite", weight=1,
-                   requires=("sub-local-derivative", "neg-accumulates"))
-def test_sub_of_reused_inputs_accumulates(run, reference, rng):
-    _check_around(run, reference, rng, "sub", "reused")
-
-
-@pytest.mark.check(id="sub-number-on-right", pitfall="number-operand", weight=1,
-                   requires=("sub-local-derivative",))
-def test_sub_takes_a_number_on_the_right(run, reference, rng):
-    _check_number_operand(run, reference, rng, "sub-number-on-right")
-
-
-@pytest.mark.check(id="sub-number-on-left", pitfall="number-operand", weight=1,
-                   requires=("sub-local-derivative",))
-def test_sub_takes_a_number_on_the_left(run, reference, rng):
-    _check_number_operand(run, reference, rng, "sub-number-on-left")
-
-
-# -- powers --------------------------------------------------------------------------------------
-
-@pytest.mark.check(id="pow-forward", pitfall="graph-construction", weight=1)
-def test_pow_gives_the_power(run, reference, rng):
-    _check_forward(run, reference, rng, "pow")
-
-
-@pytest.mark.check(id="pow-rejects-value-exponent", pitfall="unsupported-operand", weight=1,
-                   requires=("pow-forward",))
-def test_pow_with_a_value_exponent_raises(run, rng):
-    inputs = {"x": abs(_x(rng, "pow")), "k": rng.choice((2, 3))}
-    result = run(scenarios.pow_value_exponent, **inputs)
-    scenarios.expect_rejected(result, {"a": inputs["x"], "k": inputs["k"]})
-
-
-@pytest.mark.check(id="pow-local-derivative", pitfall="wrong-local-derivative", weight=2,
-                   requires=("pow-forward",))
-def test_pow_passes_n_times_a_to_the_n_minus_one(run, reference, rng):
-    _check_local_derivative(run, reference, rng, "pow")
-
-
-@pytest.mark.check(id="pow-passes-upstream-gradient", pitfall="ignores-upstream-gradient",
-                   weight=1, requires=("pow-local-derivative",))
-def test_pow_scales_by_the_upstream_gradient(run, reference, rng):
-    _check_around(run, reference, rng, "pow", "scaled")
-
-
-@pytest.mark.check(id="pow-accumulates", pitfall="grad-overwrite", weight=1,
-                   requires=("pow-local-derivative",))
-def test_pow_of_a_reused_input_accumulates(run, reference, rng):
-    _check_around(run, reference, rng, "pow", "reused")
-
-
-# -- division ------------------------------------------------------------------------------------
-
-@pytest.mark.check(id="truediv-forward", pitfall="graph-construction", weight=1,
-                   requires=("pow-forward",))
-def test_truediv_gives_the_quotient(run, reference, rng):
-    _check_forward(run, reference, rng, "truediv")
-
-
-@pytest.mark.check(id="truediv-local-derivative", pitfall="wrong-local-derivative", weight=2,
-                   requires=("truediv-forward", "pow-local-derivative",
-                             "pow-passes-upstream-gradient"))
-def test_truediv_passes_one_over_b_and_minus_a_over_b_squared(run, reference, rng):
-    _check_local_derivative(run, reference, rng, "truediv")
-
-
-@pytest.mark.check(id="truediv-passes-upstream-gradient", pitfall="ignores-upstream-gradient",
-                   weight=1, requires=("truediv-local-derivative",))
-def test_truediv_scales_by_the_upstream_gradient(run, reference, rng):
-    _check_around(run, reference, rng, "truediv", "scaled")
-
-
-@pytest.mark.check(id="truediv-accumulates", pitfall="grad-overwrite", weight=1,
-                   requires=("truediv-local-derivative", "pow-accumulates"))
-def test_truediv_of_reused_inputs_accumulates(run, reference, rng):
-    _check_around(run, reference, rng, "truediv", "reused")
-
-
-@pytest.mark.check(id="truediv-number-on-right", pitfall="number-operand", weight=1,
-                   requires=("truediv-local-derivative",))
-def test_truediv_takes_a_number_on_the_right(run, reference, rng):
-    _check_number_operand(run, reference, rng, "truediv-number-on-right")
-
-
-@pytest.mark.check(id="truediv-number-on-left", pitfall="number-operand", weight=1,
-                   requires=("truediv-local-derivative",))
-def test_truediv_takes_a_number_on_the_left(run, reference, rng):
-    _check_number_operand(run, reference, rng, "truediv-number-on-left")
-
-
-# -- exp -----------------------------------------------------------------------------------------
-
-@pytest.mark.check(id="exp-forward", pitfall="graph-construction", weight=1)
-def test_exp_gives_e_to_the_a(run, reference, rng):
-    _check_forward(run, reference, rng, "exp")
-
-
-@pytest.mark.check(id="exp-derivative-uses-output", pitfall="input-output-confusion", weight=2,
-                   requires=("exp-forward",))
-def test_exp_derivative_reads_the_output(run, reference, rng):
-    _check_reads_the_right_value(run, reference, rng, "exp")
-
-
-@pytest.mark.check(id="exp-local-derivative", pitfall="wrong-local-derivative", weight=2,
-                   requires=("exp-forward",))
-def test_exp_passes_e_to_the_a(run, reference, rng):
-    _check_local_derivative(run, reference, rng, "exp")
-
-
-@pytest.mark.check(id="exp-passes-upstream-gradient", pitfall="ignores-upstream-gradient",
-                   weight=1, requires=("exp-local-derivative",))
-def test_exp_scales_by_the_upstream_gradient(run, reference, rng):
-    _check_around(run, reference, rng, "exp", "scaled")
-
-
-@pytest.mark.check(id="exp-accumulates", pitfall="grad-overwrite", weight=1,
-                   requires=("exp-local-derivative",))
-def test_exp_of_a_reused_input_accumulates(run, reference, rng):
-    _check_around(run, reference, rng, "exp", "reused")
-
-
-# -- log -----------------------------------------------------------------------------------------
-
-@pytest.mark.check(id="log-forward", pitfall="graph-construction", weight=1)
-def test_log_gives_the_natural_logarithm(run, reference, rng):
-    _check_forward(run, reference, rng, "log")
-
-
-@pytest.mark.check(id="log-derivative-uses-input", pitfall="input-output-confusion", weight=2,
-                   requires=("log-forward",))
-def test_log_derivative_reads_the_input(run, reference, rng):
-    _check_reads_the_right_value(run, reference, rng, "log")
-
-
-@pytest.mark.check(id="log-local-derivative", pitfall="wrong-local-derivative", weight=2,
-                   requires=("log-forward",))
-def test_log_passes_one_over_a(run, reference, rng):
-    _check_local_derivative(run, reference, rng, "log")
-
-
-@pytest.mark.check(id="log-passes-upstream-gradient", pitfall="ignores-upstream-gradient",
-                   weight=1, requires=("log-local-derivative",))
-def test_log_scales_by_the_upstream_gradient(run, reference, rng):
-    _check_around(run, reference, rng, "log", "scaled")
-
-
-@pytest.mark.check(id="log-accumulates", pitfall="grad-overwrite", weight=1,
-                   requires=("log-local-derivative",))
-def test_log_of_a_reused_input_accumulates(run, reference, rng):
-    _check_around(run, reference, rng, "log", "reused")
-
-
-# -- tanh ----------------------------------------------------------------------------------------
-
-@pytest.mark.check(id="tanh-forward", pitfall="graph-construction", weight=1)
-def test_tanh_gives_the_hyperbolic_tangent(run, reference, rng):
-    _check_forward(run, reference, rng, "tanh")
-
-
-@pytest.mark.check(id="tanh-derivative-uses-output", pitfall="input-output-confusion", weight=2,
-                   requires=("tanh-forward",))
-def test_tanh_derivative_reads_the_output(run, reference, rng):
-    _check_reads_the_right_value(run, reference, rng, "tanh")
-
-
-@pytest.mark.check(id="tanh-local-derivative", pitfall="wrong-local-derivative", weight=2,
-                   requires=("tanh-forward",))
-def test_tanh_passes_one_minus_tanh_squared(run, reference, rng):
-    _check_local_derivative(run, reference, rng, "tanh")
-
-
-@pytest.mark.check(id="tanh-passes-upstream-gradient", pitfall="ignores-upstream-gradient",
-                   weight=1, requires=("tanh-local-derivative",))
-def test_tanh_scales_by_the_upstream_gradient(run, reference, rng):
-    _check_around(run, reference, rng, "tanh", "scaled")
-
-
-@pytest.mark.check(id="tanh-accumulates", pitfall="grad-overwrite", weight=1,
-                   requires=("tanh-local-derivative",))
-def test_tanh_of_a_reused_input_accumulates(run, reference, rng):
-    _check_around(run, reference, rng, "tanh", "reused")
-
-
-# -- relu ----------------------------------------------------------------------------------------
-
-@pytest.mark.check(id="relu-forward", pitfall="graph-construction", weight=1)
-def test_relu_keeps_positives_and_zeroes_negatives(run, reference, rng):
-    _check_forward(run, reference, rng, "relu")
-
-
-@pytest.mark.check(id="relu-local-derivative", pitfall="wrong-local-derivative", weight=2,
-                   requires=("relu-forward",))
-def test_relu_passes_one_above_zero_and_zero_below(run, reference, rng):
-    _check_local_derivative(run, reference, rng, "relu")
-
-
-@pytest.mark.check(id="relu-passes-upstream-gradient", pitfall="ignores-upstream-gradient",
-                   weight=1, requires=("relu-local-derivative",))
-def test_relu_scales_by_the_upstream_gradient(run, reference, rng):
-    _check_around(run, reference, rng, "relu", "scaled")
-
-
-@pytest.mark.check(id="relu-accumulates", pitfall="grad-overwrite", weight=1,
-                   requires=("relu-local-derivative",))
-def test_relu_of_a_reused_input_accumulates(run, reference, rng):
-    _check_around(run, reference, rng, "relu", "reused")
-
-
-# -- sigmoid -------------------------------------------------------------------------------------
-
-@pytest.mark.check(id="sigmoid-forward", pitfall="graph-construction", weight=1)
-def test_sigmoid_gives_one_over_one_plus_e_to_the_minus_a(run, reference, rng):
-    _check_forward(run, reference, rng, "sigmoid")
-
-
-@pytest.mark.check(id="sigmoid-derivative-uses-output", pitfall="input-output-confusion",
-                   weight=2, requires=("sigmoid-forward",))
-def test_sigmoid_derivative_reads_the_output(run, reference, rng):
-    _check_reads_the_right_value(run, reference, rng, "sigmoid")
-
-
-@pytest.mark.check(id="sigmoid-local-derivative", pitfall="wrong-local-derivative", weight=2,
-                   requires=("sigmoid-forward",))
-def test_sigmoid_passes_s_times_one_minus_s(run, reference, rng):
-    _check_local_derivative(run, reference, rng, "sigmoid")
-
-
-@pytest.mark.check(id="sigmoid-passes-upstream-gradient", pitfall="ignores-upstream-gradient",
-                   weight=1, requires=("sigmoid-local-derivative",))
-def test_sigmoid_scales_by_the_upstream_gradient(run, reference, rng):
-    _check_around(run, reference, rng, "sigmoid", "scaled")
-
-
-@pytest.mark.check(id="sigmoid-accumulates", pitfall="grad-overwrite", weight=1,
-                   requires=("sigmoid-local-derivative",))
-def test_sigmoid_of_a_reused_input_accumulates(run, reference, rng):
-    _check_around(run, reference, rng, "sigmoid", "reused")
+def _check_rejects_value_exponent(sandboxed, reference, rng, op):
+    inputs = {"x": abs(_x(rng, op)), "k": rng.choice((2, 3))}
+    result = sandboxed(scenarios.pow_value_exponent, **inputs)
+    verdicts.expect_rejected(result, {"a": inputs["x"], "k": inputs["k"]})
+
+
+def _check_scaled(sandboxed, reference, rng, op):
+    _check_around(sandboxed, reference, rng, op, "scaled")
+
+
+def _check_reused(sandboxed, reference, rng, op):
+    _check_around(sandboxed, reference, rng, op, "reused")
+
+
+KINDS = {
+    "forward": _check_forward,
+    "local-derivative": _check_local_derivative,
+    "reads-the-right-value": _check_reads_the_right_value,
+    "scaled": _check_scaled,
+    "reused": _check_reused,
+    "number-operand": _check_number_operand,
+    "rejects-value-exponent": _check_rejects_value_exponent,
+}
+
+# (operation, kind of check) per check, in the order they run: prerequisites come first.
+CHECKS = [
+    # neg
+    check_case("neg", "forward", id="neg-forward", pitfall="graph-construction", weight=1),
+    check_case("neg", "local-derivative", id="neg-local-derivative",
+               pitfall="wrong-local-derivative", weight=2, requires=("neg-forward",)),
+    check_case("neg", "scaled", id="neg-passes-upstream-gradient",
+               pitfall="ignores-upstream-gradient", weight=1, requires=("neg-local-derivative",)),
+    check_case("neg", "reused", id="neg-accumulates",
+               pitfall="grad-overwrite", weight=1, requires=("neg-local-derivative",)),
+    # sub
+    check_case("sub", "forward", id="sub-forward",
+               pitfall="graph-construction", weight=1, requires=("neg-forward",)),
+    check_case("sub", "local-derivative", id="sub-local-derivative",
+               pitfall="wrong-local-derivative", weight=2,
+               requires=("sub-forward", "neg-local-derivative")),
+    check_case("sub", "scaled", id="sub-passes-upstream-gradient",
+               pitfall="ignores-upstream-gradient", weight=1,
+               requires=("sub-local-derivative", "neg-passes-upstream-gradient")),
+    check_case("sub", "reused", id="sub-accumulates",
+               pitfall="grad-overwrite", weight=1,
+               requires=("sub-local-derivative", "neg-accumulates")),
+    check_case("sub-number-on-right", "number-operand", id="sub-number-on-right",
+               pitfall="number-operand", weight=1, requires=("sub-local-derivative",)),
+    check_case("sub-number-on-left", "number-operand", id="sub-number-on-left",
+               pitfall="number-operand", weight=1, requires=("sub-local-derivative",)),
+    # pow
+    check_case("pow", "forward", id="pow-forward", pitfall="graph-construction", weight=1),
+    check_case("pow", "rejects-value-exponent", id="pow-rejects-value-exponent",
+               pitfall="unsupported-operand", weight=1, requires=("pow-forward",)),
+    check_case("pow", "local-derivative", id="pow-local-derivative",
+               pitfall="wrong-local-derivative", weight=2, requires=("pow-forward",)),
+    check_case("pow", "scaled", id="pow-passes-upstream-gradient",
+               pitfall="ignores-upstream-gradient", weight=1, requires=("pow-local-derivative",)),
+    check_case("pow", "reused", id="pow-accumulates",
+               pitfall="grad-overwrite", weight=1, requires=("pow-local-derivative",)),
+    # truediv
+    check_case("truediv", "forward", id="truediv-forward",
+               pitfall="graph-construction", weight=1, requires=("pow-forward",)),
+    check_case("truediv", "local-derivative", id="truediv-local-derivative",
+               pitfall="wrong-local-derivative", weight=2,
+               requires=("truediv-forward", "pow-local-derivative", "pow-passes-upstream-gradient")),
+    check_case("truediv", "scaled", id="truediv-passes-upstream-gradient",
+               pitfall="ignores-upstream-gradient", weight=1,
+               requires=("truediv-local-derivative",)),
+    check_case("truediv", "reused", id="truediv-accumulates",
+               pitfall="grad-overwrite", weight=1,
+               requires=("truediv-local-derivative", "pow-accumulates")),
+    check_case("truediv-number-on-right", "number-operand", id="truediv-number-on-right",
+               pitfall="number-operand", weight=1, requires=("truediv-local-derivative",)),
+    check_case("truediv-number-on-left", "number-operand", id="truediv-number-on-left",
+               pitfall="number-operand", weight=1, requires=("truediv-local-derivative",)),
+    # exp
+    check_case("exp", "forward", id="exp-forward", pitfall="graph-construction", weight=1),
+    check_case("exp", "reads-the-right-value", id="exp-derivative-uses-output",
+               pitfall="input-output-confusion", weight=2, requires=("exp-forward",)),
+    check_case("exp", "local-derivative", id="exp-local-derivative",
+               pitfall="wrong-local-derivative", weight=2, requires=("exp-forward",)),
+    check_case("exp", "scaled", id="exp-passes-upstream-gradient",
+               pitfall="ignores-upstream-gradient", weight=1, requires=("exp-local-derivative",)),
+    check_case("exp", "reused", id="exp-accumulates",
+               pitfall="grad-overwrite", weight=1, requires=("exp-local-derivative",)),
+    # log
+    check_case("log", "forward", id="log-forward", pitfall="graph-construction", weight=1),
+    check_case("log", "reads-the-right-value", id="log-derivative-uses-input",
+               pitfall="input-output-confusion", weight=2, requires=("log-forward",)),
+    check_case("log", "local-derivative", id="log-local-derivative",
+               pitfall="wrong-local-derivative", weight=2, requires=("log-forward",)),
+    check_case("log", "scaled", id="log-passes-upstream-gradient",
+               pitfall="ignores-upstream-gradient", weight=1, requires=("log-local-derivative",)),
+    check_case("log", "reused", id="log-accumulates",
+               pitfall="grad-overwrite", weight=1, requires=("log-local-derivative",)),
+    # tanh
+    check_case("tanh", "forward", id="tanh-forward", pitfall="graph-construction", weight=1),
+    check_case("tanh", "reads-the-right-value", id="tanh-derivative-uses-output",
+               pitfall="input-output-confusion", weight=2, requires=("tanh-forward",)),
+    check_case("tanh", "local-derivative", id="tanh-local-derivative",
+               pitfall="wrong-local-derivative", weight=2, requires=("tanh-forward",)),
+    check_case("tanh", "scaled", id="tanh-passes-upstream-gradient",
+               pitfall="ignores-upstream-gradient", weight=1, requires=("tanh-local-derivative",)),
+    check_case("tanh", "reused", id="tanh-accumulates",
+               pitfall="grad-overwrite", weight=1, requires=("tanh-local-derivative",)),
+    # relu
+    check_case("relu", "forward", id="relu-forward", pitfall="graph-construction", weight=1),
+    check_case("relu", "local-derivative", id="relu-local-derivative",
+               pitfall="wrong-local-derivative", weight=2, requires=("relu-forward",)),
+    check_case("relu", "scaled", id="relu-passes-upstream-gradient",
+               pitfall="ignores-upstream-gradient", weight=1, requires=("relu-local-derivative",)),
+    check_case("relu", "reused", id="relu-accumulates",
+               pitfall="grad-overwrite", weight=1, requires=("relu-local-derivative",)),
+    # sigmoid
+    check_case("sigmoid", "forward", id="sigmoid-forward", pitfall="graph-construction", weight=1),
+    check_case("sigmoid", "reads-the-right-value", id="sigmoid-derivative-uses-output",
+               pitfall="input-output-confusion", weight=2, requires=("sigmoid-forward",)),
+    check_case("sigmoid", "local-derivative", id="sigmoid-local-derivative",
+               pitfall="wrong-local-derivative", weight=2, requires=("sigmoid-forward",)),
+    check_case("sigmoid", "scaled", id="sigmoid-passes-upstream-gradient",
+               pitfall="ignores-upstream-gradient", weight=1,
+               requires=("sigmoid-local-derivative",)),
+    check_case("sigmoid", "reused", id="sigmoid-accumulates",
+               pitfall="grad-overwrite", weight=1, requires=("sigmoid-local-derivative",)),
+]
+
+
+@pytest.mark.parametrize(("op", "kind"), CHECKS)
+def test_operation(sandboxed, reference, rng, op, kind):
+    KINDS[kind](sandboxed, reference, rng, op)

@@ -11,9 +11,10 @@ import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
-from grader.draws import distinct_values
-from grader.expect import expect_close, expect_equal, expect_results_close, fail, field
-from grader.scenarios import lab03_backprop as scenarios
+from grader.checking.inputs import distinct_values
+from grader.checking.verdict import expect_close, expect_equal, expect_results_close, fail, field
+from grader.checking.verdicts import lab03_backprop as verdicts
+from grader.child.scenarios import lab03_backprop as scenarios
 
 TRAVERSAL = ("ladder-backward-in-topological-order", "ladder-backward-once-per-node")
 ORDER_DEPTH, COUNT_DEPTH = 3, 12
@@ -26,14 +27,14 @@ RANDOM_DAGS = 8
 
 def _ladder_inputs(rng):
     inputs = distinct_values(rng, "x y z")
-    return inputs, {"graph": scenarios.LADDER_GRAPH, "a": inputs["x"], "c": inputs["y"],
+    return inputs, {"graph": verdicts.LADDER_GRAPH, "a": inputs["x"], "c": inputs["y"],
                     "d": inputs["z"]}
 
 
 @pytest.mark.check(id="backward-seeds-output-with-one", pitfall="seed-gradient", weight=1)
-def test_backward_seeds_the_output_with_one(run, rng):
+def test_backward_seeds_the_output_with_one(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
-    result = run(scenarios.seed, **inputs)
+    result = sandboxed(scenarios.seed, **inputs)
     expect_results_close(result, {"out.grad": 1.0},
                          inputs={"out": "a * b", "a": inputs["x"], "b": inputs["y"]},
                          source="literal")
@@ -41,51 +42,51 @@ def test_backward_seeds_the_output_with_one(run, rng):
 
 @pytest.mark.check(id="backward-on-expression-tree", pitfall="topological-order", weight=2,
                    requires=("backward-seeds-output-with-one",))
-def test_backward_fills_every_gradient_of_a_tree(run, reference, rng):
+def test_backward_fills_every_gradient_of_a_tree(sandboxed, reference, rng):
     inputs = distinct_values(rng, "x y z w")
-    result = run(scenarios.expression_tree, **inputs)
+    result = sandboxed(scenarios.expression_tree, **inputs)
     expected = reference(scenarios.expression_tree, **inputs)
-    shown = {"out": scenarios.TREE_GRAPH, "a": inputs["x"], "b": inputs["y"], "c": inputs["z"],
+    shown = {"out": verdicts.TREE_GRAPH, "a": inputs["x"], "b": inputs["y"], "c": inputs["z"],
              "d": inputs["w"]}
     expect_results_close(result, expected, inputs=shown, source="reference")
 
 
 @pytest.mark.check(id="ladder-backward-in-topological-order", pitfall="topological-order",
                    weight=2, requires=("backward-on-expression-tree",))
-def test_each_backward_waits_for_its_consumers(run, rng):
+def test_each_backward_waits_for_its_consumers(sandboxed, rng):
     inputs, shown = _ladder_inputs(rng)
-    result = run(scenarios.sibling_ladder, depth=ORDER_DEPTH, **inputs)
-    scenarios.expect_topological_calls(result, ORDER_DEPTH, {**shown, "depth": ORDER_DEPTH})
+    result = sandboxed(scenarios.sibling_ladder, depth=ORDER_DEPTH, **inputs)
+    verdicts.expect_topological_calls(result, ORDER_DEPTH, {**shown, "depth": ORDER_DEPTH})
 
 
 @pytest.mark.check(id="ladder-backward-once-per-node", pitfall="missing-visited-set", weight=3,
                    requires=("backward-on-expression-tree",))
-def test_shared_nodes_run_backward_once(run, rng):
+def test_shared_nodes_run_backward_once(sandboxed, rng):
     inputs, shown = _ladder_inputs(rng)
-    result = run(scenarios.sibling_ladder, depth=COUNT_DEPTH, **inputs)
-    scenarios.expect_each_called_once(result, COUNT_DEPTH, {**shown, "depth": COUNT_DEPTH})
+    result = sandboxed(scenarios.sibling_ladder, depth=COUNT_DEPTH, **inputs)
+    verdicts.expect_each_called_once(result, COUNT_DEPTH, {**shown, "depth": COUNT_DEPTH})
 
 
 @pytest.mark.check(id="shared-graph-in-linear-time", pitfall="missing-visited-set", weight=2,
                    requires=("ladder-backward-in-topological-order",), timeout=1.5)
-def test_wide_shared_graph_runs_in_linear_time(run, reference, rng):
+def test_wide_shared_graph_runs_in_linear_time(sandboxed, reference, rng):
     # c + d between 0.85 and 1.15, so (c + d)**40 stays a moderate number
     c = round(rng.uniform(0.2, 0.4), 3)
     d = round(1 - c + rng.uniform(-0.15, 0.15), 3)
     inputs = {"x": distinct_values(rng, "x")["x"], "y": c, "z": d}
     weights = [round(rng.uniform(-1, 1), 3) for _ in range(WIDE_WIDTH)]
-    shown = {"graph": scenarios.WIDE_GRAPH, "depth": WIDE_DEPTH, "width": WIDE_WIDTH,
+    shown = {"graph": verdicts.WIDE_GRAPH, "depth": WIDE_DEPTH, "width": WIDE_WIDTH,
              "a": inputs["x"], "c": inputs["y"], "d": inputs["z"]}
-    result = scenarios.run_explaining_timeout(
-        run, scenarios.wide_shared_graph, "slow-walk", {"inputs": shown, "nodes": WIDE_NODES},
+    result = verdicts.run_explaining_timeout(
+        sandboxed, scenarios.wide_shared_graph, "slow-walk", {"inputs": shown, "nodes": WIDE_NODES},
         depth=WIDE_DEPTH, weights=weights, **inputs)
     expected = reference(scenarios.wide_shared_graph, depth=WIDE_DEPTH, weights=weights, **inputs)
     expect_results_close(result, expected, inputs=shown, source="reference")
 
 
-def _backward_twice(run, rng):
+def _backward_twice(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
-    result = run(scenarios.backward_twice, **inputs)
+    result = sandboxed(scenarios.backward_twice, **inputs)
     shown = {"out": "a * b", "a": inputs["x"], "b": inputs["y"],
              "calls": "out.backward(); out.backward()"}
     return inputs, result, shown
@@ -93,42 +94,42 @@ def _backward_twice(run, rng):
 
 @pytest.mark.check(id="second-backward-reseeds-output", pitfall="seed-gradient", weight=1,
                    requires=("backward-on-expression-tree",))
-def test_second_backward_sets_the_seed_again(run, rng):
-    _, result, shown = _backward_twice(run, rng)
+def test_second_backward_sets_the_seed_again(sandboxed, rng):
+    _, result, shown = _backward_twice(sandboxed, rng)
     expect_results_close(result, {"out.grad": 1.0}, inputs=shown, source="literal")
 
 
 @pytest.mark.check(id="backward-twice-accumulates", pitfall="grad-overwrite", weight=2,
                    requires=("second-backward-reseeds-output",))
-def test_second_backward_adds_to_the_first(run, reference, rng):
-    inputs, result, shown = _backward_twice(run, rng)
+def test_second_backward_adds_to_the_first(sandboxed, reference, rng):
+    inputs, result, shown = _backward_twice(sandboxed, rng)
     expected = reference(scenarios.backward_twice, **inputs)
     del expected["out.grad"]
     expect_results_close(result, expected, inputs=shown, source="reference")
 
 
-def _check_zero_grad_graph(run, rng, form):
+def _check_zero_grad_graph(sandboxed, rng, form):
     inputs = distinct_values(rng, "x y z")
-    result = run(scenarios.zero_grad_graph, form=form, stale=scenarios.STALE_GRAD, **inputs)
-    scenarios.expect_zero_grads(result, form, {"a": inputs["x"], "b": inputs["y"],
+    result = sandboxed(scenarios.zero_grad_graph, form=form, stale=verdicts.STALE_GRAD, **inputs)
+    verdicts.expect_zero_grads(result, form, {"a": inputs["x"], "b": inputs["y"],
                                                "c": inputs["z"]})
 
 
 @pytest.mark.check(id="zero-grad-resets-whole-graph", pitfall="missing-zero-grad", weight=3)
-def test_zero_grad_resets_every_node_of_the_graph(run, rng):
-    _check_zero_grad_graph(run, rng, "output")
+def test_zero_grad_resets_every_node_of_the_graph(sandboxed, rng):
+    _check_zero_grad_graph(sandboxed, rng, "output")
 
 
 @pytest.mark.check(id="zero-grad-accepts-a-list", pitfall="missing-zero-grad", weight=1)
-def test_zero_grad_resets_a_list_of_values(run, rng):
-    _check_zero_grad_graph(run, rng, "list")
+def test_zero_grad_resets_a_list_of_values(sandboxed, rng):
+    _check_zero_grad_graph(sandboxed, rng, "list")
 
 
 @pytest.mark.check(id="zero-grad-then-backward-matches-one-pass", pitfall="missing-zero-grad",
                    weight=2, requires=TRAVERSAL)
-def test_backward_after_zero_grad_gives_one_pass_gradients(run, reference, rng):
+def test_backward_after_zero_grad_gives_one_pass_gradients(sandboxed, reference, rng):
     inputs = distinct_values(rng, "x y z")
-    result = run(scenarios.zero_grad_then_backward, **inputs)
+    result = sandboxed(scenarios.zero_grad_then_backward, **inputs)
     expected = reference(scenarios.zero_grad_then_backward, **inputs)
     shown = {"p": "a*b", "out": "(tanh(p) + c) * p", "a": inputs["x"], "b": inputs["y"],
              "c": inputs["z"], "calls": "out.backward(); zero_grad(out); out.backward()"}
@@ -137,10 +138,10 @@ def test_backward_after_zero_grad_gives_one_pass_gradients(run, reference, rng):
 
 @pytest.mark.check(id="deep-chain-backward", pitfall="deep-recursion", weight=3,
                    requires=("backward-on-expression-tree",), timeout=5)
-def test_backward_through_a_chain_of_100000_nodes(run, rng):
+def test_backward_through_a_chain_of_100000_nodes(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
-    result = run(scenarios.deep_chain, n=CHAIN_LENGTH, **inputs)
-    shown = {"graph": scenarios.CHAIN_GRAPH, "n": CHAIN_LENGTH, "a": inputs["x"],
+    result = sandboxed(scenarios.deep_chain, n=CHAIN_LENGTH, **inputs)
+    shown = {"graph": verdicts.CHAIN_GRAPH, "n": CHAIN_LENGTH, "a": inputs["x"],
              "b": inputs["y"]}
     expect_results_close(result, {"out.grad": 1.0, "a.grad": 1.0, "b.grad": float(CHAIN_LENGTH)},
                          inputs=shown, source="literal")
@@ -148,38 +149,38 @@ def test_backward_through_a_chain_of_100000_nodes(run, rng):
 
 @pytest.mark.check(id="deep-chain-zero-grad", pitfall="deep-recursion", weight=1,
                    requires=("zero-grad-resets-whole-graph",), timeout=5)
-def test_zero_grad_through_a_chain_of_100000_nodes(run, rng):
+def test_zero_grad_through_a_chain_of_100000_nodes(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
-    result = run(scenarios.deep_chain_zero_grad, n=CHAIN_LENGTH, **inputs)
-    shown = {"graph": scenarios.CHAIN_GRAPH, "n": CHAIN_LENGTH, "v.grad (every v)": 1.0,
+    result = sandboxed(scenarios.deep_chain_zero_grad, n=CHAIN_LENGTH, **inputs)
+    shown = {"graph": verdicts.CHAIN_GRAPH, "n": CHAIN_LENGTH, "v.grad (every v)": 1.0,
              "calls": "zero_grad(out)"}
     expect_equal(field(result, "not_reset", int), 0,
                  quantity="sum(1 for v in graph if v.grad != 0)", inputs=shown)
 
 
-def _check_cycle(run, rng, shape):
+def _check_cycle(sandboxed, rng, shape):
     inputs = distinct_values(rng, "x y")
-    shown = {"graph": scenarios.CYCLE_GRAPHS[shape], "a": inputs["x"], "b": inputs["y"]}
-    result = scenarios.run_explaining_timeout(run, scenarios.cycle, "cycle-loops",
+    shown = {"graph": verdicts.CYCLE_GRAPHS[shape], "a": inputs["x"], "b": inputs["y"]}
+    result = verdicts.run_explaining_timeout(sandboxed, scenarios.cycle, "cycle-loops",
                                               {"inputs": shown}, shape=shape, **inputs)
-    scenarios.expect_clear_cycle_error(result, shown)
+    verdicts.expect_clear_cycle_error(result, shown)
 
 
 @pytest.mark.check(id="cycle-below-output-detected", pitfall="cycle-detection", weight=2,
                    requires=TRAVERSAL, timeout=1)
-def test_cycle_below_the_output_raises_a_clear_error(run, rng):
-    _check_cycle(run, rng, "below-output")
+def test_cycle_below_the_output_raises_a_clear_error(sandboxed, rng):
+    _check_cycle(sandboxed, rng, "below-output")
 
 
 @pytest.mark.check(id="cycle-through-output-detected", pitfall="cycle-detection", weight=1,
                    requires=TRAVERSAL, timeout=1)
-def test_cycle_through_the_output_raises_a_clear_error(run, rng):
-    _check_cycle(run, rng, "through-output")
+def test_cycle_through_the_output_raises_a_clear_error(sandboxed, rng):
+    _check_cycle(sandboxed, rng, "through-output")
 
 
 def _numerical_inputs(rng):
     inputs = distinct_values(rng, "x y z")
-    shown = {**scenarios.NUMERICAL_FUNCTIONS["cubic-mix"], "a": inputs["x"], "b": inputs["y"],
+    shown = {**verdicts.NUMERICAL_FUNCTIONS["cubic-mix"], "a": inputs["x"], "b": inputs["y"],
              "c": inputs["z"], "h": FINITE_STEP, "calls": "numerical_grad(f, [a, b, c], h)"}
     return [inputs["x"], inputs["y"], inputs["z"]], shown
 
@@ -200,20 +201,20 @@ def _central_differences(f, point, h):
 
 
 @pytest.mark.check(id="numerical-grad-restores-data", pitfall="mid-flight-mutation", weight=2)
-def test_numerical_grad_puts_every_input_back(run, rng):
+def test_numerical_grad_puts_every_input_back(sandboxed, rng):
     point, shown = _numerical_inputs(rng)
-    result = run(scenarios.numerical, function="cubic-mix", h=FINITE_STEP, point=point)
-    data = scenarios.floats(result, "data", "[a.data, b.data, c.data]", len(point), shown)
+    result = sandboxed(scenarios.numerical, function="cubic-mix", h=FINITE_STEP, point=point)
+    data = verdicts.floats(result, "data", "[a.data, b.data, c.data]", len(point), shown)
     for name, actual, value in zip("abc", data, point, strict=True):
         expect_close(actual, value, quantity=f"{name}.data", inputs=shown, source="literal")
 
 
 @pytest.mark.check(id="numerical-grad-central-difference", pitfall="finite-difference", weight=3,
                    requires=("numerical-grad-restores-data",))
-def test_numerical_grad_is_the_central_difference(run, rng):
+def test_numerical_grad_is_the_central_difference(sandboxed, rng):
     point, shown = _numerical_inputs(rng)
-    result = run(scenarios.numerical, function="cubic-mix", h=FINITE_STEP, point=point)
-    grads = scenarios.floats(result, "grads", "numerical_grad(f, [a, b, c], h)", len(point),
+    result = sandboxed(scenarios.numerical, function="cubic-mix", h=FINITE_STEP, point=point)
+    grads = verdicts.floats(result, "grads", "numerical_grad(f, [a, b, c], h)", len(point),
                              shown)
     expected = _central_differences(_cubic_mix, point, FINITE_STEP)
     for k, (actual, value) in enumerate(zip(grads, expected, strict=True)):
@@ -224,39 +225,39 @@ def test_numerical_grad_is_the_central_difference(run, rng):
 CHECK_GRAD_BASE = (*TRAVERSAL, "zero-grad-resets-whole-graph", "numerical-grad-central-difference")
 
 
-def _check_grad_verdict(run, rng, kind, stale):
+def _check_grad_verdict(sandboxed, rng, kind, stale):
     inputs = distinct_values(rng, "x y z")
-    result = run(scenarios.check_grad_verdict, kind=kind,
-                 stale=scenarios.STALE_CHECK_GRAD if stale else None, **inputs)
-    shown = {**scenarios.CHECKED_FUNCTIONS[kind], "a": inputs["x"], "b": inputs["y"],
+    result = sandboxed(scenarios.check_grad_verdict, kind=kind,
+                 stale=verdicts.STALE_CHECK_GRAD if stale else None, **inputs)
+    shown = {**verdicts.CHECKED_FUNCTIONS[kind], "a": inputs["x"], "b": inputs["y"],
              "c": inputs["z"]}
     verdict = kind == "correct"
     if not stale:
         expect_equal(field(result, "first", bool), verdict, quantity="check_grad(f, [a, b, c])",
                      inputs=shown)
         return
-    shown["a.grad = b.grad = c.grad"] = scenarios.STALE_CHECK_GRAD
-    verdicts = [field(result, "first", bool), field(result, "second", bool)]
-    expect_equal(verdicts, [verdict, verdict],
+    shown["a.grad = b.grad = c.grad"] = verdicts.STALE_CHECK_GRAD
+    answers = [field(result, "first", bool), field(result, "second", bool)]
+    expect_equal(answers, [verdict, verdict],
                  quantity="[check_grad(f, [a, b, c]), check_grad(f, [a, b, c])]", inputs=shown)
 
 
 @pytest.mark.check(id="check-grad-accepts-correct-gradients", pitfall="finite-difference",
                    weight=1, requires=CHECK_GRAD_BASE)
-def test_check_grad_accepts_a_correct_backward(run, rng):
-    _check_grad_verdict(run, rng, "correct", stale=False)
+def test_check_grad_accepts_a_correct_backward(sandboxed, rng):
+    _check_grad_verdict(sandboxed, rng, "correct", stale=False)
 
 
 @pytest.mark.check(id="check-grad-rejects-wrong-gradient", pitfall="finite-difference", weight=1,
                    requires=("check-grad-accepts-correct-gradients",))
-def test_check_grad_rejects_a_wrong_local_derivative(run, rng):
-    _check_grad_verdict(run, rng, "wrong", stale=False)
+def test_check_grad_rejects_a_wrong_local_derivative(sandboxed, rng):
+    _check_grad_verdict(sandboxed, rng, "wrong", stale=False)
 
 
 @pytest.mark.check(id="check-grad-zeroes-stale-gradients", pitfall="missing-zero-grad", weight=2,
                    requires=("check-grad-accepts-correct-gradients",))
-def test_check_grad_ignores_gradients_left_by_earlier_passes(run, rng):
-    _check_grad_verdict(run, rng, "correct", stale=True)
+def test_check_grad_ignores_gradients_left_by_earlier_passes(sandboxed, rng):
+    _check_grad_verdict(sandboxed, rng, "correct", stale=True)
 
 
 # -- random DAGs with shared nodes (hypothesis generates the descriptions, as plain data) ----
@@ -347,14 +348,14 @@ def _draw_dags(seed, count):
 
 @pytest.mark.check(id="random-dags-match-reference", pitfall="topological-order", weight=3,
                    requires=TRAVERSAL)
-def test_random_dags_with_shared_nodes_match_the_reference(run, reference, rng):
+def test_random_dags_with_shared_nodes_match_the_reference(sandboxed, reference, rng):
     graphs = _draw_dags(rng.getrandbits(64), RANDOM_DAGS)
-    result = run(scenarios.random_dags, graphs=graphs)
+    result = sandboxed(scenarios.random_dags, graphs=graphs)
     expected = reference(scenarios.random_dags, graphs=graphs)["grads"]
     actual = field(result, "grads", list)
     expect_equal(len(actual), len(graphs), quantity="len(grads)", inputs={})
     for graph, got, want in zip(graphs, actual, expected, strict=True):
-        shown = {"graph": scenarios.describe_dag(graph)}
+        shown = {"graph": verdicts.describe_dag(graph)}
         if not isinstance(got, list) or len(got) != len(want):
             fail("bad-result", reason="the gradients of one graph are not a list of leaf grads")
         for k, wanted in enumerate(want):

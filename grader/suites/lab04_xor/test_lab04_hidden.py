@@ -13,9 +13,10 @@ import sys
 
 import pytest
 
-from grader.draws import distinct_values
-from grader.expect import close, expect_close, expect_equal, fail, field
-from grader.scenarios import lab04_xor as scenarios
+from grader.checking.inputs import distinct_values
+from grader.checking.verdict import close, expect_close, expect_equal, fail, field
+from grader.checking.verdicts import lab04_xor as verdicts
+from grader.child.scenarios import lab04_xor as scenarios
 
 STRUCTURE = ("neuron-computes-tanh-of-weighted-sum", "layer-returns-one-output-per-neuron",
              "mlp-chains-its-layers")
@@ -35,11 +36,11 @@ def _point(rng, names):
     return [values[name] for name in names.split()]
 
 
-def _expect_module(run, seed, kind, args, kwargs, x, shape, count, expected_of):
+def _expect_module(sandboxed, seed, kind, args, kwargs, x, shape, count, expected_of):
     """Run module_forward and compare count, shape and outputs with what its parameters give."""
     call = f"{kind}({', '.join(map(str, args))}{''.join(f', {k}={v}' for k, v in kwargs.items())})"
     inputs = {"x": x}
-    result = run(scenarios.module_forward, seed=seed, kind=kind, args=args, kwargs=kwargs, x=x)
+    result = sandboxed(scenarios.module_forward, seed=seed, kind=kind, args=args, kwargs=kwargs, x=x)
     expect_equal(field(result, "count", int), count, quantity=f"len({call}.parameters())",
                  inputs=inputs)
     if "not_value" in result:
@@ -55,43 +56,43 @@ def _expect_module(run, seed, kind, args, kwargs, x, shape, count, expected_of):
 
 
 @pytest.mark.check(id="neuron-computes-tanh-of-weighted-sum", pitfall="nn-structure", weight=2)
-def test_neuron_is_tanh_of_its_weighted_sum(run, rng):
+def test_neuron_is_tanh_of_its_weighted_sum(sandboxed, rng):
     x = _point(rng, "a b c")
     for kwargs, nonlin in (({}, True), ({"nonlin": False}, False)):
-        _expect_module(run, _seed(rng), "Neuron", [3], kwargs, x, "Value", 4,
-                       lambda params, nonlin=nonlin: [scenarios.neuron_output(params, x, nonlin)])
+        _expect_module(sandboxed, _seed(rng), "Neuron", [3], kwargs, x, "Value", 4,
+                       lambda params, nonlin=nonlin: [verdicts.neuron_output(params, x, nonlin)])
 
 
 @pytest.mark.check(id="layer-returns-one-output-per-neuron", pitfall="nn-structure", weight=2,
                    requires=STRUCTURE[:1])
-def test_layer_returns_its_neurons_outputs(run, rng):
+def test_layer_returns_its_neurons_outputs(sandboxed, rng):
     x = _point(rng, "a b c")
     for nout, kwargs, shape in ((2, {}, "list of 2 Values"), (1, {}, "Value"),
                                 (2, {"nonlin": False}, "list of 2 Values")):
         nonlin = kwargs.get("nonlin", True)
-        _expect_module(run, _seed(rng), "Layer", [3, nout], kwargs, x, shape, 4 * nout,
+        _expect_module(sandboxed, _seed(rng), "Layer", [3, nout], kwargs, x, shape, 4 * nout,
                        lambda params, nout=nout, nonlin=nonlin:
-                       scenarios.layer_outputs(params, 3, nout, x, nonlin))
+                       verdicts.layer_outputs(params, 3, nout, x, nonlin))
 
 
 @pytest.mark.check(id="mlp-chains-its-layers", pitfall="nn-structure", weight=2,
                    requires=STRUCTURE[:2])
-def test_mlp_feeds_each_layer_into_the_next(run, rng):
+def test_mlp_feeds_each_layer_into_the_next(sandboxed, rng):
     for sizes, shape in (([2, 4, 1], "Value"), ([3, 4, 4, 2], "list of 2 Values")):
         x = _point(rng, " ".join("abc"[:sizes[0]]))
-        _expect_module(run, _seed(rng), "MLP", [sizes[0], sizes[1:]], {}, x, shape,
-                       scenarios.parameter_count(sizes),
-                       lambda params, sizes=sizes, x=x: scenarios.mlp_outputs(params, sizes, x))
+        _expect_module(sandboxed, _seed(rng), "MLP", [sizes[0], sizes[1:]], {}, x, shape,
+                       verdicts.parameter_count(sizes),
+                       lambda params, sizes=sizes, x=x: verdicts.mlp_outputs(params, sizes, x))
 
 
 @pytest.mark.check(id="initialisation-follows-the-seed", pitfall="nn-structure", weight=1,
                    requires=STRUCTURE)
-def test_weights_are_drawn_in_order_and_biases_start_at_zero(run, reference, rng):
+def test_weights_are_drawn_in_order_and_biases_start_at_zero(sandboxed, reference, rng):
     seed = _seed(rng)
     params = {"seed": seed, "kind": "MLP", "args": [2, [4, 1]]}
-    actual = field(run(scenarios.seeded_parameters, **params), "params", list)
+    actual = field(sandboxed(scenarios.seeded_parameters, **params), "params", list)
     expected = reference(scenarios.seeded_parameters, **params)["params"]
-    inputs = {"random.seed": seed, "model": scenarios.XOR_MODEL}
+    inputs = {"random.seed": seed, "model": verdicts.XOR_MODEL}
     expect_equal(len(actual), len(expected), quantity="len(model.parameters())", inputs=inputs)
     for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
         expect_close(got, want, quantity=f"model.parameters()[{index}].data", inputs=inputs,
@@ -100,8 +101,8 @@ def test_weights_are_drawn_in_order_and_biases_start_at_zero(run, reference, rng
 
 @pytest.mark.check(id="parameters-returns-the-same-values", pitfall="parameters-copy", weight=2,
                    requires=STRUCTURE)
-def test_parameters_gives_back_the_same_objects(run, rng):
-    result = run(scenarios.parameters_identity, seed=_seed(rng))
+def test_parameters_gives_back_the_same_objects(sandboxed, rng):
+    result = sandboxed(scenarios.parameters_identity, seed=_seed(rng))
     for module in field(result, "modules", list):
         name = field(module, "module", str)
         total = field(module, "total", int)
@@ -112,10 +113,10 @@ def test_parameters_gives_back_the_same_objects(run, rng):
 
 @pytest.mark.check(id="parameters-are-the-models-own-values", pitfall="parameters-copy", weight=2,
                    requires=STRUCTURE)
-def test_changing_parameters_changes_the_model(run, rng):
+def test_changing_parameters_changes_the_model(sandboxed, rng):
     x, delta = _point(rng, "a b"), 0.5
-    result = run(scenarios.parameters_reach_model, seed=_seed(rng), x=x, delta=delta)
-    inputs = {"model": scenarios.XOR_MODEL, "x": x}
+    result = sandboxed(scenarios.parameters_reach_model, seed=_seed(rng), x=x, delta=delta)
+    inputs = {"model": verdicts.XOR_MODEL, "x": x}
     before, after = field(result, "before", float), field(result, "after", float)
     if close(before, after):
         fail("update-not-in-model", inputs=inputs, delta=delta, actual=after)
@@ -126,10 +127,10 @@ def test_changing_parameters_changes_the_model(run, rng):
 
 @pytest.mark.check(id="zero-grad-resets-every-parameter", pitfall="missing-zero-grad", weight=2,
                    requires=OWN_VALUES)
-def test_zero_grad_sets_every_grad_to_zero(run, rng):
+def test_zero_grad_sets_every_grad_to_zero(sandboxed, rng):
     x, y = _point(rng, "a b"), 1.0
-    result = run(scenarios.zero_grad_resets, seed=_seed(rng), x=x, y=y)
-    inputs = {"model": scenarios.XOR_MODEL, "loss": "(model(x) - 1) ** 2", "x": x}
+    result = sandboxed(scenarios.zero_grad_resets, seed=_seed(rng), x=x, y=y)
+    inputs = {"model": verdicts.XOR_MODEL, "loss": "(model(x) - 1) ** 2", "x": x}
     for index, grad in enumerate(field(result, "grads", list)):
         expect_close(grad, 0.0, quantity=f"model.parameters()[{index}].grad after zero_grad()",
                      inputs=inputs, source="literal")
@@ -137,12 +138,12 @@ def test_zero_grad_sets_every_grad_to_zero(run, rng):
 
 @pytest.mark.check(id="every-parameter-gets-its-own-gradient", pitfall="late-binding-closure",
                    weight=3, requires=OWN_VALUES)
-def test_each_gradient_matches_a_central_difference(run, rng):
+def test_each_gradient_matches_a_central_difference(sandboxed, rng):
     seed = _seed(rng)
-    result = run(scenarios.gradients_and_differences, seed=seed, h=DIFFERENCE_STEP)
+    result = sandboxed(scenarios.gradients_and_differences, seed=seed, h=DIFFERENCE_STEP)
     grads = field(result, "grads", list)
     plus, minus = field(result, "plus", list), field(result, "minus", list)
-    inputs = {"model": scenarios.XOR_MODEL, "random.seed": seed,
+    inputs = {"model": verdicts.XOR_MODEL, "random.seed": seed,
               "loss": "sum((model(x) - y) ** 2 for x, y in XOR) / 4"}
     for index, (grad, up, down) in enumerate(zip(grads, plus, minus, strict=True)):
         expected = (up - down) / (2 * DIFFERENCE_STEP)
@@ -154,33 +155,33 @@ def test_each_gradient_matches_a_central_difference(run, rng):
 
 @pytest.mark.check(id="train-xor-returns-one-loss-per-step", pitfall="training-loop", weight=1,
                    requires=STRUCTURE)
-def test_train_xor_returns_the_loss_of_each_step(run, rng):
+def test_train_xor_returns_the_loss_of_each_step(sandboxed, rng):
     seed = _seed(rng)
-    result = run(scenarios.train_and_evaluate, seed=seed, steps=TRACE_STEPS,
-                 lr=scenarios.LEARNING_RATE)
-    inputs = {"model": scenarios.XOR_MODEL, "random.seed": seed, "steps": TRACE_STEPS,
-              "lr": scenarios.LEARNING_RATE}
+    result = sandboxed(scenarios.train_and_evaluate, seed=seed, steps=TRACE_STEPS,
+                 lr=verdicts.LEARNING_RATE)
+    inputs = {"model": verdicts.XOR_MODEL, "random.seed": seed, "steps": TRACE_STEPS,
+              "lr": verdicts.LEARNING_RATE}
     expect_equal(field(result, "type", str), "list", quantity="type of train_xor(...)",
                  inputs=inputs)
     losses = field(result, "losses", list)
     expect_equal(len(losses), TRACE_STEPS, quantity="len(train_xor(...))", inputs=inputs)
-    first = scenarios.mean_squared_error(field(result, "before", list), scenarios.XOR_TARGETS)
+    first = verdicts.mean_squared_error(field(result, "before", list), verdicts.XOR_TARGETS)
     expect_close(losses[0], first, quantity="train_xor(...)[0]", inputs=inputs,
                  source="own-model")
 
 
-def _trace(run, rng):
+def _trace(sandboxed, rng):
     seed = _seed(rng)
-    result = run(scenarios.train_trace, seed=seed, steps=TRACE_STEPS, lr=scenarios.LEARNING_RATE)
-    inputs = {"model": scenarios.XOR_MODEL, "random.seed": seed, "steps": TRACE_STEPS,
-              "lr": scenarios.LEARNING_RATE}
+    result = sandboxed(scenarios.train_trace, seed=seed, steps=TRACE_STEPS, lr=verdicts.LEARNING_RATE)
+    inputs = {"model": verdicts.XOR_MODEL, "random.seed": seed, "steps": TRACE_STEPS,
+              "lr": verdicts.LEARNING_RATE}
     return result, inputs
 
 
 @pytest.mark.check(id="train-xor-steps-against-the-gradient", pitfall="training-loop", weight=2,
                    requires=(*OWN_VALUES, "train-xor-returns-one-loss-per-step"))
-def test_every_update_is_a_gradient_descent_step(run, rng):
-    result, inputs = _trace(run, rng)
+def test_every_update_is_a_gradient_descent_step(sandboxed, rng):
+    result, inputs = _trace(sandboxed, rng)
     if field(result, "passes", int) == 0:
         fail("train-no-backward", inputs=inputs)
     updates = field(result, "updates", list)
@@ -188,7 +189,7 @@ def test_every_update_is_a_gradient_descent_step(run, rng):
     for index in range(field(result, "parameters", int)):
         if index not in updated:
             fail("parameter-not-updated", inputs=inputs, index=index)
-    lr = scenarios.LEARNING_RATE
+    lr = verdicts.LEARNING_RATE
     for call, index, grad, _fresh, old, new in updates:
         if not close(new, old - lr * grad):
             fail("not-a-gradient-step", inputs=inputs, call=call, index=index, before=old,
@@ -198,8 +199,8 @@ def test_every_update_is_a_gradient_descent_step(run, rng):
 @pytest.mark.check(id="training-loop-zeroes-gradients", pitfall="missing-zero-grad", weight=3,
                    requires=("zero-grad-resets-every-parameter",
                              "train-xor-steps-against-the-gradient"))
-def test_each_update_uses_only_the_latest_gradient(run, rng):
-    result, inputs = _trace(run, rng)
+def test_each_update_uses_only_the_latest_gradient(sandboxed, rng):
+    result, inputs = _trace(sandboxed, rng)
     for call, index, grad, fresh, _old, _new in field(result, "updates", list):
         if not close(grad, fresh):
             fail("stale-gradient", inputs=inputs, call=call, index=index, expected=fresh,
@@ -208,8 +209,8 @@ def test_each_update_uses_only_the_latest_gradient(run, rng):
 
 @pytest.mark.check(id="training-loop-updates-after-backward", pitfall="mid-flight-mutation",
                    weight=3, requires=("train-xor-steps-against-the-gradient",))
-def test_no_parameter_changes_between_forward_and_backward(run, rng):
-    result, inputs = _trace(run, rng)
+def test_no_parameter_changes_between_forward_and_backward(sandboxed, rng):
+    result, inputs = _trace(sandboxed, rng)
     changed = field(result, "changed", list)
     if changed:
         call, index, forward, now = changed[0]
@@ -222,19 +223,19 @@ def test_no_parameter_changes_between_forward_and_backward(run, rng):
                              "every-parameter-gets-its-own-gradient",
                              "training-loop-zeroes-gradients",
                              "training-loop-updates-after-backward"))
-def test_training_brings_the_loss_below_the_stated_value(run, reference, rng):
-    params = {"steps": scenarios.STEPS, "lr": scenarios.LEARNING_RATE}
+def test_training_brings_the_loss_below_the_stated_value(sandboxed, reference, rng):
+    params = {"steps": verdicts.STEPS, "lr": verdicts.LEARNING_RATE}
     for _ in range(5):  # a seed from which the reference reaches the stated loss
         seed = _seed(rng)
         expected = reference(scenarios.train_and_evaluate, seed=seed, **params)
-        if scenarios.mean_squared_error(expected["after"], scenarios.XOR_TARGETS) \
-                < scenarios.TARGET_LOSS:
+        if verdicts.mean_squared_error(expected["after"], verdicts.XOR_TARGETS) \
+                < verdicts.TARGET_LOSS:
             break
     else:
         raise RuntimeError("the reference did not learn XOR from five seeds")
-    result = run(scenarios.train_and_evaluate, seed=seed, **params)
-    loss = scenarios.mean_squared_error(field(result, "after", list), scenarios.XOR_TARGETS)
-    if not loss < scenarios.TARGET_LOSS:
-        fail("xor-not-learned", inputs={"model": scenarios.XOR_MODEL, "random.seed": seed,
-                                    "steps": scenarios.STEPS, "lr": scenarios.LEARNING_RATE},
-             actual=min(loss, sys.float_info.max), target=scenarios.TARGET_LOSS)
+    result = sandboxed(scenarios.train_and_evaluate, seed=seed, **params)
+    loss = verdicts.mean_squared_error(field(result, "after", list), verdicts.XOR_TARGETS)
+    if not loss < verdicts.TARGET_LOSS:
+        fail("xor-not-learned", inputs={"model": verdicts.XOR_MODEL, "random.seed": seed,
+                                    "steps": verdicts.STEPS, "lr": verdicts.LEARNING_RATE},
+             actual=min(loss, sys.float_info.max), target=verdicts.TARGET_LOSS)

@@ -8,8 +8,9 @@ expected number below was worked out by hand (or with a calculator), to 16 digit
 
 import pytest
 
-from grader.expect import expect_results_close, field
-from grader.scenarios import lab02_ops as scenarios
+from grader.checking.verdict import expect_results_close, field
+from grader.child.scenarios import lab02_ops as scenarios
+from grader.checking.verdicts import lab02_ops as verdicts
 
 A = 2.0
 E_SQUARED = 7.38905609893065  # e ** 2
@@ -21,202 +22,202 @@ SIGMOID_HALF_SLOPE = 0.2350037122015945  # sigmoid(0.5) * (1 - sigmoid(0.5))
 ONE_OVER_LN_2 = 1.4426950408889634  # 1 / log(2)
 
 
-def _expect(run, op, expected, inputs, around="alone"):
+def _expect(sandboxed, op, expected, inputs, around="alone"):
     """Run `op` on the inputs and compare with the literal expected numbers."""
-    result = scenarios.run_op(run, op, around=around, **inputs)
-    shown = {"out": scenarios.written(op, around, inputs.get("k"))}
+    result = verdicts.run_op(sandboxed, op, around=around, **inputs)
+    shown = {"out": verdicts.written(op, around, inputs.get("k"))}
     shown.update({name: inputs[key] for key, name in (("x", "a"), ("y", "b"), ("z", "c"))
                   if key in inputs})
     expect_results_close(result, expected, inputs=shown, source="literal")
 
 
-def _expect_derivative(run, op, x, slope, confused, check):
+def _expect_derivative(sandboxed, op, x, slope, confused, check):
     """The gradient of `op` at x is `slope`; the confused value is left to `check`."""
     value, read, instead = confused
-    result = scenarios.run_op(run, op, x=x)
-    shown = {"out": scenarios.written(op), "a": x}
-    scenarios.expect_gradient(field(result, "a.grad", float), slope, quantity="a.grad",
+    result = verdicts.run_op(sandboxed, op, x=x)
+    shown = {"out": verdicts.written(op), "a": x}
+    verdicts.expect_gradient(field(result, "a.grad", float), slope, quantity="a.grad",
                               inputs=shown, source="literal",
                               confused=(value, read, instead, check))
 
 
-def _expect_not_confused(run, op, x, slope, confused):
+def _expect_not_confused(sandboxed, op, x, slope, confused):
     """The gradient of `op` at x is not the confused value."""
-    what = f"out = {scenarios.written(op)}; out.backward()"
-    result = scenarios.run_or_not_run(run, what, op, x=x)
-    scenarios.expect_not_confused(field(result, "a.grad", float), slope, confused,
-                                  quantity="a.grad", inputs={"out": scenarios.written(op), "a": x},
+    what = f"out = {verdicts.written(op)}; out.backward()"
+    result = verdicts.run_or_not_run(sandboxed, what, op, x=x)
+    verdicts.expect_not_confused(field(result, "a.grad", float), slope, confused,
+                                  quantity="a.grad", inputs={"out": verdicts.written(op), "a": x},
                                   source="literal")
 
 
 # -- unary minus and subtraction -----------------------------------------------------------------
 
 @pytest.mark.check(id="example-neg-forward", pitfall="graph-construction", weight=1)
-def test_example_neg_forward(run):
-    _expect(run, "neg", {"data": -2.0}, {"x": A}, around="forward")
+def test_example_neg_forward(sandboxed):
+    _expect(sandboxed, "neg", {"data": -2.0}, {"x": A}, around="forward")
 
 
 @pytest.mark.check(id="example-neg-derivative", pitfall="wrong-local-derivative", weight=1,
                    requires=("example-neg-forward",))
-def test_example_neg_derivative(run):
-    _expect(run, "neg", {"a.grad": -1.0}, {"x": A})
+def test_example_neg_derivative(sandboxed):
+    _expect(sandboxed, "neg", {"a.grad": -1.0}, {"x": A})
 
 
 @pytest.mark.check(id="example-sub-forward", pitfall="graph-construction", weight=1,
                    requires=("example-neg-forward",))
-def test_example_sub_forward(run):
-    _expect(run, "sub", {"data": 3.0}, {"x": 5.0, "y": A}, around="forward")
+def test_example_sub_forward(sandboxed):
+    _expect(sandboxed, "sub", {"data": 3.0}, {"x": 5.0, "y": A}, around="forward")
 
 
 @pytest.mark.check(id="example-sub-derivative", pitfall="wrong-local-derivative", weight=1,
                    requires=("example-sub-forward", "example-neg-derivative"))
-def test_example_sub_derivative(run):
-    _expect(run, "sub", {"a.grad": 1.0, "b.grad": -1.0}, {"x": 5.0, "y": A})
+def test_example_sub_derivative(sandboxed):
+    _expect(sandboxed, "sub", {"a.grad": 1.0, "b.grad": -1.0}, {"x": 5.0, "y": A})
 
 
 @pytest.mark.check(id="example-sub-number-on-left", pitfall="number-operand", weight=1,
                    requires=("example-sub-derivative",))
-def test_example_number_minus_value(run):
-    _expect(run, "sub-number-on-left", {"data": -1.0, "a.grad": -1.0}, {"x": A, "k": 1})
+def test_example_number_minus_value(sandboxed):
+    _expect(sandboxed, "sub-number-on-left", {"data": -1.0, "a.grad": -1.0}, {"x": A, "k": 1})
 
 
 # -- powers and division -------------------------------------------------------------------------
 
 @pytest.mark.check(id="example-pow-forward", pitfall="graph-construction", weight=1)
-def test_example_pow_forward(run):
+def test_example_pow_forward(sandboxed):
     for x, k, power in ((A, 3, 8.0), (4.0, 0.5, 2.0), (A, -1, 0.5)):
-        _expect(run, "pow", {"data": power}, {"x": x, "k": k}, around="forward")
+        _expect(sandboxed, "pow", {"data": power}, {"x": x, "k": k}, around="forward")
 
 
 @pytest.mark.check(id="example-pow-rejects-value-exponent", pitfall="unsupported-operand",
                    weight=1, requires=("example-pow-forward",))
-def test_example_pow_rejects_a_value_exponent(run):
-    result = run(scenarios.pow_value_exponent, x=A, k=2)
-    scenarios.expect_rejected(result, {"a": A, "k": 2})
+def test_example_pow_rejects_a_value_exponent(sandboxed):
+    result = sandboxed(scenarios.pow_value_exponent, x=A, k=2)
+    verdicts.expect_rejected(result, {"a": A, "k": 2})
 
 
 @pytest.mark.check(id="example-pow-derivative", pitfall="wrong-local-derivative", weight=1,
                    requires=("example-pow-forward",))
-def test_example_pow_derivative(run):
+def test_example_pow_derivative(sandboxed):
     for x, k, slope in ((A, 3, 12.0), (4.0, 0.5, 0.25), (A, -1, -0.25)):
-        _expect(run, "pow", {"a.grad": slope}, {"x": x, "k": k})
+        _expect(sandboxed, "pow", {"a.grad": slope}, {"x": x, "k": k})
 
 
 @pytest.mark.check(id="example-pow-scaled-output", pitfall="ignores-upstream-gradient",
                    weight=1, requires=("example-pow-derivative",))
-def test_example_pow_times_c(run):
-    _expect(run, "pow", {"a.grad": 12.0}, {"x": 3.0, "k": 2, "z": A}, around="scaled")
+def test_example_pow_times_c(sandboxed):
+    _expect(sandboxed, "pow", {"a.grad": 12.0}, {"x": 3.0, "k": 2, "z": A}, around="scaled")
 
 
 @pytest.mark.check(id="example-div-forward", pitfall="graph-construction", weight=1,
                    requires=("example-pow-forward",))
-def test_example_div_forward(run):
-    _expect(run, "truediv", {"data": 0.75}, {"x": 3.0, "y": 4.0}, around="forward")
+def test_example_div_forward(sandboxed):
+    _expect(sandboxed, "truediv", {"data": 0.75}, {"x": 3.0, "y": 4.0}, around="forward")
 
 
 @pytest.mark.check(id="example-div-derivative", pitfall="wrong-local-derivative", weight=1,
                    requires=("example-div-forward", "example-pow-derivative",
                              "example-pow-scaled-output"))
-def test_example_div_derivative(run):
-    _expect(run, "truediv", {"a.grad": 0.25, "b.grad": -0.1875}, {"x": 3.0, "y": 4.0})
+def test_example_div_derivative(sandboxed):
+    _expect(sandboxed, "truediv", {"a.grad": 0.25, "b.grad": -0.1875}, {"x": 3.0, "y": 4.0})
 
 
 @pytest.mark.check(id="example-div-number-on-left", pitfall="number-operand", weight=1,
                    requires=("example-div-derivative",))
-def test_example_number_over_value(run):
-    _expect(run, "truediv-number-on-left", {"data": 0.5, "a.grad": -0.125}, {"x": 4.0, "k": 2})
+def test_example_number_over_value(sandboxed):
+    _expect(sandboxed, "truediv-number-on-left", {"data": 0.5, "a.grad": -0.125}, {"x": 4.0, "k": 2})
 
 
 # -- exp and log ---------------------------------------------------------------------------------
 
 @pytest.mark.check(id="example-exp-forward", pitfall="graph-construction", weight=1)
-def test_example_exp_forward(run):
-    _expect(run, "exp", {"data": E_SQUARED}, {"x": A}, around="forward")
+def test_example_exp_forward(sandboxed):
+    _expect(sandboxed, "exp", {"data": E_SQUARED}, {"x": A}, around="forward")
 
 
 @pytest.mark.check(id="example-exp-reads-output", pitfall="input-output-confusion", weight=1,
                    requires=("example-exp-forward",))
-def test_example_exp_derivative_reads_the_output(run):
-    _expect_not_confused(run, "exp", A, E_SQUARED, A)
+def test_example_exp_derivative_reads_the_output(sandboxed):
+    _expect_not_confused(sandboxed, "exp", A, E_SQUARED, A)
 
 
 @pytest.mark.check(id="example-exp-derivative", pitfall="wrong-local-derivative", weight=1,
                    requires=("example-exp-forward",))
-def test_example_exp_derivative(run):
-    _expect_derivative(run, "exp", A, E_SQUARED, (A, "self.data", "out.data"),
+def test_example_exp_derivative(sandboxed):
+    _expect_derivative(sandboxed, "exp", A, E_SQUARED, (A, "self.data", "out.data"),
                        "example-exp-reads-output")
 
 
 @pytest.mark.check(id="example-log-forward", pitfall="graph-construction", weight=1)
-def test_example_log_forward(run):
-    _expect(run, "log", {"data": LN_2}, {"x": A}, around="forward")
+def test_example_log_forward(sandboxed):
+    _expect(sandboxed, "log", {"data": LN_2}, {"x": A}, around="forward")
 
 
 @pytest.mark.check(id="example-log-reads-input", pitfall="input-output-confusion", weight=1,
                    requires=("example-log-forward",))
-def test_example_log_derivative_reads_the_input(run):
-    _expect_not_confused(run, "log", A, 0.5, ONE_OVER_LN_2)
+def test_example_log_derivative_reads_the_input(sandboxed):
+    _expect_not_confused(sandboxed, "log", A, 0.5, ONE_OVER_LN_2)
 
 
 @pytest.mark.check(id="example-log-derivative", pitfall="wrong-local-derivative", weight=1,
                    requires=("example-log-forward",))
-def test_example_log_derivative(run):
-    _expect_derivative(run, "log", A, 0.5, (ONE_OVER_LN_2, "out.data", "self.data"),
+def test_example_log_derivative(sandboxed):
+    _expect_derivative(sandboxed, "log", A, 0.5, (ONE_OVER_LN_2, "out.data", "self.data"),
                        "example-log-reads-input")
 
 
 @pytest.mark.check(id="example-log-reused-input", pitfall="grad-overwrite", weight=1,
                    requires=("example-log-derivative",))
-def test_example_log_plus_a(run):
-    _expect(run, "log", {"a.grad": 1.5}, {"x": A}, around="reused")
+def test_example_log_plus_a(sandboxed):
+    _expect(sandboxed, "log", {"a.grad": 1.5}, {"x": A}, around="reused")
 
 
 # -- tanh, relu and sigmoid ----------------------------------------------------------------------
 
 @pytest.mark.check(id="example-tanh-forward", pitfall="graph-construction", weight=1)
-def test_example_tanh_forward(run):
-    _expect(run, "tanh", {"data": TANH_HALF}, {"x": 0.5}, around="forward")
+def test_example_tanh_forward(sandboxed):
+    _expect(sandboxed, "tanh", {"data": TANH_HALF}, {"x": 0.5}, around="forward")
 
 
 @pytest.mark.check(id="example-tanh-reads-output", pitfall="input-output-confusion", weight=1,
                    requires=("example-tanh-forward",))
-def test_example_tanh_derivative_reads_the_output(run):
-    _expect_not_confused(run, "tanh", 0.5, TANH_HALF_SLOPE, 0.75)
+def test_example_tanh_derivative_reads_the_output(sandboxed):
+    _expect_not_confused(sandboxed, "tanh", 0.5, TANH_HALF_SLOPE, 0.75)
 
 
 @pytest.mark.check(id="example-tanh-derivative", pitfall="wrong-local-derivative", weight=1,
                    requires=("example-tanh-forward",))
-def test_example_tanh_derivative(run):
-    _expect_derivative(run, "tanh", 0.5, TANH_HALF_SLOPE, (0.75, "self.data", "out.data"),
+def test_example_tanh_derivative(sandboxed):
+    _expect_derivative(sandboxed, "tanh", 0.5, TANH_HALF_SLOPE, (0.75, "self.data", "out.data"),
                        "example-tanh-reads-output")
 
 
 @pytest.mark.check(id="example-relu-forward", pitfall="graph-construction", weight=1)
-def test_example_relu_forward(run):
+def test_example_relu_forward(sandboxed):
     for x, expected in ((A, A), (-3.0, 0.0)):
-        _expect(run, "relu", {"data": expected}, {"x": x}, around="forward")
+        _expect(sandboxed, "relu", {"data": expected}, {"x": x}, around="forward")
 
 
 @pytest.mark.check(id="example-relu-derivative", pitfall="wrong-local-derivative", weight=1,
                    requires=("example-relu-forward",))
-def test_example_relu_derivative(run):
+def test_example_relu_derivative(sandboxed):
     for x, slope in ((A, 1.0), (-3.0, 0.0)):
-        _expect(run, "relu", {"a.grad": slope}, {"x": x})
+        _expect(sandboxed, "relu", {"a.grad": slope}, {"x": x})
 
 
 @pytest.mark.check(id="example-sigmoid-forward", pitfall="graph-construction", weight=1)
-def test_example_sigmoid_forward(run):
-    _expect(run, "sigmoid", {"data": SIGMOID_HALF}, {"x": 0.5}, around="forward")
+def test_example_sigmoid_forward(sandboxed):
+    _expect(sandboxed, "sigmoid", {"data": SIGMOID_HALF}, {"x": 0.5}, around="forward")
 
 
 @pytest.mark.check(id="example-sigmoid-reads-output", pitfall="input-output-confusion",
                    weight=1, requires=("example-sigmoid-forward",))
-def test_example_sigmoid_derivative_reads_the_output(run):
-    _expect_not_confused(run, "sigmoid", 0.5, SIGMOID_HALF_SLOPE, 0.25)
+def test_example_sigmoid_derivative_reads_the_output(sandboxed):
+    _expect_not_confused(sandboxed, "sigmoid", 0.5, SIGMOID_HALF_SLOPE, 0.25)
 
 
 @pytest.mark.check(id="example-sigmoid-derivative", pitfall="wrong-local-derivative", weight=1,
                    requires=("example-sigmoid-forward",))
-def test_example_sigmoid_derivative(run):
-    _expect_derivative(run, "sigmoid", 0.5, SIGMOID_HALF_SLOPE,
+def test_example_sigmoid_derivative(sandboxed):
+    _expect_derivative(sandboxed, "sigmoid", 0.5, SIGMOID_HALF_SLOPE,
                        (0.25, "self.data", "out.data"), "example-sigmoid-reads-output")

@@ -19,6 +19,7 @@ from typing import Any
 import nbformat
 
 from grader.labs import Lab
+from grader.policy import scan_files
 
 MAX_FILE_BYTES = 1 << 20
 SKIPPED_DIRS = {"__MACOSX", "__pycache__", ".git", ".ipynb_checkpoints"}
@@ -48,6 +49,7 @@ class PreparedSubmission:
     source: str
     digest: str
     workdir: Path
+    flags: tuple[dict[str, Any], ...] = ()  # policy notes from reading the files (grader.policy)
 
 
 def submission_id(path: Path, lab: Lab) -> str:
@@ -181,4 +183,5 @@ def prepare(submission: Submission, lab: Lab, scratch_root: Path) -> PreparedSub
         (workdir / name).write_bytes((lab.student_dir / name).read_bytes())
     for name, content in files.items():
         (workdir / name).write_bytes(content)
-    return PreparedSubmission(submission.id, str(submission.source), digest(files), workdir)
+    return PreparedSubmission(submission.id, str(submission.source), digest(files), workdir,
+                              tuple(scan_files(files)))

@@ -1,26 +1,15 @@
-"""Running scenarios against the reference solution, in the trusted process."""
+"""Importing a lab's module from a folder without leaving it in sys.modules.
+
+Side: trusted process. Used for the reference solution and by the debug runner, which runs a
+student's own code in-process on the student's own machine (`check --debug`).
+"""
 
 from __future__ import annotations
 
 import importlib.util
-import json
 import sys
 from pathlib import Path
 from typing import Any
-
-from grader.labs import Lab
-from grader.sandbox.scenario import Scenario
-
-
-class ReferenceUnavailable(RuntimeError):
-    """The lab's reference solution is not present (for example in the student kit)."""
-
-
-def load_reference_class(lab: Lab) -> Any:
-    """Import the reference solution's class (or module) in this trusted process."""
-    if not (lab.solution_dir / lab.files[0]).is_file():
-        raise ReferenceUnavailable(f"no reference solution in {lab.solution_dir}")
-    return load_exports(lab.solution_dir, lab.module, lab.class_name, lab.support_files)
 
 
 def load_exports(directory: Path, module: str, class_name: str | None,
@@ -46,9 +35,3 @@ def load_exports(directory: Path, module: str, class_name: str | None,
             sys.modules.pop(name, None)
         sys.modules.update(saved)
     return getattr(loaded, class_name) if class_name else loaded
-
-
-def run_reference(value_class: Any, scen: Scenario, params: dict[str, Any]) -> Any:
-    """Run a scenario in-process and return its result as the same plain data the child sends."""
-    result = scen.load()(value_class, **params)
-    return json.loads(json.dumps(result))

@@ -1,6 +1,8 @@
 """pytest plugin: runs each check once per submission, through the sandbox, and records outcomes.
 
-Loaded with `-p grader.pytest_plugin --grader-manifest FILE`. The manifest names the lab and
+Side: trusted process (the pytest process of a shard; student code runs only in sandbox children).
+
+Loaded with `-p grader.plugin --grader-manifest FILE`. The manifest names the lab and
 the prepared submissions; every test that asks for `run` is parametrized over them. The
 plugin validates `check` markers at collection, turns failed prerequisites into not-run,
 and attaches one `grader` user property per test for pytest-json-report.
@@ -17,19 +19,19 @@ from typing import Any
 
 import pytest
 
-from grader.checks import CheckDefinitionError, CheckSpec, spec_from_marker, validate_suite
-from grader.expect import CheckFailed, NotRun
+from grader.checking.marker import CheckDefinitionError, CheckSpec, spec_from_marker, validate_suite
+from grader.checking.reference import load_reference_class, run_reference
+from grader.checking.verdict import CheckFailed, NotRun
+from grader.child.scenario import Scenario
 from grader.labs import REPO_ROOT, Lab, get_lab
-from grader.reference import load_reference_class, run_reference
 from grader.sandbox import reaper
 from grader.sandbox.inprocess import InProcessRunner
 from grader.sandbox.jail import default_jail
 from grader.sandbox.sandbox import Limits, Outcome, Sandbox
-from grader.sandbox.scenario import Scenario
 
 
 @dataclass
-class GradingRun:
+class GradingState:
     """The run described by the manifest, plus each (submission, check) status seen so far."""
 
     lab: Lab
@@ -39,9 +41,9 @@ class GradingRun:
     statuses: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
-RUN_KEY = pytest.StashKey[GradingRun]()
+STATE_KEY = pytest.StashKey[GradingState]()
 SPEC_KEY = pytest.StashKey[CheckSpec]()
-NOT_RUN_KEY = pytest.StashKey[dict[str, Any]]()
+NOT_STATE_KEY = pytest.StashKey[dict[str, Any]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -58,7 +60,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not path:
         return
     manifest = json.loads(Path(path).read_text(encoding="utf-8"))
-    config.stash[RUN_KEY] = GradingRun(
+    config.stash[STATE_KEY] = GradingState(
         lab=get_lab(manifest["lab"]),
         seed=str(manifest["seed"]),
         submissions=manifest["submissions"],
@@ -67,19 +69,20 @@ def pytest_configure(config: pytest.Config) -> None:
     reaper.enable_subreaper()
 
 
-def _grading_run(config: pytest.Config) -> GradingRun:
-    run = config.stash.get(RUN_KEY, None)
-    if run is None:
+def _grading_state(config: pytest.Config) -> GradingState:
+    state = config.stash.get(STATE_KEY, None)
+    if state is None:
         raise pytest.UsageError("graded checks run through `python -m grader`, not bare pytest")
-    return run
+    return state
 
 
+@pytest.hookimpl(trylast=True)  # after the suite's own parametrize: the submission's id goes last
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Parametrize every check over the manifest's submissions."""
     if "submission" not in metafunc.fixturenames:
         return
-    run = _grading_run(metafunc.config)
-    metafunc.parametrize("submission", run.submissions, ids=[s["id"] for s in run.submissions],
+    state = _grading_state(metafunc.config)
+    metafunc.parametrize("submission", state.submissions, ids=[s["id"] for s in state.submissions],
                          indirect=True, scope="session")
 
 
@@ -91,6 +94,18 @@ def _visibility(item: pytest.Item) -> str:
         return "hidden"
 
 
+def _check_key(item: pytest.Item) -> str:
+    """The item's node id without its submission: one key per check, whatever the submission.
+
+    A parametrized check (`pytest.param(..., marks=pytest.mark.check(...))`) keeps the id of
+    its parameters, so each parameter is a check of its own.
+    """
+    base, _, ids = item.nodeid.partition("[")
+    submission_id = _submission_id(item)
+    ids = ids.removesuffix("]").removesuffix(submission_id).removesuffix("-")
+    return f"{base}[{ids}]" if ids else base
+
+
 def _submission_index(item: pytest.Item, order: dict[str, int]) -> int:
     callspec = getattr(item, "callspec", None)
     return order[callspec.params["submission"]["id"]] if callspec else -1
@@ -99,13 +114,13 @@ def _submission_index(item: pytest.Item, order: dict[str, int]) -> int:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Validate check markers once per check, then group the items by submission."""
-    run = config.stash.get(RUN_KEY, None)
-    if run is None:
+    state = config.stash.get(STATE_KEY, None)
+    if state is None:
         return
     specs: dict[str, CheckSpec] = {}
     try:
         for item in items:
-            key = item.nodeid.split("[", 1)[0]
+            key = _check_key(item)
             if key not in specs:
                 marker = item.get_closest_marker("check")
                 if marker is None:
@@ -116,7 +131,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         validate_suite(specs.values())
     except CheckDefinitionError as exc:
         raise pytest.UsageError(str(exc)) from None
-    order = {entry["id"]: index for index, entry in enumerate(run.submissions)}
+    order = {entry["id"]: index for index, entry in enumerate(state.submissions)}
     items.sort(key=lambda item: _submission_index(item, order))
 
 
@@ -134,11 +149,11 @@ class SubmissionContext:
 def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionContext]:
     """The submission these checks are parametrized with, its sandbox open for the duration."""
     entry = request.param
-    run = _grading_run(request.config)
-    lab = run.lab
+    state = _grading_state(request.config)
+    lab = state.lab
     workdir = Path(entry["workdir"])
     runner: Sandbox | InProcessRunner
-    if run.in_process:
+    if state.in_process:
         runner = InProcessRunner(workdir, lab.module, lab.class_name, lab.files)
     else:
         jail = default_jail()  # the child sees the system's libraries and its submission only
@@ -161,10 +176,10 @@ def failure_from_outcome(outcome: Outcome, params: dict[str, Any], main_file: st
 
 
 @pytest.fixture
-def run(request: pytest.FixtureRequest, submission: SubmissionContext) -> Callable[..., Any]:
-    """`run(scenario, **params)`: the scenario's plain-data result from the student's code."""
+def sandboxed(request: pytest.FixtureRequest, submission: SubmissionContext) -> Callable[..., Any]:
+    """`sandboxed(scenario, **params)`: the scenario's plain-data result from the student's code."""
     spec = request.node.stash[SPEC_KEY]
-    lab = _grading_run(request.config).lab
+    lab = _grading_state(request.config).lab
 
     submission.flags.clear()
 
@@ -181,7 +196,7 @@ def run(request: pytest.FixtureRequest, submission: SubmissionContext) -> Callab
 @pytest.fixture(scope="session")
 def reference_class(request: pytest.FixtureRequest) -> Any:
     """The reference solution's class, imported in this trusted process."""
-    return load_reference_class(_grading_run(request.config).lab)
+    return load_reference_class(_grading_state(request.config).lab)
 
 
 @pytest.fixture
@@ -198,7 +213,7 @@ def reference(reference_class: Any) -> Callable[..., Any]:
 def rng(request: pytest.FixtureRequest, submission: SubmissionContext) -> random.Random:
     """Random inputs seeded by the course seed, the submission and the check."""
     spec = request.node.stash[SPEC_KEY]
-    seed = _grading_run(request.config).seed
+    seed = _grading_state(request.config).seed
     # The content digest is part of the seed: a resubmission with other code gets other inputs,
     # so a table of answers harvested from earlier feedback is worthless.
     return random.Random(f"{seed}:{submission.id}:{submission.digest}:{spec.id}")
@@ -213,18 +228,18 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     spec = item.stash.get(SPEC_KEY, None)
     if spec is None or not spec.requires:
         return
-    run = _grading_run(item.config)
+    state = _grading_state(item.config)
     submission_id = _submission_id(item)
-    missing = [r for r in spec.requires if run.statuses.get((submission_id, r)) != "passed"]
+    missing = [r for r in spec.requires if state.statuses.get((submission_id, r)) != "passed"]
     if missing:
-        item.stash[NOT_RUN_KEY] = {"kind": "prerequisite", "params": {"checks": missing}}
+        item.stash[NOT_STATE_KEY] = {"kind": "prerequisite", "params": {"checks": missing}}
         pytest.skip(f"not run: {', '.join(missing)} did not pass")
 
 
 def _classify(item: pytest.Item, call: pytest.CallInfo[None],
               report: pytest.TestReport) -> tuple[str, dict[str, Any] | None, str]:
     """(status, detail, captured output) for a finished setup or call phase."""
-    not_run = item.stash.get(NOT_RUN_KEY, None)
+    not_run = item.stash.get(NOT_STATE_KEY, None)
     if report.skipped and not_run is not None:
         return "not-run", not_run, ""
     excinfo = call.excinfo
@@ -251,7 +266,7 @@ def pytest_runtest_makereport(
     submission_id = _submission_id(item)
     context = item.funcargs.get("submission") if hasattr(item, "funcargs") else None
     flags = list(context.flags) if isinstance(context, SubmissionContext) else []
-    _grading_run(item.config).statuses[(submission_id, spec.id)] = status
+    _grading_state(item.config).statuses[(submission_id, spec.id)] = status
     item.user_properties.append(("grader", {
         "submission": submission_id, "check": spec.id, "pitfall": spec.pitfall,
         "weight": spec.weight, "visibility": spec.visibility, "status": status,

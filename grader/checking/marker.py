@@ -1,4 +1,7 @@
-"""Check declarations: reading and validating the `check` marker every graded test carries."""
+"""Check declarations: reading and validating the `check` marker every graded test carries.
+
+Side: trusted process.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +11,24 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
+
 from grader.i18n import LANGUAGES, Catalogue
 
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 ALLOWED_KEYS = {"id", "pitfall", "weight", "requires", "timeout"}
+
+
+def check_case(*values: Any, id: str, pitfall: str, weight: float,  # noqa: A002 (the marker's key)
+               requires: tuple[str, ...] = (), timeout: float | None = None) -> Any:
+    """One parameter of a parametrized check, carrying its own check marker.
+
+    `@pytest.mark.parametrize("op", [check_case("neg", id="neg-forward", ...), ...])` makes each
+    parameter a check with its own id, pitfall, weight and prerequisites.
+    """
+    marker = pytest.mark.check(id=id, pitfall=pitfall, weight=weight, requires=requires,
+                               **({} if timeout is None else {"timeout": timeout}))
+    return pytest.param(*values, id=id, marks=marker)
 
 
 class CheckDefinitionError(Exception):

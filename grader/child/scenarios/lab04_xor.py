@@ -1,5 +1,10 @@
 """Lab 04 scenarios: build the student's network, train it, and report what happened as numbers.
 
+Side: sandbox child. Each function's source is shipped to the child and run there against the
+student's code (and, for hidden checks, in the trusted process against the reference solution).
+A scenario may use only its parameters and the helpers of `grader.child.graph`: module
+globals do not travel with it. This module imports nothing of the trusted side.
+
 Lab 04 exports the whole module, so the first parameter of every scenario is the student's
 `nn.py` itself: scenarios reach `nn.Neuron`, `nn.Layer`, `nn.MLP`, `nn.train_xor` and the
 given engine `nn.Value` through it. Each scenario seeds Python's `random` before it builds a
@@ -7,73 +12,11 @@ model, so the student's run and a reference run with the same seed start from th
 weights (when the student's initialisation follows the contract), and restores the state of
 `random` afterwards, which matters only in the trusted process. A scenario that patches the
 engine to watch the training loop undoes the patch before returning, for the same reason.
-
-Besides the scenarios, this module holds the arithmetic the checks use, in the trusted
-process, to work out what a network must output from the numbers of its own parameters.
 """
 
-import math
+from grader.child.graph import data_of, number
+from grader.child.scenario import scenario
 
-from grader.sandbox import scenario
-from grader.sandbox.kit import data_of, number
-
-# The four examples, as in nn.py: -1 for false, 1 for true. Scenarios cannot read module
-# globals, so the ones that need the examples spell them out again.
-XOR_INPUTS = [[-1.0, -1.0], [-1.0, 1.0], [1.0, -1.0], [1.0, 1.0]]
-XOR_TARGETS = [-1.0, 1.0, 1.0, -1.0]
-# The stated loss: train_xor(MLP(2, [4, 1]), steps=STEPS, lr=LEARNING_RATE) after
-# random.seed(s) leaves the mean squared error below TARGET_LOSS. The reference does so within
-# 112 steps for every seed from 0 to 1999 (a median of 27), so 150 steps leave a margin.
-XOR_MODEL = "MLP(2, [4, 1])"
-XOR_SIZES = [2, 4, 1]
-STEPS = 150
-LEARNING_RATE = 0.2
-TARGET_LOSS = 0.05
-
-
-# ---------------------------------------------------------------------------------------
-# Trusted arithmetic: what a network outputs, from its parameters in contract order (each
-# neuron's weights, then its bias; neuron after neuron; layer after layer).
-
-def neuron_output(params: list[float], x: list[float], nonlin: bool) -> float:
-    """tanh(w · x + b) (or w · x + b) for one neuron whose parameters are w..., b."""
-    *weights, bias = params
-    act = sum(w * xi for w, xi in zip(weights, x, strict=True)) + bias
-    return math.tanh(act) if nonlin else act
-
-
-def layer_outputs(params: list[float], nin: int, nout: int, x: list[float],
-                  nonlin: bool) -> list[float]:
-    """The outputs of a layer of nout neurons of nin inputs each."""
-    size = nin + 1
-    return [neuron_output(params[j * size:(j + 1) * size], x, nonlin) for j in range(nout)]
-
-
-def mlp_outputs(params: list[float], sizes: list[int], x: list[float]) -> list[float]:
-    """The outputs of an MLP with layer sizes `sizes` (inputs first); the last layer is linear."""
-    offset = 0
-    values = list(x)
-    last = len(sizes) - 2
-    for i in range(len(sizes) - 1):
-        count = (sizes[i] + 1) * sizes[i + 1]
-        values = layer_outputs(params[offset:offset + count], sizes[i], sizes[i + 1], values,
-                               nonlin=i != last)
-        offset += count
-    return values
-
-
-def parameter_count(sizes: list[int]) -> int:
-    """How many parameters micrograd's MLP with these layer sizes has."""
-    return sum((sizes[i] + 1) * sizes[i + 1] for i in range(len(sizes) - 1))
-
-
-def mean_squared_error(outputs: list[float], targets: list[float]) -> float:
-    """The mean of (output - target) ** 2; inf, never OverflowError, for a model that diverged."""
-    return sum((o - t) * (o - t) for o, t in zip(outputs, targets, strict=True)) / len(targets)
-
-
-# ---------------------------------------------------------------------------------------
-# Scenarios: run in the sandbox on the student's module (and on the reference, trusted).
 
 @scenario
 def module_forward(nn, seed, kind, args, kwargs, x):

@@ -1,4 +1,7 @@
-"""Randomized check inputs, seeded per submission and check so a regrade gives the same score."""
+"""Randomized check inputs, seeded per submission and check so a regrade gives the same score.
+
+Side: trusted process.
+"""
 
 from __future__ import annotations
 

@@ -3,8 +3,8 @@
 The solution file is the single source of truth (as in nbgrader): every piece of code the
 student writes sits in a *solution region*, and the stub is the solution with each region
 replaced by a bilingual TODO and a ``raise NotImplementedError``.
-``build_labs`` also turns the stub of each registered lab's main file into the notebook
-``labs/<lab>/<lab>.ipynb`` (:mod:`grader.notebooks`), so notebooks derive from the stubs too.
+`grader.authoring.build` writes the stubs, and turns the stub of each registered lab's main
+file into the notebook ``labs/<lab>/<lab>.ipynb`` (:mod:`grader.authoring.notebooks`).
 
 Marker format
 -------------
@@ -46,14 +46,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path, PurePath
-
-from grader.labs import LABS
+from pathlib import PurePath
 
 BEGIN_MARKER = "# BEGIN SOLUTION"
 END_MARKER = "# END SOLUTION"
 CONTINUATION = "#    "
-# The stub's TODO lines (after the region's indentation); grader.notebooks reads them back.
+# The stub's TODO lines (after the region's indentation); grader.authoring.notebooks reads them back.
 TODO_EN = "# TODO({lab}): "
 TODO_ES = "# TODO({lab}) es: "
 HEADER_EN = "# Generated from {source} by `make labs`; edit the TODOs below."
@@ -257,69 +255,3 @@ def generate_stub(source: str, lab: str, filename: str = "<solution>") -> str:
     stub = "".join(output)
     _compile_or_raise(stub, filename, origins, "the generated stub")
     return stub
-
-
-def _solution_files(repo_root: Path) -> list[Path]:
-    """Return every solutions/<lab>/*.py file, sorted, skipping hidden and private folders."""
-    return sorted(
-        path
-        for path in (repo_root / "solutions").glob("*/*.py")
-        if not path.parent.name.startswith((".", "_"))
-    )
-
-
-def _read_optional(path: Path) -> str:
-    """Return a UTF-8 text file's content, or '' if there is no such file."""
-    return path.read_bytes().decode("utf-8") if path.is_file() else ""
-
-
-def _notebooks(repo_root: Path, stubs: dict[Path, str]) -> dict[Path, str]:
-    """Return labs/<lab>/<lab>.ipynb, made from the stub, for every registered lab with one.
-
-    A notebook stands for the lab's main file (``lab.files[0]``; see grader.notebooks), so a
-    lab gets one only once it is in the registry and its main file has a solution.
-    """
-    # grader.notebooks reads the TODO lines of this module's stubs, so it imports this module.
-    from grader.notebooks import lab_notebook, notebook_name, notebook_text
-
-    notebooks: dict[Path, str] = {}
-    for lab in LABS.values():
-        folder = repo_root / "labs" / lab.name
-        stub = stubs.get(folder / lab.main_file)
-        if stub is None:
-            continue
-        readme_en = _read_optional(folder / "README.md")
-        readme_es = _read_optional(folder / "README.es.md")
-        notebook = lab_notebook(lab.name, stub, readme_en, readme_es)
-        notebooks[folder / notebook_name(lab.name)] = notebook_text(notebook)
-    return notebooks
-
-
-def build_labs(repo_root: Path, check: bool = False) -> list[str]:
-    """Generate labs/<lab>/<file> from every solutions/<lab>/<file>.py, and the lab notebooks.
-
-    Every registered lab whose main file has a solution also gets labs/<lab>/<lab>.ipynb,
-    built from that file's stub and the titles of the lab's READMEs (grader.notebooks).
-    Returns the repo-relative paths of the stubs and notebooks that are missing or differ from
-    what the generator makes. With ``check`` nothing is written; without it exactly those files
-    are (re)written and files already up to date are left untouched. Everything is generated
-    before anything is written, so a MarkerError (or NotebookError) leaves labs/ as it was.
-    """
-    stubs: dict[Path, str] = {}
-    for solution in _solution_files(repo_root):
-        lab = solution.parent.name
-        source = solution.read_bytes().decode("utf-8")
-        relative = solution.relative_to(repo_root).as_posix()
-        stubs[repo_root / "labs" / lab / solution.name] = generate_stub(source, lab, relative)
-    generated = {**stubs, **_notebooks(repo_root, stubs)}
-
-    outdated: list[str] = []
-    for target, text in generated.items():
-        current = target.read_bytes().decode("utf-8", errors="replace") if target.exists() else None
-        if current == text:
-            continue
-        outdated.append(target.relative_to(repo_root).as_posix())
-        if not check:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(text.encode("utf-8"))
-    return outdated

@@ -2,8 +2,11 @@
 
 A scenario is written as an ordinary function `def name(Value, **params)`. It is shipped to
 the sandbox child as source text (decorators and comments removed) and executed there in a
-namespace holding only the helpers of `grader.sandbox.kit`; the trusted process runs the very
+namespace holding only the helpers of `grader.child.graph`; the trusted process runs the very
 same source against the reference solution, so both sides see identical code.
+
+Side: sandbox child, by what it carries: the decorator runs at import in the trusted process,
+but it only reads source text, and this module imports nothing beyond the standard library.
 """
 
 from __future__ import annotations
@@ -16,13 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-KIT_SOURCE = (Path(__file__).parent / "kit.py").read_text(encoding="utf-8")
+HELPERS_SOURCE = (Path(__file__).parent / "graph.py").read_text(encoding="utf-8")
 
 
-def kit_namespace() -> dict[str, Any]:
-    """A fresh namespace with the kit's helpers, built from the same source the child executes."""
-    namespace: dict[str, Any] = {"__name__": "grader_kit"}
-    exec(compile(KIT_SOURCE, "<kit>", "exec"), namespace)
+def helpers_namespace() -> dict[str, Any]:
+    """A fresh namespace with the graph helpers, built from the same source the child executes."""
+    namespace: dict[str, Any] = {"__name__": "grader_graph_helpers"}
+    exec(compile(HELPERS_SOURCE, "<graph helpers>", "exec"), namespace)
     return namespace
 
 
@@ -45,9 +48,9 @@ class Scenario:
     _compiled: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def load(self) -> Callable[..., Any]:
-        """The scenario function compiled in a kit-only namespace (for trusted reference runs)."""
+        """The scenario function compiled in a namespace holding only the graph helpers (for trusted reference runs)."""
         if "function" not in self._compiled:
-            namespace = kit_namespace()
+            namespace = helpers_namespace()
             exec(compile(self.source, f"<scenario {self.name}>", "exec"), namespace)
             self._compiled["function"] = namespace[self.name]
         return self._compiled["function"]

@@ -1,4 +1,7 @@
-"""What a check raises: student failures carry a catalogue detail, never prose."""
+"""What a check raises: student failures carry a catalogue detail, never prose.
+
+Side: trusted process: verdicts judge plain data that came back from the sandbox.
+"""
 
 from __future__ import annotations
 

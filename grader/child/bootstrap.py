@@ -1,5 +1,7 @@
 """The sandbox child's bootstrap: a zygote that never runs student code, and one child per scenario.
 
+Side: sandbox child (the zygote is set up by the trusted process but runs this file alone).
+
 This file is never imported by the grader. Its source is passed to `python -I -S -c` in a
 scratch directory. The zygote (this process) limits itself, enters the jail, compiles the
 submission's files WITHOUT running them, and then, for every request, forks a child that
@@ -246,7 +248,7 @@ def describe_exception(exc, submission_files, switch):
     return {"type": type(exc).__name__, "message": message, "where": where}
 
 
-def run_child(request, config, kit, result_fd, switch):
+def run_child(request, config, helpers, result_fd, switch):
     """In a forked child: import the submission, run one scenario, reply; never returns."""
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)  # the request pipe stays with the zygote
@@ -265,7 +267,7 @@ def run_child(request, config, kit, result_fd, switch):
         if request.get("probe"):
             reply = {"status": "ready"}
         else:
-            reply = run_scenario(request, target, kit, files, switch)
+            reply = run_scenario(request, target, helpers, files, switch)
     try:
         write_frame(result_fd, reply)
     except (TypeError, ValueError, OverflowError) as exc:
@@ -277,27 +279,27 @@ def run_child(request, config, kit, result_fd, switch):
         EXIT(0)
 
 
-def run_scenario(request, target, kit, files, switch):
+def run_scenario(request, target, helpers, files, switch):
     """The reply for one scenario run against the student's class or module."""
     try:
-        namespace = dict(kit)
+        namespace = dict(helpers)
         exec(request["code"], namespace)
         value = namespace[request["name"]](target, **request["params"])
         return {"status": "ok", "value": value}
-    except kit["WrongType"] as exc:
+    except helpers["WrongType"] as exc:
         return {"status": "wrong-type", "quantity": exc.quantity,
                 "actual_type": exc.actual_type, "expected_type": exc.expected_type}
     except BaseException as exc:  # the student's code may raise anything, SystemExit included
         return {"status": "exception", **describe_exception(exc, files, switch)}
 
 
-def fork_child(request, config, kit, result_fd, switch):
+def fork_child(request, config, helpers, result_fd, switch):
     """Fork, run the request in the child, wait, and report how the child ended."""
     sys.stdout.flush()
     sys.stderr.flush()
     pid = FORK()
     if pid == 0:
-        run_child(request, config, kit, result_fd, switch)
+        run_child(request, config, helpers, result_fd, switch)
     _, status = WAITPID(pid, 0)
     write_frame(result_fd, {"status": "exited", "code": os.waitstatus_to_exitcode(status)})
 
@@ -326,11 +328,11 @@ def main():
     sys.meta_path.insert(0, PrecompiledFinder(codes))
     sys.path.append(os.getcwd())  # for support files imported by name
     switch = install_guard()
-    # Trusted work done once here, inherited by every child: the kit, compiled scenarios.
-    kit = {"__name__": "grader_kit"}
-    exec(compile(config["kit_source"], "<kit>", "exec"), kit)
+    # Trusted work done once here, inherited by every child: the helpers, compiled scenarios.
+    helpers = {"__name__": "grader_graph_helpers"}
+    exec(compile(config["helpers_source"], "<graph helpers>", "exec"), helpers)
     compiled = {}
-    fork_child({"probe": True}, config, kit, result_fd, switch)
+    fork_child({"probe": True}, config, helpers, result_fd, switch)
     while True:
         request = read_frame(stdin)
         if request is None:
@@ -339,7 +341,7 @@ def main():
         if source not in compiled:
             compiled[source] = compile(source, "<scenario>", "exec")
         request["code"] = compiled[source]
-        fork_child(request, config, kit, result_fd, switch)
+        fork_child(request, config, helpers, result_fd, switch)
 
 
 main()

@@ -1,4 +1,6 @@
-"""Helpers scenarios use to read a student's graph as plain data (stdlib only; runs on both sides).
+"""Helpers scenarios use to read a student's graph as plain data (stdlib only).
+
+Side: sandbox child (and the trusted process's reference runs, with the same source).
 
 This module's source is executed inside the sandbox child as well as imported by the trusted
 process for reference runs, so it must not import anything outside the standard library.
@@ -66,4 +68,4 @@ def record_calls(named: dict[str, Any]) -> list[str]:
     return calls
 
 
-KIT_NAMES = ("WrongType", "number", "text", "grad_of", "data_of", "parents_of", "record_calls")
+HELPER_NAMES = ("WrongType", "number", "text", "grad_of", "data_of", "parents_of", "record_calls")

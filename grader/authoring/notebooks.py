@@ -1,6 +1,6 @@
 """Build the Jupyter notebook version of a lab from its generated stub (nbformat v4).
 
-A notebook submission is graded as the lab's main file: ``grader.submission.notebook_code``
+A notebook submission is graded as the lab's main file: ``grader.intake.notebook_code``
 joins the code cells, in order, into one module (dropping IPython magics and shell lines from
 cells that are not valid Python as they stand). So the notebook is the stub cut at top-level statements and nothing else:
 
@@ -36,8 +36,8 @@ from itertools import pairwise
 import nbformat
 from nbformat import NotebookNode
 
-from grader.stubgen import CONTINUATION, TODO_EN, TODO_ES
-from grader.submission import notebook_code
+from grader.authoring.stubgen import CONTINUATION, TODO_EN, TODO_ES
+from grader.intake import notebook_code
 
 NOTEBOOK_NAME = "{lab}.ipynb"
 NOTEBOOK_METADATA = {

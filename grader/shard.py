@@ -1,4 +1,8 @@
-"""Running one shard of prepared submissions through pytest and turning the report into documents."""
+"""Grading one shard of prepared submissions in one pytest process, and reading back its documents.
+
+Side: trusted process. The student code of the shard runs only in the sandbox children that the
+pytest plugin starts.
+"""
 
 from __future__ import annotations
 
@@ -11,21 +15,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader.intake import PreparedSubmission
 from grader.labs import PACKAGE_DIR, REPO_ROOT, Lab
-from grader.policy import scan_files
-from grader.results.build import entries_by_submission, graded_document, unscored_document
-from grader.submission import PreparedSubmission
+from grader.results.build import entries_by_submission, graded_document, grader_error_document
 
 PYTEST_INI = PACKAGE_DIR / "pytest-grader.ini"
 # Only the plugins grading needs: autoloading every installed plugin (hypothesis's among
 # them) costs more start-up time than a whole submission's checks.
-PLUGINS = ("pytest_jsonreport.plugin", "pytest_metadata.plugin", "grader.pytest_plugin")
+PLUGINS = ("pytest_jsonreport.plugin", "pytest_metadata.plugin", "grader.plugin")
 REPORT_OMIT = ("collectors", "keywords", "log", "streams", "warnings", "traceback")
 
 
 @dataclass(frozen=True)
-class ShardSpec:
-    """What to run: the lab, which suites, the seed, and how."""
+class GradingPlan:
+    """How to grade any number of submissions: the lab, which suites, the seed, the language."""
 
     lab: Lab
     suites: tuple[Path, ...]
@@ -44,16 +47,16 @@ def suites_for(lab: Lab, hidden: bool) -> tuple[Path, ...]:
     return tuple(suites)
 
 
-def pytest_command(spec: ShardSpec, manifest: Path, report: Path, quiet: bool = True) -> list[str]:
+def pytest_command(plan: GradingPlan, manifest: Path, report: Path, quiet: bool = True) -> list[str]:
     """The pytest invocation for one shard."""
     # The suites come first: --json-report-omit takes every word that follows it.
     return [
-        sys.executable, "-m", "pytest", *(str(path) for path in spec.suites),
+        sys.executable, "-m", "pytest", *(str(path) for path in plan.suites),
         "-q" if quiet else "-v", "-c", str(PYTEST_INI),
         "--rootdir", str(REPO_ROOT), *(arg for name in PLUGINS for arg in ("-p", name)),
         "--grader-manifest", str(manifest),
         "--json-report", "--json-report-file", str(report), "--json-report-omit", *REPORT_OMIT,
-        *(["-s"] if spec.in_process else []),
+        *(["-s"] if plan.in_process else []),
     ]
 
 
@@ -61,22 +64,21 @@ def _as_record(sub: PreparedSubmission) -> dict[str, str]:
     return {"id": sub.id, "source": sub.source, "digest": sub.digest}
 
 
-def _grader_error(spec: ShardSpec, sub: PreparedSubmission, reference: str) -> dict[str, Any]:
-    detail = {"kind": "grader-error", "params": {"reference": reference}}
-    return unscored_document(spec.lab.name, _as_record(sub), "grader-error", detail, spec.lang)
+def _grader_error(plan: GradingPlan, sub: PreparedSubmission, reference: str) -> dict[str, Any]:
+    return grader_error_document(plan.lab.name, _as_record(sub), reference, plan.lang)
 
 
-def run_shard(spec: ShardSpec, shard: Sequence[PreparedSubmission], workdir: Path,
+def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir: Path,
               timeout_s: float, interactive: bool = False) -> list[dict[str, Any]]:
     """Grade the shard in one pytest process; one document per submission, in shard order."""
     manifest = workdir / "manifest.json"
     report_path = workdir / "report.json"
     manifest.write_text(json.dumps({
-        "lab": spec.lab.name, "seed": spec.seed, "in_process": spec.in_process,
+        "lab": plan.lab.name, "seed": plan.seed, "in_process": plan.in_process,
         "submissions": [{"id": s.id, "workdir": str(s.workdir), "digest": s.digest}
                         for s in shard],
     }), encoding="utf-8")
-    command = pytest_command(spec, manifest, report_path)
+    command = pytest_command(plan, manifest, report_path)
     try:
         completed = subprocess.run(
             command, cwd=REPO_ROOT, timeout=timeout_s, check=False,
@@ -86,11 +88,11 @@ def run_shard(spec: ShardSpec, shard: Sequence[PreparedSubmission], workdir: Pat
             stderr=None if interactive else subprocess.STDOUT,
         )
     except subprocess.TimeoutExpired:
-        return [_grader_error(spec, sub, f"the shard took over {timeout_s:.0f} s") for sub in shard]
+        return [_grader_error(plan, sub, f"the shard took over {timeout_s:.0f} s") for sub in shard]
     if completed.returncode not in (0, 1) or not report_path.is_file():
         tail = (completed.stdout or b"").decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
         reference = f"pytest exited with {completed.returncode}: {tail[0][:300]}"
-        return [_grader_error(spec, sub, reference) for sub in shard]
+        return [_grader_error(plan, sub, reference) for sub in shard]
     report = json.loads(report_path.read_text(encoding="utf-8"))
     grouped = entries_by_submission(report)
     expected = max((len(entries) for entries in grouped.values()), default=0)
@@ -98,26 +100,17 @@ def run_shard(spec: ShardSpec, shard: Sequence[PreparedSubmission], workdir: Pat
     for sub in shard:
         entries = grouped.get(sub.id, [])
         if not entries or len(entries) != expected:
-            documents.append(_grader_error(spec, sub, "the check run ended early"))
+            documents.append(_grader_error(plan, sub, "the check run ended early"))
         else:
-            flags = _flags(spec, sub, entries)
-            documents.append(graded_document(spec.lab.name, _as_record(sub), entries, flags,
-                                             spec.lang))
+            flags = _flags(sub, entries)
+            documents.append(graded_document(plan.lab.name, _as_record(sub), entries, flags,
+                                             plan.lang))
     return documents
 
 
-def _flags(spec: ShardSpec, sub: PreparedSubmission,
-           entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Static flags from reading the submission, then runtime flags the checks saw, each once."""
-    files = {name: (sub.workdir / name).read_bytes() for name in spec.lab.files
-             if (sub.workdir / name).is_file()}
+def _flags(sub: PreparedSubmission, entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Static flags found when the submission was prepared, then runtime flags, each once."""
     unique: dict[str, dict[str, Any]] = {}
-    for flag in [*scan_files(files), *(f for entry in entries for f in entry.get("flags", []))]:
+    for flag in [*sub.flags, *(f for entry in entries for f in entry.get("flags", []))]:
         unique.setdefault(flag["id"] + json.dumps(flag["params"], sort_keys=True), flag)
     return list(unique.values())
-
-
-def ungradable(spec: ShardSpec, sub_id: str, source: str, detail: dict[str, Any]) -> dict[str, Any]:
-    """The document of a submission that could not be read."""
-    record = {"id": sub_id, "source": source, "digest": ""}
-    return unscored_document(spec.lab.name, record, "ungradable", detail, spec.lang)

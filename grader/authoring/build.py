@@ -1,0 +1,75 @@
+"""`make labs`: write every lab's stubs and notebook from the reference solutions.
+
+Side: trusted (authoring). Nothing here grades; `build-labs --check` reports drift.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.authoring.notebooks import lab_notebook, notebook_name, notebook_text
+from grader.authoring.stubgen import generate_stub
+from grader.labs import LABS
+
+
+def _solution_files(repo_root: Path) -> list[Path]:
+    """Return every solutions/<lab>/*.py file, sorted, skipping hidden and private folders."""
+    return sorted(
+        path
+        for path in (repo_root / "solutions").glob("*/*.py")
+        if not path.parent.name.startswith((".", "_"))
+    )
+
+
+def _read_optional(path: Path) -> str:
+    """Return a UTF-8 text file's content, or '' if there is no such file."""
+    return path.read_bytes().decode("utf-8") if path.is_file() else ""
+
+
+def _notebooks(repo_root: Path, stubs: dict[Path, str]) -> dict[Path, str]:
+    """Return labs/<lab>/<lab>.ipynb, made from the stub, for every registered lab with one.
+
+    A notebook stands for the lab's main file (``lab.files[0]``; see grader.authoring.notebooks), so a
+    lab gets one only once it is in the registry and its main file has a solution.
+    """
+    notebooks: dict[Path, str] = {}
+    for lab in LABS.values():
+        folder = repo_root / "labs" / lab.name
+        stub = stubs.get(folder / lab.main_file)
+        if stub is None:
+            continue
+        readme_en = _read_optional(folder / "README.md")
+        readme_es = _read_optional(folder / "README.es.md")
+        notebook = lab_notebook(lab.name, stub, readme_en, readme_es)
+        notebooks[folder / notebook_name(lab.name)] = notebook_text(notebook)
+    return notebooks
+
+
+def build_labs(repo_root: Path, check: bool = False) -> list[str]:
+    """Generate labs/<lab>/<file> from every solutions/<lab>/<file>.py, and the lab notebooks.
+
+    Every registered lab whose main file has a solution also gets labs/<lab>/<lab>.ipynb,
+    built from that file's stub and the titles of the lab's READMEs (grader.authoring.notebooks).
+    Returns the repo-relative paths of the stubs and notebooks that are missing or differ from
+    what the generator makes. With ``check`` nothing is written; without it exactly those files
+    are (re)written and files already up to date are left untouched. Everything is generated
+    before anything is written, so a MarkerError (or NotebookError) leaves labs/ as it was.
+    """
+    stubs: dict[Path, str] = {}
+    for solution in _solution_files(repo_root):
+        lab = solution.parent.name
+        source = solution.read_bytes().decode("utf-8")
+        relative = solution.relative_to(repo_root).as_posix()
+        stubs[repo_root / "labs" / lab / solution.name] = generate_stub(source, lab, relative)
+    generated = {**stubs, **_notebooks(repo_root, stubs)}
+
+    outdated: list[str] = []
+    for target, text in generated.items():
+        current = target.read_bytes().decode("utf-8", errors="replace") if target.exists() else None
+        if current == text:
+            continue
+        outdated.append(target.relative_to(repo_root).as_posix())
+        if not check:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(text.encode("utf-8"))
+    return outdated

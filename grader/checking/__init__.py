@@ -1,0 +1,1 @@
+"""Checks and verdicts. Side: trusted process: markers, failures, reference runs, inputs."""

@@ -1,0 +1,159 @@
+"""Lab 03 verdicts: the graphs lab03 describes, and how its checks judge order, zero_grad, cycles.
+
+Side: trusted process. Nothing here runs student code: these functions read the plain data a
+scenario of `grader.child.scenarios.lab03_backprop` returned and raise CheckFailed or NotRun.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grader.checking.verdict import (
+    CheckFailed,
+    expect_equal,
+    expect_results_close,
+    fail,
+    field,
+)
+
+# The expression of `expression_tree`: every leaf is used once, so any traversal that starts
+# at the output and seeds it reaches each node after its only consumer.
+TREE_GRAPH = "out = (a*b - c)**2 + tanh(d) / 2"
+
+# `sibling_ladder`: x[0] = a, then per level k: x[k+1] = x[k]*c + x[k]*d. Every x[k] below
+# the top has two consumers, x[k]*c and x[k]*d, neither of which consumes the other, so a walk
+# that runs a _backward on its way down reaches x[k] through one before the other has run
+# (whatever order it visits parents in), and a walk without a visited set reaches x[k] along
+# 2**(depth - k) paths.
+LADDER_GRAPH = "x[0] = a; x[k+1] = x[k]*c + x[k]*d; out = x[depth]"
+
+WIDE_GRAPH = "x[0] = a; x[k+1] = x[k]*c + x[k]*d; out = sum(x[depth] * w[i] for i in range(width))"
+
+ZERO_GRAD_GRAPH = "p = a*b; q = tanh(p); r = q + c; out = r * p"
+
+ZERO_GRAD_NODES = ("a", "b", "c", "p", "q", "r", "out")
+
+STALE_GRAD = 2.5  # what every gradient holds before zero_grad, as an earlier pass leaves them
+
+STALE_CHECK_GRAD = 7.5  # what the inputs of check_grad hold before it is called
+
+CHAIN_GRAPH = "out = a; for _ in range(n): out = out + b"
+
+CYCLE_GRAPHS = {
+    "below-output": "c = a*b; d = c + b; c._prev += (d,); out = d * a",
+    "through-output": "out = a * b; a._prev = (out,)",
+}
+
+# How the functions the scenarios differentiate are shown to students, as {name: body}.
+NUMERICAL_FUNCTIONS = {
+    "cubic-mix": {"f(a, b, c)": "a**3 + b**3 + c**3 + a*b*c + tanh(a - c)"},
+    "square-times": {"f(a, b)": "a**2 * b"},
+}
+
+CHECKED_FUNCTIONS = {
+    "correct": {"f(a, b, c)": "tanh(a*b + c) * a"},
+    "wrong": {"f(a, b, c)": "a*b + c", "(a*b)._backward": "a.grad += 2*b.data * (a*b).grad; "
+              "b.grad += a.data * (a*b).grad"},
+}
+
+def ladder_names(depth: int) -> list[str]:
+    """Names of the internal nodes of a sibling ladder of this depth (the leaf x[0] excluded)."""
+    names = []
+    for k in range(depth):
+        names += [f"x[{k}]*c", f"x[{k}]*d", f"x[{k + 1}]"]
+    return names
+
+def ladder_consumers(depth: int) -> dict[str, tuple[str, ...]]:
+    """For each internal node of the ladder, the internal nodes that use it."""
+    consumers: dict[str, tuple[str, ...]] = {}
+    for k in range(depth):
+        consumers[f"x[{k}]*c"] = consumers[f"x[{k}]*d"] = (f"x[{k + 1}]",)
+        if k > 0:
+            consumers[f"x[{k}]"] = (f"x[{k}]*c", f"x[{k}]*d")
+    return consumers
+
+def _per_node(result: Any, key: str, depth: int, inputs: dict) -> dict[str, int]:
+    """result[key], a count or position per internal node of the ladder; a node missing from
+    it never ran its `_backward`."""
+    table = field(result, key, dict)
+    for node in ladder_names(depth):
+        if node not in table:
+            fail("not-called", node=node, inputs=inputs)
+        field(table, node, int)
+    return table
+
+def expect_topological_calls(result: Any, depth: int, inputs: dict) -> None:
+    """Fail unless every internal node ran, and each one last ran after all its consumers.
+
+    `result["last"]` maps names to the position of each node's last `_backward` call; the
+    last call is the one that counts (a node run twice is the visited-set check's business).
+    """
+    last = _per_node(result, "last", depth, inputs)
+    for node, consumers in ladder_consumers(depth).items():
+        for consumer in consumers:
+            if last[node] < last[consumer]:
+                fail("order-violation", node=node, consumer=consumer, inputs=inputs)
+
+def expect_each_called_once(result: Any, depth: int, inputs: dict) -> None:
+    """Fail if some node's `_backward` never ran or ran more than once; name the worst one."""
+    counts = _per_node(result, "counts", depth, inputs)
+    worst = max(ladder_names(depth), key=lambda node: counts[node])
+    if counts[worst] > 1:
+        fail("called-more-than-once", node=worst, count=counts[worst], inputs=inputs)
+
+def run_explaining_timeout(sandboxed: Any, scen: Any, kind: str, detail: dict, **params: Any) -> Any:
+    """run(scen, **params); on a timeout, fail with the detail `kind` (which says what a timeout
+    means here) and its parameters `detail`, plus `seconds`."""
+    try:
+        return sandboxed(scen, **params)
+    except CheckFailed as exc:
+        if exc.detail["kind"] != "timeout":
+            raise
+        timeout: Any = exc.detail["params"]
+        fail(kind, seconds=timeout["seconds"], output=exc.output, **detail)
+
+def floats(result: Any, key: str, quantity: str, count: int, inputs: dict) -> list[float]:
+    """result[key] as a list of `count` floats (it is shown as `quantity`), or a failed check."""
+    values = field(result, key, list)
+    expect_equal(len(values), count, quantity=f"len({quantity})", inputs=inputs)
+    return [field({quantity: value}, quantity, float) for value in values]
+
+def expect_zero_grads(result: Any, form: str, inputs: dict) -> None:
+    """Fail unless zero_grad (called on the output, or on the list [a, b, c]) reset its nodes."""
+    call = "zero_grad(out)" if form == "output" else "zero_grad([a, b, c])"
+    before = " = ".join(f"{name}.grad" for name in ZERO_GRAD_NODES)
+    shown = {"graph": ZERO_GRAD_GRAPH, **inputs, before: STALE_GRAD, "calls": call}
+    reset = ZERO_GRAD_NODES if form == "output" else ("a", "b", "c")
+    expect_results_close(result, {f"{name}.grad": 0.0 for name in reset}, inputs=shown,
+                         source="literal")
+
+def expect_clear_cycle_error(result: Any, inputs: dict) -> None:
+    """Fail unless backward() raised ValueError or RuntimeError with 'cycle' in the message."""
+    if not field(result, "raised", bool):
+        fail("cycle-not-reported", inputs=inputs)
+    message = field(result, "message", str)
+    if not field(result, "clear_type", bool) or "cycle" not in message.lower():
+        fail("cycle-unclear-error", type=field(result, "type", str), message=message,
+             inputs=inputs)
+
+def describe_dag(graph: dict) -> str:
+    """A random DAG description as a short program: 'x0 = 0.5, x1 = -1; n2 = x0 * x1; ...'."""
+    names = [f"x{k}" for k in range(len(graph["leaves"]))]
+    lines = [", ".join(f"{name} = {value:g}" for name, value in zip(names, graph["leaves"],
+                                                                    strict=True))]
+    for op, i, j in graph["nodes"]:
+        name = f"n{len(names)}"
+        a = names[i]
+        if op in ("+", "*", "-"):
+            lines.append(f"{name} = {a} {op} {names[j]}")
+        elif op == "scale":
+            lines.append(f"{name} = {a} * {j:g}")
+        elif op == "rsub":
+            lines.append(f"{name} = {j:g} - {a}")
+        elif op == "square":
+            lines.append(f"{name} = {a}**2")
+        else:
+            lines.append(f"{name} = {op}({a})")
+        names.append(name)
+    lines.append(f"out = {names[-1]}")
+    return "; ".join(lines)

@@ -1,1 +1,0 @@
-"""Scenarios per lab: the code that drives a submission inside the sandbox (not secret)."""

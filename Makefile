@@ -32,6 +32,7 @@ check: venv
 lint: venv
 	$(PY) -m ruff check grader tests bench
 	$(PY) -m mypy
+	$(VENV)/bin/lint-imports
 
 test: lint
 	$(PY) -m grader build-labs --check

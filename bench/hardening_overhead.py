@@ -21,12 +21,12 @@ import time
 from pathlib import Path
 
 from grader.child.scenarios.lab01_graph import diamond
-from grader.labs import REPO_ROOT
+from grader.labs import COURSE_ROOT
 from grader.sandbox import Limits, Sandbox
 from grader.sandbox.inprocess import InProcessRunner
 from grader.sandbox.jail import default_jail
 
-SOLUTION = REPO_ROOT / "solutions" / "lab01_graph" / "value.py"
+SOLUTION = COURSE_ROOT / "solutions" / "lab01_graph" / "value.py"
 
 
 def median_run(runner, runs: int) -> float:  # type: ignore[no-untyped-def]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from grader.batch import BatchOptions, grade_class
 from grader.i18n import LANGUAGES, default_language
-from grader.labs import LABS, REPO_ROOT, UnknownLab, get_lab
+from grader.labs import COURSE_ROOT, LABS, UnknownLab, get_lab
 from grader.render import render_feedback, render_summary
 from grader.shard import GradingPlan, suites_for
 
@@ -101,7 +101,7 @@ def cmd_build_labs(args: argparse.Namespace) -> int:
     from grader.authoring.stubgen import MarkerError
 
     try:
-        changed = build_labs(REPO_ROOT, check=args.check)
+        changed = build_labs(COURSE_ROOT, check=args.check)
     except MarkerError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_GRADER

@@ -1,4 +1,8 @@
-"""The registry of labs: which files a submission holds and where each lab's checks live."""
+"""The registry of labs: which files a submission holds, and where the course's files are.
+
+In a source checkout the course (labs/, solutions/, templates/) stands beside the package; an
+installed wheel carries the same folders inside the package, under grader/course/.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-REPO_ROOT = PACKAGE_DIR.parent
+_INSTALLED_COURSE = PACKAGE_DIR / "course"
+COURSE_ROOT = _INSTALLED_COURSE if _INSTALLED_COURSE.is_dir() else PACKAGE_DIR.parent
+TEMPLATE_DIR = COURSE_ROOT / "templates"
 
 
 class UnknownLab(LookupError):
@@ -27,7 +33,7 @@ class Lab:
     @property
     def student_dir(self) -> Path:
         """The lab folder students get (stubs, README, public tests)."""
-        return REPO_ROOT / "labs" / self.name
+        return COURSE_ROOT / "labs" / self.name
 
     @property
     def public_tests(self) -> Path:
@@ -42,7 +48,7 @@ class Lab:
     @property
     def solution_dir(self) -> Path:
         """The reference solution; absent from the student kit."""
-        return REPO_ROOT / "solutions" / self.name
+        return COURSE_ROOT / "solutions" / self.name
 
     @property
     def main_file(self) -> str:

@@ -23,7 +23,7 @@ from grader.checking.marker import CheckDefinitionError, CheckSpec, spec_from_ma
 from grader.checking.reference import load_reference_class, run_reference
 from grader.checking.verdict import CheckFailed, NotRun
 from grader.child.scenario import Scenario
-from grader.labs import REPO_ROOT, Lab, get_lab
+from grader.labs import COURSE_ROOT, Lab, get_lab
 from grader.sandbox import reaper
 from grader.sandbox.inprocess import InProcessRunner
 from grader.sandbox.jail import default_jail
@@ -88,7 +88,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 def _visibility(item: pytest.Item) -> str:
     try:
-        Path(item.path).resolve().relative_to(REPO_ROOT / "labs")
+        Path(item.path).resolve().relative_to(COURSE_ROOT / "labs")
         return "public"
     except ValueError:
         return "hidden"

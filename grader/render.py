@@ -5,13 +5,13 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import jinja2
 from markupsafe import Markup, escape
 
 from grader.i18n import Catalogue, format_number
+from grader.labs import TEMPLATE_DIR
 from grader.messages import (
     localise_document,
     pitfall_explanation,
@@ -19,7 +19,6 @@ from grader.messages import (
     pitfall_title,
 )
 
-TEMPLATE_DIR = Path(__file__).parent.parent / "templates"
 FEEDBACK_TEMPLATES: Mapping[str, str] = {
     "terminal": "feedback.terminal.j2",
     "markdown": "feedback.md.j2",

@@ -16,10 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from grader.intake import PreparedSubmission
-from grader.labs import PACKAGE_DIR, REPO_ROOT, Lab
+from grader.labs import COURSE_ROOT, PACKAGE_DIR, Lab
 from grader.results.build import entries_by_submission, graded_document, grader_error_document
 
 PYTEST_INI = PACKAGE_DIR / "pytest-grader.ini"
+# pytest's root holds both the public suites (under the course) and the hidden ones (in the
+# package): the checkout's root, or the package itself when installed from a wheel.
+PYTEST_ROOT = Path(os.path.commonpath([COURSE_ROOT, PACKAGE_DIR]))
 # Only the plugins grading needs: autoloading every installed plugin (hypothesis's among
 # them) costs more start-up time than a whole submission's checks.
 PLUGINS = ("pytest_jsonreport.plugin", "pytest_metadata.plugin", "grader.plugin")
@@ -53,7 +56,7 @@ def pytest_command(plan: GradingPlan, manifest: Path, report: Path, quiet: bool 
     return [
         sys.executable, "-m", "pytest", *(str(path) for path in plan.suites),
         "-q" if quiet else "-v", "-c", str(PYTEST_INI),
-        "--rootdir", str(REPO_ROOT), *(arg for name in PLUGINS for arg in ("-p", name)),
+        "--rootdir", str(PYTEST_ROOT), *(arg for name in PLUGINS for arg in ("-p", name)),
         "--grader-manifest", str(manifest),
         "--json-report", "--json-report-file", str(report), "--json-report-omit", *REPORT_OMIT,
         *(["-s"] if plan.in_process else []),
@@ -81,7 +84,7 @@ def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir:
     command = pytest_command(plan, manifest, report_path)
     try:
         completed = subprocess.run(
-            command, cwd=REPO_ROOT, timeout=timeout_s, check=False,
+            command, cwd=PYTEST_ROOT, timeout=timeout_s, check=False,
             env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
             stdin=None if interactive else subprocess.DEVNULL,
             stdout=None if interactive else subprocess.PIPE,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from grader.authoring.student_kit import FORBIDDEN_IN_KIT, build_kit
-from grader.labs import REPO_ROOT
+from grader.labs import COURSE_ROOT
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,7 @@ def test_check_in_the_kit_grades_the_stub_zero_and_the_solution_full(kit, tmp_pa
     assert "Score: 0 / " in stub.stdout, stub.stdout
     finished = tmp_path / "mine"
     finished.mkdir()
-    shutil.copy(REPO_ROOT / "solutions" / "lab01_graph" / "value.py", finished / "value.py")
+    shutil.copy(COURSE_ROOT / "solutions" / "lab01_graph" / "value.py", finished / "value.py")
     solved = _check(folder, "--path", str(finished), "--lang", "en")
     assert solved.returncode == 0, solved.stderr
     assert "All checks passed." in solved.stdout, solved.stdout

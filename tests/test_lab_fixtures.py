@@ -9,6 +9,7 @@ the stub scores zero. Coverage tests make sure no hidden check and no pitfall go
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from collections.abc import Callable
@@ -246,3 +247,42 @@ def test_every_fixture_has_an_expected_toml() -> None:
     missing = sorted(str(path.relative_to(FIXTURES)) for lab in LABS
                      for path in (FIXTURES / lab).glob("*/") if not (path / "expected.toml").is_file())
     assert missing == [], f"fixtures without expected.toml are never proven: {missing}"
+
+
+# -- verdict snapshots -------------------------------------------------------------------------
+# tests/data/verdicts/<lab>.json keeps, per fixture (and the solution and the stub), what the
+# grader decided: status, score, pitfalls, flags and each check's status, score and detail kind.
+# A change that moves a verdict fails here, so a refactoring cannot change a grade unnoticed.
+# When a verdict changes on purpose (a new check, a reweighting), regenerate the snapshots with
+#     UPDATE_VERDICTS=1 .venv/bin/python -m pytest tests/test_lab_fixtures.py -k snapshot
+# and say in the commit message which verdicts moved and why.
+VERDICTS = ROOT / "tests" / "data" / "verdicts"
+
+
+def verdict_digest(doc: dict[str, Any]) -> dict[str, Any]:
+    """What the grader decided about one submission, without timings or texts."""
+    return {
+        "status": doc["status"], "score": doc["score"], "max_score": doc["max_score"],
+        "pitfalls": sorted(doc["pitfalls"]), "flags": sorted({f["id"] for f in doc["flags"]}),
+        "checks": {c["id"]: [c["status"], c["score"], (c.get("detail") or {}).get("kind")]
+                   for c in doc["checks"]},
+    }
+
+
+def lab_digests(run: LabRun) -> dict[str, Any]:
+    return {**{name: verdict_digest(doc) for name, doc in run.fixtures.items()},
+            "(solution)": verdict_digest(run.solution), "(stub)": verdict_digest(run.stub)}
+
+
+@pytest.mark.parametrize("folder", LAB_FOLDERS)
+def test_verdicts_match_the_snapshot(graded: Callable[[str], LabRun], folder: str) -> None:
+    path = VERDICTS / f"{folder}.json"
+    current = lab_digests(graded(folder))
+    if os.environ.get("UPDATE_VERDICTS"):
+        path.write_text(json.dumps(current, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    assert path.is_file(), f"no snapshot {path}: run with UPDATE_VERDICTS=1 to write one"
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    moved = {name: {"now": current.get(name), "snapshot": stored.get(name)}
+             for name in sorted(set(current) | set(stored)) if current.get(name) != stored.get(name)}
+    assert not moved, (f"{folder}: verdicts differ from {path.name} for {sorted(moved)} "
+                       f"(first: {json.dumps(next(iter(moved.values())))[:1500]})")

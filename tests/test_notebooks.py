@@ -16,10 +16,10 @@ from grader.authoring.notebooks import NotebookError, lab_notebook, notebook_nam
 from grader.authoring.stubgen import generate_stub
 from grader.batch import BatchOptions, grade_class
 from grader.intake import notebook_code
-from grader.labs import LABS, REPO_ROOT, Lab, get_lab
+from grader.labs import COURSE_ROOT, LABS, Lab, get_lab
 from grader.shard import GradingPlan, suites_for
 
-FIXTURES = REPO_ROOT / "tests" / "fixtures"
+FIXTURES = COURSE_ROOT / "tests" / "fixtures"
 LAB01 = get_lab("lab01_graph")
 
 SMALL_STUB = '''\
@@ -311,7 +311,7 @@ def grades_of(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Lab], Grade
             pairs = []
             for folder in submissions_of(lab):
                 # solutions/lab01_graph and labs/lab01_graph share a name: use the whole path
-                notebook = root / ("-".join(folder.relative_to(REPO_ROOT).parts) + ".ipynb")
+                notebook = root / ("-".join(folder.relative_to(COURSE_ROOT).parts) + ".ipynb")
                 source = read(folder / lab.main_file)
                 notebook.write_text(notebook_text(notebook_for(lab, source)), encoding="utf-8")
                 pairs.append((folder, notebook))
@@ -338,7 +338,7 @@ def outcome(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 GRADED_CASES = [
-    pytest.param(lab, folder, id=f"{lab.name}/{folder.relative_to(REPO_ROOT).as_posix()}")
+    pytest.param(lab, folder, id=f"{lab.name}/{folder.relative_to(COURSE_ROOT).as_posix()}")
     for lab in labs_with_fixtures()
     for folder in submissions_of(lab)
 ]

@@ -42,7 +42,7 @@ import pytest
 
 from grader.batch import REPORT_FILES, BatchOptions, grade_class
 from grader.i18n import Catalogue
-from grader.labs import REPO_ROOT, get_lab
+from grader.labs import COURSE_ROOT, get_lab
 from grader.render import render_feedback
 from grader.sandbox import reaper
 from grader.shard import GradingPlan, suites_for
@@ -247,7 +247,7 @@ def repo_entries() -> set[str]:
     completed = subprocess.run(
         ["git", "status", "--porcelain", "--ignored", "--untracked-files=all", "--", ".",
          ":(exclude).venv"],
-        cwd=REPO_ROOT, capture_output=True, text=True, check=True)
+        cwd=COURSE_ROOT, capture_output=True, text=True, check=True)
     return {line for line in completed.stdout.splitlines()
             if line.startswith(("??", "!!")) and not UNRELATED_REPO.search(line[3:])
             and ATTACK_WRITES.search(line[3:])}
@@ -256,8 +256,8 @@ def repo_entries() -> set[str]:
 def protected_files() -> dict[str, str]:
     """sha256 of the files an attack would most like to rewrite: checks and solution."""
     paths = [*LAB.hidden_tests.glob("*.py"), *LAB.public_tests.glob("*.py"),
-             LAB.solution_dir / LAB.main_file, REPO_ROOT / "grader" / "plugin.py"]
-    return {str(path.relative_to(REPO_ROOT)): hashlib.sha256(path.read_bytes()).hexdigest()
+             LAB.solution_dir / LAB.main_file, COURSE_ROOT / "grader" / "plugin.py"]
+    return {str(path.relative_to(COURSE_ROOT)): hashlib.sha256(path.read_bytes()).hexdigest()
             for path in sorted(paths)}
 
 
@@ -324,7 +324,7 @@ def _private_lines(secret: Path, public: list[Path]) -> list[str]:
 def secret_markers() -> tuple[str, ...]:
     """Lines of the hidden suite and of the reference solution that students never see."""
     public = [LAB.public_tests / "test_lab01_public.py", LAB.student_dir / LAB.main_file,
-              REPO_ROOT / "grader" / "child" / "scenarios" / "lab01_graph.py"]
+              COURSE_ROOT / "grader" / "child" / "scenarios" / "lab01_graph.py"]
     hidden = sorted(LAB.hidden_tests.glob("test_*.py"))
     markers = [m for path in hidden for m in _private_lines(path, public)]
     markers += _private_lines(LAB.solution_dir / LAB.main_file, public)
@@ -382,7 +382,7 @@ def _remove_litter(before: Snapshot, after: Snapshot, names: set[str]) -> None:
     if "autograder" in after.root - before.root:
         shutil.rmtree("/autograder", ignore_errors=True)
     for line in after.repo - before.repo:
-        path = REPO_ROOT / line[3:]
+        path = COURSE_ROOT / line[3:]
         if not path.is_file():
             continue
         text = path.read_text(errors="replace")
@@ -392,7 +392,7 @@ def _remove_litter(before: Snapshot, after: Snapshot, names: set[str]) -> None:
         if planted or forged:
             path.unlink()
             for folder in path.parents:
-                if folder == REPO_ROOT or any(folder.iterdir()):
+                if folder == COURSE_ROOT or any(folder.iterdir()):
                     break
                 folder.rmdir()
 

@@ -11,7 +11,7 @@ import shutil
 import zipfile
 from pathlib import Path
 
-from grader.labs import REPO_ROOT
+from grader.labs import COURSE_ROOT
 
 INCLUDED = ("labs", "grader", "templates", "pyproject.toml", "Makefile")
 EXCLUDED_DIRS = {"suites", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
@@ -39,7 +39,7 @@ def _ignore(directory: str, names: list[str]) -> set[str]:
     return {name for name in names if name in EXCLUDED_DIRS or name.endswith(".pyc")}
 
 
-def build_kit(out_dir: Path, root: Path = REPO_ROOT) -> Path:
+def build_kit(out_dir: Path, root: Path = COURSE_ROOT) -> Path:
     """Write the kit folder and `<out_dir>.zip`; returns the zip's path."""
     if out_dir.exists():
         shutil.rmtree(out_dir)

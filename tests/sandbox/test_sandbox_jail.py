@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from grader.child.scenario import scenario
-from grader.labs import REPO_ROOT
+from grader.labs import COURSE_ROOT
 from grader.sandbox import Limits, Sandbox, reaper
 from grader.sandbox.jail import default_jail, jail_supported, processes_of_uid
 
@@ -94,11 +94,11 @@ def test_files_written_in_a_scenario_stay_in_its_private_tmp(tmp_path: Path):
     folder = _submission(tmp_path, "class Value:\n    pass\n")
     host_tmp = Path("/tmp")
     with Sandbox(folder, "value", "Value", ("value.py",), Limits(), jail=jail) as sandbox:
-        outcome = sandbox.run(write_everywhere, {"repo": str(REPO_ROOT),
+        outcome = sandbox.run(write_everywhere, {"repo": str(COURSE_ROOT),
                                                  "host_tmp": str(tmp_path)})
     assert outcome.ok, (outcome.status, outcome.detail)
     assert outcome.value["/tmp/written-by-scenario"] == "written", outcome.value
-    for path in (host_tmp / "written-by-scenario", REPO_ROOT / "written-by-scenario",
+    for path in (host_tmp / "written-by-scenario", COURSE_ROOT / "written-by-scenario",
                  tmp_path / "written-by-scenario", Path("/written-by-scenario")):
         assert not path.exists(), f"{path} was written from inside the jail"
     assert sorted(p.name for p in folder.iterdir()) == ["value.py"], "the submission is read-only"

@@ -1,0 +1,53 @@
+"""The built wheel grades on its own: templates, labs, solutions and hidden suites travel in it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BUGGY = ROOT / "tests" / "fixtures" / "lab01_graph" / "grad-overwrite-in-mul"
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtual environment holding only the built wheel and its dependencies."""
+    root = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w",
+                    str(root / "dist"), str(ROOT)], check=True, capture_output=True)
+    [wheel] = (root / "dist").glob("minigrad_labs-*.whl")
+    venv.create(root / "venv", with_pip=True)
+    python = root / "venv" / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(wheel)], check=True,
+                   capture_output=True)
+    return python
+
+
+def run_outside_the_tree(python: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    return subprocess.run([str(python), *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_installed_wheel_grades_a_submission_and_renders_feedback(
+        installed: Path, tmp_path: Path) -> None:
+    located = run_outside_the_tree(installed, "-c", "import grader; print(grader.__file__)",
+                                   cwd=tmp_path)
+    assert not located.stdout.startswith(str(ROOT)), f"imported from the source tree: {located.stdout}"
+    completed = run_outside_the_tree(installed, "-m", "grader", "grade", "lab01_graph",
+                                     str(BUGGY), "--out", str(tmp_path / "out"),
+                                     "--seed", "wheel", cwd=tmp_path)
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    doc = json.loads((tmp_path / "out" / BUGGY.name / "scores.json").read_text(encoding="utf-8"))
+    assert doc["status"] == "graded", doc.get("reason")
+    assert 0 < doc["score"] < doc["max_score"], "the buggy fixture should lose some points only"
+    assert "grad-overwrite" in doc["pitfalls"]
+    assert any(c["visibility"] == "hidden" for c in doc["checks"]), "the hidden suite did not run"
+    html = (tmp_path / "out" / BUGGY.name / "feedback.html").read_text(encoding="utf-8")
+    assert "<html" in html and doc["checks"][0]["title"].split("`")[0][:20] in html

@@ -201,3 +201,47 @@ def test_bad_marker_makes_every_document_a_grader_error_naming_the_test(tmp_path
         assert "must be a positive number" in text, text
         assert "\n" not in doc["reason"]["params"]["reference"], doc["reason"]
         assert doc["checks"] == [] and doc["score"] == 0.0, doc
+
+
+# --- parametrized checks: each parameter is a check of its own ---------------------------------
+
+PARAMETRIZED_SUITE = '''\
+import pytest
+
+from grader.checking.marker import check_case
+from grader.checking.verdict import fail
+
+CASES = [
+    check_case("passes", id="value-hashable", pitfall="hash-trap", weight=1),
+    check_case("fails", id="leaf-backward-is-noop", pitfall="leaf-backward", weight=2,
+               requires=("value-hashable",)),
+    check_case("passes", id="add-builds-node", pitfall="graph-construction", weight=4,
+               requires=("leaf-backward-is-noop",)),
+]
+
+
+@pytest.mark.parametrize("outcome", CASES)
+def test_case(sandboxed, outcome):
+    if outcome == "fails":
+        fail("mismatch", quantity="x", inputs={}, expected=1.0, actual=2.0, source="literal")
+'''
+
+
+def test_each_parameter_keeps_its_own_id_pitfall_weight_and_prerequisites(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "test_parametrized.py").write_text(PARAMETRIZED_SUITE, encoding="utf-8")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    prepared = [prepare(Submission(name, LAB.solution_dir), LAB, scratch)
+                for name in ("alice", "bob-2")]
+    workdir = tmp_path / "shard"
+    workdir.mkdir()
+    docs = grade_shard(GradingPlan(LAB, (suite,), "seed", "en"), prepared, workdir, timeout_s=120)
+    for doc in docs:
+        assert doc["status"] == "graded", doc["reason"]
+        seen = [(c["id"], c["pitfall"], c["max_score"], c["status"]) for c in doc["checks"]]
+        assert seen == [("value-hashable", "hash-trap", 1.0, "passed"),
+                        ("leaf-backward-is-noop", "leaf-backward", 2.0, "failed"),
+                        ("add-builds-node", "graph-construction", 4.0, "not-run")], seen
+        assert doc["score"] == 1.0 and doc["pitfalls"] == ["leaf-backward"], doc["pitfalls"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -286,3 +287,35 @@ def test_verdicts_match_the_snapshot(graded: Callable[[str], LabRun], folder: st
              for name in sorted(set(current) | set(stored)) if current.get(name) != stored.get(name)}
     assert not moved, (f"{folder}: verdicts differ from {path.name} for {sorted(moved)} "
                        f"(first: {json.dumps(next(iter(moved.values())))[:1500]})")
+
+
+# -- the README's lab table ---------------------------------------------------------------------
+README_ROW = re.compile(r"^\| `(?P<lab>lab\w+)` \|.*\| (?P<hidden>\d+) \+ (?P<public>\d+) \| "
+                        r"(?P<pitfalls>\d+) \| (?P<fixtures>\d+) \((?P<correct>\d+) correct\) \|$")
+
+
+def readme_lab_table() -> dict[str, dict[str, int]]:
+    rows = {}
+    for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines():
+        match = README_ROW.match(line)
+        if match:
+            rows[match["lab"]] = {key: int(value) for key, value in match.groupdict().items()
+                                  if key != "lab"}
+    return rows
+
+
+@pytest.mark.parametrize("folder", LAB_FOLDERS)
+def test_readme_lab_table_matches_the_code(graded: Callable[[str], LabRun], folder: str) -> None:
+    checks = graded(folder).solution["checks"]
+    fixtures = [f for f in ALL_FIXTURES if f.folder == folder]
+    actual = {
+        "hidden": sum(c["visibility"] == "hidden" for c in checks),
+        "public": sum(c["visibility"] == "public" for c in checks),
+        "pitfalls": len({c["pitfall"] for c in checks}),
+        "fixtures": len(fixtures),
+        "correct": sum(f.correct for f in fixtures),
+    }
+    row = readme_lab_table().get(folder)
+    expected_cells = (f"{actual['hidden']} + {actual['public']} | {actual['pitfalls']} | "
+                      f"{actual['fixtures']} ({actual['correct']} correct)")
+    assert row == actual, f"README.md's row for {folder} should end with: | {expected_cells} |"

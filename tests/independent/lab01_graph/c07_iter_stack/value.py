@@ -1,0 +1,64 @@
+def _leaf_backward():
+    pass
+
+
+class Value:
+
+    def __init__(self, data, _children=(), _op=''):
+        self.data = data
+        self.grad = 0.0
+        self._backward = _leaf_backward
+        self._prev = tuple(_children)
+        self._op = _op
+
+    def __add__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data + other.data, (self, other), '+')
+
+        def _backward():
+            self.grad += out.grad
+            other.grad += out.grad
+        out._backward = _backward
+        return out
+
+    def __mul__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data * other.data, (self, other), '*')
+
+        def _backward():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+        out._backward = _backward
+        return out
+
+    def __radd__(self, other):
+        return self + other
+
+    def __rmul__(self, other):
+        return self * other
+
+    def _topo(self):
+        # post-order DFS with an explicit stack of (node, iterator over its parents)
+        order = []
+        visited = {self}
+        stack = [(self, iter(self._prev))]
+        while stack:
+            node, parents = stack[-1]
+            for p in parents:
+                if p not in visited:
+                    visited.add(p)
+                    stack.append((p, iter(p._prev)))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+        return order
+
+    def backward(self):
+        order = self._topo()
+        self.grad = 1.0
+        for node in reversed(order):
+            node._backward()
+
+    def __repr__(self):
+        return f"Value(data={self.data}, grad={self.grad})"

@@ -1,0 +1,125 @@
+"""Choosing the one file a submission hands in for each lab file, or naming the ones that compete.
+
+Trusted side (intake). A folder, a zip or one student's files in an LMS export may hold several
+things that could be the lab's file: `value.py` at two depths, `value.py` beside an edited
+notebook, two differently named `.py` files. The grader never grades one of them silently:
+
+- the lab file under its own name and the lab's notebook (any `*.ipynb`) are candidates;
+- an untouched copy of what students were given (the stub, the lab notebook) is not a
+  competitor, and copies with identical code count once: handing in the whole lab folder,
+  stub notebook included, is not ambiguous;
+- when there is no such candidate, a lone other `.py` file at the top is the lab file (students
+  rename files); several are competitors;
+- more than one distinct edited candidate is `Ambiguous`, naming them all.
+
+Nothing here reads the filesystem: callers list `Entry`s (relative path and a reader), so the
+same rules hold for folders, zips and zips inside folders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+
+from grader.labs import Lab
+
+NOTEBOOK_SUFFIX = ".ipynb"
+# Files a student folder often holds that are never the lab's file.
+NOT_LAB_FILES = frozenset({"conftest.py", "setup.py", "__init__.py"})
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One file in a submission: its '/'-separated path inside it and how to read it."""
+
+    path: str
+    read: Callable[[], bytes]
+
+    @property
+    def name(self) -> str:
+        """The file's base name."""
+        return self.path.rsplit("/", 1)[-1]
+
+    @property
+    def depth(self) -> int:
+        """How many folders deep the file sits (0: at the top)."""
+        return self.path.count("/")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A file that could be the lab file, with the module code it stands for."""
+
+    path: str
+    code: bytes
+    depth: int
+    rank: int = 0  # 0: the lab file by name, 1: a notebook, 2: another .py file
+
+
+class Ambiguous(Exception):
+    """More than one distinct candidate for a lab file; `candidates` are their paths."""
+
+    def __init__(self, file: str, candidates: Sequence[str]) -> None:
+        super().__init__(f"{file}: {', '.join(candidates)}")
+        self.file = file
+        self.candidates = tuple(candidates)
+
+
+def _normal(code: bytes) -> bytes:
+    """Code compared without line-ending or trailing-space differences."""
+    return b"\n".join(line.rstrip() for line in code.replace(b"\r\n", b"\n").splitlines()).strip()
+
+
+def _is_other_python(entry: Entry, lab: Lab) -> bool:
+    name = entry.name
+    return (entry.depth == 0 and name.endswith(".py") and name not in lab.support_files
+            and name not in lab.files and name not in NOT_LAB_FILES
+            and not name.startswith("test_") and not name.endswith("_test.py"))
+
+
+def _distinct(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """One candidate per distinct code, the shallowest (then first by path) of each."""
+    kept: dict[bytes, Candidate] = {}
+    for candidate in sorted(candidates, key=lambda c: (c.rank, c.depth, c.path)):
+        kept.setdefault(_normal(candidate.code), candidate)
+    return list(kept.values())
+
+
+def _decide(file: str, found: Sequence[Candidate], untouched: Collection[bytes]) -> Candidate:
+    distinct = _distinct(found)
+    edited = [c for c in distinct if _normal(c.code) not in untouched]
+    if len(edited) > 1:
+        raise Ambiguous(file, sorted(c.path for c in edited))
+    return edited[0] if edited else distinct[0]
+
+
+def choose(file: str, entries: Sequence[Entry], lab: Lab, untouched: Collection[bytes],
+           notebook_code: Callable[[bytes], bytes]) -> Candidate | None:
+    """The candidate for `file` among `entries`, None if there is none; `Ambiguous` if several.
+
+    `untouched` holds the normalised code of what students were given (see `untouched_code`);
+    `notebook_code` turns a notebook's bytes into the module code it stands for.
+    """
+    main = file == lab.main_file
+    named = [Candidate(e.path, e.read(), e.depth) for e in entries if e.name == file]
+    notebooks = [Candidate(e.path, notebook_code(e.read()), e.depth, rank=1) for e in entries
+                 if main and e.name.endswith(NOTEBOOK_SUFFIX)]
+    if named or notebooks:
+        # When every candidate is an untouched copy, the lab file under its own name is graded.
+        return _decide(file, named + notebooks, untouched)
+    others = [Candidate(e.path, e.read(), 0, rank=2) for e in entries
+              if main and len(lab.files) == 1 and _is_other_python(e, lab)]
+    return _decide(file, others, untouched) if others else None
+
+
+def untouched_code(lab: Lab, notebook_code: Callable[[bytes], bytes]) -> frozenset[bytes]:
+    """The normalised code of the lab's stub files and notebook as students get them."""
+    given: set[bytes] = set()
+    for name in lab.files:
+        stub = lab.student_dir / name
+        if stub.is_file():
+            given.add(_normal(stub.read_bytes()))
+    notebook = lab.student_dir / f"{lab.name}{NOTEBOOK_SUFFIX}"
+    if notebook.is_file():
+        given.add(_normal(notebook_code(notebook.read_bytes())))
+    return frozenset(given)

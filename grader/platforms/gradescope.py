@@ -1,0 +1,233 @@
+"""Gradescope: the autograder bundle it builds an image from, and the results.json it reads.
+
+Trusted side. Written from Gradescope's "Autograder Specifications" (gradescope/autograder_samples,
+docs/specs.md; gradescope-autograders.readthedocs.io/en/latest/specs/): the uploaded zip has
+`setup.sh` and `run_autograder` at its root; it is unpacked into /autograder/source, `setup.sh`
+runs once as root at image build, and for every submission `run_autograder` runs from /autograder
+with the student's files in /autograder/submission and must write
+/autograder/results/results.json (`score`, `execution_time`, `output` and `output_format`,
+`tests[]` with `name`, `score`, `max_score`, `status` passed/failed, `output`, `visibility`,
+`stdout_visibility`, `extra_data`). /autograder/submission_metadata.json names the submission and
+its users (docs/submission_metadata.md). Tests that are not visible keep the total score from
+students until grades are published, so the top-level output never describes them.
+
+`python -m grader.platforms.gradescope --root ROOT --config FILE` is what `run_autograder` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+import zipfile
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from grader import __version__
+from grader.i18n import LANGUAGES, Catalogue
+from grader.labs import REPO_ROOT, Lab, get_lab
+from grader.messages import localise_document
+from grader.platforms.bundle import copy_grader_tree, pinned_requirements
+from grader.render import _pitfall_notes, environment, render_feedback
+
+VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
+DEFAULT_HIDDEN_VISIBILITY = "after_published"
+ROOT_VARIABLE = "AUTOGRADER_ROOT"
+DEFAULT_ROOT = Path("/autograder")
+EXECUTABLE = 0o755
+
+
+@dataclass(frozen=True)
+class Config:
+    """What the bundle grades and how; written into the bundle as minigrad.json."""
+
+    lab: str
+    lang: str
+    seed: str
+    hidden_visibility: str = DEFAULT_HIDDEN_VISIBILITY
+    grader_version: str = __version__
+
+    @classmethod
+    def load(cls, path: Path) -> Config:
+        """Read and check a minigrad.json."""
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        config = cls(**{key: raw[key] for key in ("lab", "lang", "seed", "hidden_visibility")})
+        get_lab(config.lab)
+        if config.lang not in LANGUAGES or config.hidden_visibility not in VISIBILITIES:
+            raise ValueError(f"{path}: bad lang or hidden_visibility")
+        return config
+
+
+# --- results.json ----------------------------------------------------------------------------
+
+
+def _render(template: str, **context: Any) -> str:
+    return environment().get_template(template).render(**context)
+
+
+def _test(check: Mapping[str, Any], hidden_visibility: str, catalogue: Catalogue) -> dict[str, Any]:
+    """One check as a Gradescope test case."""
+    output = _render("platforms/check.md.j2", check=check, t=catalogue.text,
+                     grader_error_notice=catalogue.text("ui.grader_error_notice")).strip()
+    return {
+        "name": check["title"],
+        "name_format": "text",
+        "score": check["score"],
+        "max_score": check["max_score"],
+        # Gradescope knows passed and failed only; not-run and error keep their own status in
+        # extra_data and in the output text.
+        "status": "passed" if check["status"] == "passed" else "failed",
+        "output": output,
+        "output_format": "md",
+        "tags": [check["pitfall"]],
+        "visibility": "visible" if check["visibility"] == "public" else hidden_visibility,
+        "extra_data": {"check": check["id"], "pitfall": check["pitfall"],
+                       "status": check["status"]},
+    }
+
+
+def attempts_line(doc: Mapping[str, Any], catalogue: Catalogue) -> str:
+    """The sentence listing earlier attempts that were not graded, or ''."""
+    earlier = doc["submission"].get("earlier") or []
+    return catalogue.text("platforms.attempts.earlier", attempts=", ".join(earlier)) if earlier else ""
+
+
+def results(doc: Mapping[str, Any], hidden_visibility: str = DEFAULT_HIDDEN_VISIBILITY,
+            execution_time: float | None = None) -> dict[str, Any]:
+    """The Gradescope results.json of a score document."""
+    catalogue = Catalogue.load(doc["lang"])
+    localised = localise_document(doc, catalogue)
+    checks = localised["checks"]
+    shown = [c for c in checks if c["visibility"] == "public" or hidden_visibility == "visible"]
+    # Only pitfalls a visible check failed on: a hidden failure must not show through.
+    shown_pitfalls = list(dict.fromkeys(
+        c["pitfall"] for c in shown
+        if c["status"] == "failed" and c["pitfall"] in localised["pitfalls"]))
+    output = _render(
+        "platforms/gradescope_output.md.j2", doc=localised, t=catalogue.text,
+        grader_error_notice=catalogue.text("ui.grader_error_notice"),
+        withheld=len(checks) - len(shown), attempts=attempts_line(localised, catalogue),
+        pitfall_notes=_pitfall_notes(shown_pitfalls, catalogue))
+    return {
+        "score": localised["score"] if localised["status"] == "graded" else 0.0,
+        "execution_time": round(execution_time if execution_time is not None
+                                else localised["duration_s"], 3),
+        "output": output,
+        "output_format": "md",
+        "test_output_format": "md",
+        "test_name_format": "text",
+        "stdout_visibility": "hidden",
+        "extra_data": {
+            "status": localised["status"], "lab": localised["lab"],
+            "grader_version": localised["grader_version"], "pitfalls": localised["pitfalls"],
+            "flags": [flag["id"] for flag in localised["flags"]],
+            "reason": (localised["reason"] or {}).get("kind"),
+            "digest": localised["submission"]["digest"],
+        },
+        "tests": [_test(check, hidden_visibility, catalogue) for check in checks],
+    }
+
+
+def fallback_results(lang: str) -> dict[str, Any]:
+    """The results.json `run_autograder` writes when the grader could not write its own."""
+    catalogue = Catalogue.load(lang)
+    return {"score": 0.0, "output": catalogue.text("platforms.gradescope.grader_failed"),
+            "output_format": "md", "stdout_visibility": "hidden",
+            "extra_data": {"status": "grader-error"}, "tests": []}
+
+
+# --- the bundle ------------------------------------------------------------------------------
+
+
+def _add(bundle: zipfile.ZipFile, name: str, text: str | bytes, mode: int = 0o644) -> None:
+    info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+    info.external_attr = (0o100000 | mode) << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    bundle.writestr(info, text)
+
+
+def export_bundle(lab: Lab, out: Path, config: Config, root: Path = REPO_ROOT) -> Path:
+    """Write the autograder zip for `lab` at `out`: setup.sh and run_autograder at its root."""
+    staging = out.with_name(out.name + ".staging")
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        copy_grader_tree(lab, root, staging / "minigrad")
+        context = {"lab": lab.name, "grader_version": __version__}
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(out, "w") as bundle:
+            _add(bundle, "setup.sh", _render("platforms/gradescope/setup.sh.j2", **context),
+                 EXECUTABLE)
+            _add(bundle, "run_autograder",
+                 _render("platforms/gradescope/run_autograder.j2", **context), EXECUTABLE)
+            _add(bundle, "minigrad.json", json.dumps(asdict(config), indent=2) + "\n", 0o600)
+            _add(bundle, "requirements.txt", pinned_requirements(root))
+            _add(bundle, "fallback_results.json",
+                 json.dumps(fallback_results(config.lang), ensure_ascii=False, indent=2))
+            for path in sorted(staging.rglob("*")):
+                if path.is_file():
+                    name = path.relative_to(staging).as_posix()
+                    _add(bundle, name, path.read_bytes())
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return out
+
+
+# --- inside the container --------------------------------------------------------------------
+
+
+def _metadata(root: Path) -> dict[str, Any]:
+    """Submission id and the first user's name and id from submission_metadata.json, if any."""
+    try:
+        meta = json.loads((root / "submission_metadata.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    users = meta.get("users") or [{}]
+    first = users[0] if isinstance(users[0], dict) else {}
+    found = {"id": str(meta.get("id", "")), "student_id": str(first.get("id", "")),
+             "name": str(first.get("name", ""))}
+    return {key: value for key, value in found.items() if value}
+
+
+def _write(path: Path, text: str) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def grade_submission(root: Path, config: Config) -> dict[str, Any]:
+    """Grade ROOT/submission; write scores.json, feedback files and, last, results.json."""
+    from grader.platforms.single import grade_one
+
+    started = time.monotonic()
+    meta = _metadata(root)
+    submission_id = meta.pop("id", "submission")
+    doc = grade_one(get_lab(config.lab), root / "submission", submission_id, config.lang,
+                    config.seed, extra={**meta, "lms": "gradescope"})
+    out = results(doc, config.hidden_visibility, time.monotonic() - started)
+    folder = root / "results"
+    folder.mkdir(parents=True, exist_ok=True)
+    _write(folder / "scores.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    _write(folder / "feedback.md", render_feedback(doc, "markdown"))
+    _write(folder / "feedback.html", render_feedback(doc, "html"))
+    _write(folder / "results.json", json.dumps(out, indent=2, ensure_ascii=False) + "\n")
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The entry point `run_autograder` calls."""
+    parser = argparse.ArgumentParser(prog="python -m grader.platforms.gradescope")
+    parser.add_argument("--root", default=os.environ.get(ROOT_VARIABLE, str(DEFAULT_ROOT)))
+    parser.add_argument("--config", required=True)
+    args = parser.parse_args(argv)
+    out = grade_submission(Path(args.root), Config.load(Path(args.config)))
+    print(f"score {out['score']} ({out['extra_data']['status']}) in {out['execution_time']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -99,7 +99,7 @@ def results(doc: Mapping[str, Any]) -> dict[str, Any]:
     maximum = localised["max_score"]
     found = {
         "gradable": True,
-        "score": round(localised["score"] / maximum, 6) if maximum else 0.0,
+        "score": localised["score"] / maximum if maximum else 0.0,
         "message": catalogue.text("platforms.prairielearn.graded",
                                   score=format_number(localised["score"]),
                                   max_score=format_number(maximum)),

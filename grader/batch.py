@@ -10,9 +10,10 @@ Side: trusted process.
 
 from __future__ import annotations
 
-import csv
+import hashlib
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -21,7 +22,15 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
-from grader.intake import PreparedSubmission, Ungradable, collect, prepare
+from grader.intake import (
+    PreparedSubmission,
+    Submission,
+    Ungradable,
+    collect,
+    prepare,
+    source_label,
+)
+from grader.platforms import gradebook
 from grader.render import render_dashboard, render_feedback
 from grader.results.build import ungradable_document
 from grader.shard import GradingPlan, grade_shard
@@ -39,6 +48,13 @@ class BatchOptions:
     resume: bool = False
     shard_timeout_s: float = 600.0
     interactive: bool = False  # the student's terminal reaches their code (`check --debug`)
+    shard: tuple[int, int] | None = None  # (K, N): grade only shard K of N, by submission id
+    points: float | None = None  # gradebook grades scaled to this many points (None: raw score)
+    canvas_column: str | None = None  # Canvas import column, "Title (assignment id)"
+
+
+GRADEBOOK_SETTINGS = "gradebook.json"
+CLASS_FILES = ("class.csv", "dashboard.html", "canvas_gradebook.csv", "moodle_worksheet.csv")
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -58,17 +74,31 @@ def write_reports(doc: dict[str, Any], out_dir: Path) -> Path:
     return folder
 
 
-def _previous(out_dir: Path, sub: PreparedSubmission, lab: str) -> dict[str, Any] | None:
-    """The existing report for this exact content, lab and grader version, if any."""
+def report_options(plan: GradingPlan) -> dict[str, Any]:
+    """The options that change a report, as recorded in its document (the seed only hashed)."""
+    seed = hashlib.sha256(b"minigrad-labs seed\0" + plan.seed.encode("utf-8")).hexdigest()
+    return {"seed": f"sha256:{seed[:16]}", "public_only": plan.lab.hidden_tests not in plan.suites}
+
+
+def _previous(out_dir: Path, sub: PreparedSubmission, plan: GradingPlan) -> dict[str, Any] | None:
+    """The existing report for this exact content, lab, grader version and report options."""
     path = out_dir / sub.id / "scores.json"
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    same = (doc.get("lab") == lab and doc.get("grader_version") == __version__
+    same = (doc.get("lab") == plan.lab.name and doc.get("grader_version") == __version__
             and doc.get("submission", {}).get("digest") == sub.digest
+            and doc.get("lang") == plan.lang and doc.get("options") == report_options(plan)
             and doc.get("status") == "graded")
     return doc if same else None
+
+
+def in_shard(submission_id: str, shard: tuple[int, int]) -> bool:
+    """Whether the submission belongs to shard K of N: a hash of its id, the same on every machine."""
+    index, count = shard
+    number = int.from_bytes(hashlib.sha256(submission_id.encode("utf-8")).digest()[:8], "big")
+    return number % count == index - 1
 
 
 def _shards(items: Sequence[PreparedSubmission], workers: int, size: int) -> list[list[Any]]:
@@ -78,28 +108,90 @@ def _shards(items: Sequence[PreparedSubmission], workers: int, size: int) -> lis
     return [list(items[i:i + size]) for i in range(0, len(items), size)]
 
 
-def write_class_csv(docs: Sequence[dict[str, Any]], path: Path) -> None:
-    """One row per submission, for an LMS gradebook import."""
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["submission", "lab", "status", "score", "max_score", "pitfalls"])
-        for doc in docs:
-            writer.writerow([doc["submission"]["id"], doc["lab"], doc["status"], doc["score"],
-                             doc["max_score"], " ".join(doc["pitfalls"])])
+def read_reports(out_dir: Path) -> list[dict[str, Any]]:
+    """Every report in the folder (`<id>/scores.json`), by submission id."""
+    docs = []
+    for path in sorted(out_dir.glob("*/scores.json")):
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(doc, dict) and doc.get("submission", {}).get("id") == path.parent.name:
+            docs.append(doc)
+    return docs
 
 
-def grade_class(plan: GradingPlan, paths: Sequence[Path], options: BatchOptions,
+def _gradebook_settings(out_dir: Path, options: BatchOptions) -> dict[str, Any]:
+    """The gradebook settings given now, else the ones the folder was graded with before."""
+    path = out_dir / GRADEBOOK_SETTINGS
+    given = {"points": options.points, "canvas_column": options.canvas_column}
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        saved = {}
+    settings = {key: given[key] if given[key] is not None else saved.get(key) for key in given}
+    if any(value is not None for value in settings.values()):
+        _write_atomically(path, json.dumps(settings, indent=2) + "\n")
+    return settings
+
+
+def write_class_files(out_dir: Path, lang: str, options: BatchOptions | None = None) -> list[Path]:
+    """class.csv, the dashboard and the gradebook files, from every report in the folder."""
+    docs = read_reports(out_dir)
+    settings = _gradebook_settings(out_dir, options or BatchOptions(out_dir=out_dir))
+    written = [out_dir / "class.csv", out_dir / "dashboard.html"]
+    _write_atomically(written[0], gradebook.class_csv(docs))
+    _write_atomically(written[1], render_dashboard(docs, lang))
+    lms = {doc["submission"].get("lms") for doc in docs}
+    if "canvas" in lms:
+        column = settings["canvas_column"] or (docs[0]["lab"] if docs else "lab")
+        written.append(out_dir / "canvas_gradebook.csv")
+        _write_atomically(written[-1], gradebook.canvas_csv(docs, column, settings["points"]))
+    if "moodle" in lms:
+        written.append(out_dir / "moodle_worksheet.csv")
+        _write_atomically(written[-1], gradebook.moodle_worksheet(docs, settings["points"]))
+    return written
+
+
+def merge(folders: Sequence[Path], out_dir: Path, lang: str) -> list[dict[str, Any]]:
+    """Join the reports of shard folders into `out_dir` (the newest report of an id wins)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    chosen: dict[str, tuple[str, Path]] = {}
+    for folder in folders:
+        for doc in read_reports(folder):
+            key = doc["submission"]["id"]
+            if key not in chosen or doc["graded_at"] >= chosen[key][0]:
+                chosen[key] = (doc["graded_at"], folder / key)
+    for key, (_, report) in sorted(chosen.items()):
+        if report.resolve() != (out_dir / key).resolve():
+            shutil.rmtree(out_dir / key, ignore_errors=True)
+            shutil.copytree(report, out_dir / key)
+    for folder in folders:
+        settings = folder / GRADEBOOK_SETTINGS
+        if settings.is_file() and not (out_dir / GRADEBOOK_SETTINGS).is_file():
+            shutil.copyfile(settings, out_dir / GRADEBOOK_SETTINGS)
+    write_class_files(out_dir, lang)
+    return read_reports(out_dir)
+
+
+def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: BatchOptions,
                 progress: Callable[[int, int, str], None]) -> list[dict[str, Any]]:
-    """Grade every submission; returns the documents in the order the paths were given."""
+    """Grade every submission (paths, or submissions an LMS export named); returns the
+    documents in the order given, only those of shard K of N when `options.shard` is set."""
     out_dir = options.out_dir
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-    submissions = collect(list(paths), plan.lab)
+    paths = [item for item in items if isinstance(item, Path)]
+    submissions = [*collect(paths, plan.lab), *(i for i in items if isinstance(i, Submission))]
+    if options.shard is not None:
+        submissions = [sub for sub in submissions if in_shard(sub.id, options.shard)]
+    recorded = report_options(plan)
     docs: dict[str, dict[str, Any]] = {}
     done = 0
 
     def finished(doc: dict[str, Any], note: str) -> None:
         nonlocal done
+        doc["options"] = recorded
         docs[doc["submission"]["id"]] = doc
         if out_dir is not None:
             write_reports(doc, out_dir)
@@ -114,11 +206,11 @@ def grade_class(plan: GradingPlan, paths: Sequence[Path], options: BatchOptions,
             try:
                 prepared = prepare(sub, plan.lab, scratch)
             except Ungradable as exc:
-                record = {"id": sub.id, "source": str(sub.source), "digest": ""}
+                record = {**sub.meta, "id": sub.id, "source": source_label(sub), "digest": ""}
                 finished(ungradable_document(plan.lab.name, record, exc.detail, plan.lang),
                          "ungradable")
                 continue
-            previous = (_previous(out_dir, prepared, plan.lab.name)
+            previous = (_previous(out_dir, prepared, plan)
                         if options.resume and out_dir is not None else None)
             if previous is not None:
                 docs[sub.id] = previous
@@ -139,6 +231,5 @@ def grade_class(plan: GradingPlan, paths: Sequence[Path], options: BatchOptions,
                     finished(doc, doc["status"])
     ordered = [docs[sub.id] for sub in submissions]
     if out_dir is not None:
-        write_class_csv(ordered, out_dir / "class.csv")
-        _write_atomically(out_dir / "dashboard.html", render_dashboard(ordered, plan.lang))
+        write_class_files(out_dir, plan.lang, options)
     return ordered

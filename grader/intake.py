@@ -7,17 +7,20 @@ json.py, a sitecustomize.py) ever reaches the sandbox.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import os
 import re
 import tempfile
 import zipfile
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import nbformat
 
+from grader.candidates import Ambiguous, Entry, choose, untouched_code
 from grader.labs import Lab
 from grader.policy import scan_files
 
@@ -39,6 +42,9 @@ class Submission:
 
     id: str
     source: Path
+    # What the LMS says of the submission (student_id, name, lms, late, earlier, label), kept
+    # in the score document; `label` replaces the path as the recorded source when given.
+    meta: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,7 @@ class PreparedSubmission:
     digest: str
     workdir: Path
     flags: tuple[dict[str, Any], ...] = ()  # policy notes from reading the files (grader.policy)
+    meta: Mapping[str, Any] = field(default_factory=dict)
 
 
 def submission_id(path: Path, lab: Lab) -> str:
@@ -86,41 +93,69 @@ def _read_limited(path: Path) -> bytes:
     return path.read_bytes()
 
 
-def _from_folder(folder: Path, lab: Lab) -> dict[str, bytes]:
+def _folder_entries(folder: Path) -> list[Entry]:
+    """Every file under the folder (tool folders and links skipped), zips opened one level."""
+    root = folder.resolve()
+    entries: list[Entry] = []
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if SKIPPED_DIRS & set(relative.parts) or not path.is_file() or path.is_symlink():
+            continue
+        if not path.resolve().is_relative_to(root):
+            continue
+        if path.suffix == ".zip":
+            try:
+                entries.extend(_zip_entries(path, f"{relative.as_posix()}/"))
+            except Ungradable:
+                continue  # a broken zip beside the files is not the submission
+        else:
+            entries.append(Entry(relative.as_posix(), functools.partial(_read_limited, path)))
+    return entries
+
+
+def _zip_member_reader(archive: Path, name: str, size: int) -> Callable[[], bytes]:
+    def read() -> bytes:
+        if size > MAX_FILE_BYTES:
+            raise Ungradable("too-large", file=name.rsplit("/", 1)[-1], limit=MAX_FILE_BYTES)
+        with zipfile.ZipFile(archive) as bundle:
+            return bundle.read(name)
+    return read
+
+
+def _zip_entries(archive: Path, prefix: str = "") -> list[Entry]:
+    """The zip's files as entries (paths under `prefix`); zips inside it are not opened."""
+    try:
+        with zipfile.ZipFile(archive) as bundle:
+            members = [m for m in bundle.infolist() if not m.is_dir()]
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise Ungradable("unreadable-submission", reason=f"not a readable zip ({exc})") from exc
+    return [Entry(prefix + m.filename, _zip_member_reader(archive, m.filename, m.file_size))
+            for m in members if not SKIPPED_DIRS & set(m.filename.split("/"))
+            and not m.filename.endswith(".zip")]
+
+
+def _choose_files(entries: list[Entry], lab: Lab) -> dict[str, bytes]:
+    """The lab's files among the entries: one candidate each, never a silent pick of several."""
+    given = _given_code(lab)
     files = {}
     for name in lab.files:
-        candidates = [folder / name] if (folder / name).is_file() else []
-        if not candidates:
-            root = folder.resolve()
-            candidates = sorted(
-                (p for p in folder.rglob(name) if p.is_file() and not SKIPPED_DIRS & set(p.parts)
-                 and p.resolve().is_relative_to(root)),
-                key=lambda p: (len(p.parts), str(p)),
-            )
-        if not candidates:
+        try:
+            chosen = choose(name, entries, lab, given, _notebook_bytes)
+        except Ambiguous as exc:
+            raise Ungradable("ambiguous-file", file=name, candidates=list(exc.candidates)) from None
+        if chosen is None:
             raise Ungradable("missing-file", file=name)
-        files[name] = _read_limited(candidates[0])
+        files[name] = chosen.code
     return files
+
+
+def _from_folder(folder: Path, lab: Lab) -> dict[str, bytes]:
+    return _choose_files(_folder_entries(folder), lab)
 
 
 def _from_zip(archive: Path, lab: Lab) -> dict[str, bytes]:
     try:
-        with zipfile.ZipFile(archive) as bundle:
-            members = [m for m in bundle.infolist() if not m.is_dir()]
-            files = {}
-            for name in lab.files:
-                matches = sorted(
-                    (m for m in members
-                     if m.filename.rsplit("/", 1)[-1] == name
-                     and not SKIPPED_DIRS & set(m.filename.split("/"))),
-                    key=lambda m: (m.filename.count("/"), m.filename),
-                )
-                if not matches:
-                    raise Ungradable("missing-file", file=name)
-                if matches[0].file_size > MAX_FILE_BYTES:
-                    raise Ungradable("too-large", file=name, limit=MAX_FILE_BYTES)
-                files[name] = bundle.read(matches[0])
-            return files
+        return _choose_files(_zip_entries(archive), lab)
     except (zipfile.BadZipFile, OSError) as exc:
         raise Ungradable("unreadable-submission", reason=f"not a readable zip ({exc})") from exc
 
@@ -147,6 +182,15 @@ def notebook_code(raw: bytes) -> str:
         raise Ungradable("unreadable-submission", reason=f"not a readable notebook ({exc})") from exc
     cells = [_cell_code(cell.source) for cell in notebook.cells if cell.cell_type == "code"]
     return "\n\n".join(cells) + "\n"
+
+
+@functools.lru_cache(maxsize=8)
+def _given_code(lab: Lab) -> frozenset[bytes]:
+    return untouched_code(lab, _notebook_bytes)
+
+
+def _notebook_bytes(raw: bytes) -> bytes:
+    return notebook_code(raw).encode("utf-8")
 
 
 def read_files(path: Path, lab: Lab) -> dict[str, bytes]:
@@ -183,5 +227,10 @@ def prepare(submission: Submission, lab: Lab, scratch_root: Path) -> PreparedSub
         (workdir / name).write_bytes((lab.student_dir / name).read_bytes())
     for name, content in files.items():
         (workdir / name).write_bytes(content)
-    return PreparedSubmission(submission.id, str(submission.source), digest(files), workdir,
-                              tuple(scan_files(files)))
+    return PreparedSubmission(submission.id, source_label(submission), digest(files), workdir,
+                              tuple(scan_files(files)), submission.meta)
+
+
+def source_label(submission: Submission) -> str:
+    """What the score document records as the submission's source."""
+    return str(submission.meta.get("label") or submission.source)

@@ -63,8 +63,8 @@ def pytest_command(plan: GradingPlan, manifest: Path, report: Path, quiet: bool 
     ]
 
 
-def _as_record(sub: PreparedSubmission) -> dict[str, str]:
-    return {"id": sub.id, "source": sub.source, "digest": sub.digest}
+def _as_record(sub: PreparedSubmission) -> dict[str, Any]:
+    return {**sub.meta, "id": sub.id, "source": sub.source, "digest": sub.digest}
 
 
 def _grader_error(plan: GradingPlan, sub: PreparedSubmission, reference: str) -> dict[str, Any]:

@@ -68,10 +68,58 @@ def test_value_py_nested_in_a_folder_is_found(tmp_path: Path) -> None:
     assert read_files(folder, LAB) == {"value.py": VALUE}
 
 
-def test_shallowest_value_py_wins_over_deeper_copies(tmp_path: Path) -> None:
+def test_several_different_value_py_files_are_ambiguous_and_named(tmp_path: Path) -> None:
     folder = write_tree(tmp_path / "alice", {
         "b/deeper/value.py": b"# deep\n", "a/value.py": VALUE, "z/value.py": b"# z\n"})
+    assert ungradable_detail(folder) == {"kind": "ambiguous-file", "params": {
+        "file": "value.py", "candidates": ["a/value.py", "b/deeper/value.py", "z/value.py"]}}
+
+
+def test_identical_copies_of_value_py_count_once(tmp_path: Path) -> None:
+    folder = write_tree(tmp_path / "alice", {"value.py": VALUE, "backup/value.py": VALUE})
     assert read_files(folder, LAB) == {"value.py": VALUE}
+
+
+def test_the_lab_folder_with_its_untouched_notebook_grades_value_py(tmp_path: Path) -> None:
+    notebook = (LAB.student_dir / "lab01_graph.ipynb").read_bytes()
+    folder = write_tree(tmp_path / "alice", {"value.py": VALUE, "lab01_graph.ipynb": notebook})
+    assert read_files(folder, LAB) == {"value.py": VALUE}
+
+
+def test_an_untouched_stub_beside_an_edited_notebook_grades_the_notebook(tmp_path: Path) -> None:
+    stub = (LAB.student_dir / "value.py").read_bytes()
+    folder = write_tree(tmp_path / "alice", {"value.py": stub, "mine.ipynb": notebook_with(VALUE)})
+    assert read_files(folder, LAB)["value.py"].strip() == VALUE.strip()
+
+
+def test_value_py_and_an_edited_notebook_with_other_code_are_ambiguous(tmp_path: Path) -> None:
+    folder = write_tree(tmp_path / "alice", {"value.py": VALUE,
+                                             "lab.ipynb": notebook_with(b"x = 1\n")})
+    assert ungradable_detail(folder)["kind"] == "ambiguous-file"
+
+
+def test_a_zip_inside_a_folder_is_looked_into(tmp_path: Path) -> None:
+    folder = tmp_path / "alice"
+    folder.mkdir()
+    write_zip(folder / "lab01.zip", {"lab01_graph/value.py": VALUE})
+    assert read_files(folder, LAB) == {"value.py": VALUE}
+
+
+def test_a_zip_holding_two_different_value_py_is_ambiguous(tmp_path: Path) -> None:
+    archive = write_zip(tmp_path / "alice.zip", {"new/value.py": VALUE, "old/value.py": b"# o\n"})
+    assert ungradable_detail(archive)["params"]["candidates"] == ["new/value.py", "old/value.py"]
+
+
+def test_a_lone_renamed_py_file_in_a_folder_is_the_lab_file(tmp_path: Path) -> None:
+    folder = write_tree(tmp_path / "alice", {"my_engine.py": VALUE, "notes.txt": b"hi"})
+    assert read_files(folder, LAB) == {"value.py": VALUE}
+
+
+def notebook_with(code: bytes) -> bytes:
+    """A notebook whose one code cell holds `code`."""
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(code.decode("utf-8"))]
+    return nbformat.writes(notebook).encode("utf-8")
 
 
 @pytest.mark.parametrize("skipped", ["__MACOSX", "__pycache__", ".git", ".ipynb_checkpoints"])

@@ -55,13 +55,22 @@ def _check(entry: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
     }
 
 
-def _envelope(lab: str, submission: Mapping[str, str], lang: str) -> dict[str, Any]:
+# What an LMS or platform says of a submission, kept when the intake knows it.
+SUBMISSION_EXTRAS = ("student_id", "name", "lms", "late", "earlier")
+
+
+def _envelope(lab: str, submission: Mapping[str, Any], lang: str) -> dict[str, Any]:
+    record = {key: submission[key] for key in ("id", "source", "digest")}
+    record.update({key: submission[key] for key in SUBMISSION_EXTRAS
+                   if submission.get(key) not in (None, "", [], ())})
+    if "earlier" in record:
+        record["earlier"] = list(record["earlier"])
     return {
         "schema_version": SCHEMA_VERSION,
         "grader_version": __version__,
         "lab": lab,
         "lang": lang,
-        "submission": {key: submission[key] for key in ("id", "source", "digest")},
+        "submission": record,
     }
 
 
@@ -69,7 +78,7 @@ def _now() -> str:
     return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def graded_document(lab: str, submission: Mapping[str, str], entries: Sequence[Mapping[str, Any]],
+def graded_document(lab: str, submission: Mapping[str, Any], entries: Sequence[Mapping[str, Any]],
                     flags: Sequence[Mapping[str, Any]], lang: str) -> dict[str, Any]:
     """The score document of a submission whose checks all ran."""
     catalogue = Catalogue.load(lang)
@@ -93,20 +102,20 @@ def graded_document(lab: str, submission: Mapping[str, str], entries: Sequence[M
     }
 
 
-def ungradable_document(lab: str, submission: Mapping[str, str], detail: Mapping[str, Any],
+def ungradable_document(lab: str, submission: Mapping[str, Any], detail: Mapping[str, Any],
                         lang: str) -> dict[str, Any]:
     """The document of a submission that could not be read (no lab file, unreadable zip, ...)."""
     return _unscored_document(lab, submission, "ungradable", detail, lang)
 
 
-def grader_error_document(lab: str, submission: Mapping[str, str], reference: str,
+def grader_error_document(lab: str, submission: Mapping[str, Any], reference: str,
                           lang: str) -> dict[str, Any]:
     """The document of a submission the grader failed on: the grader's fault, never the student's."""
     detail = {"kind": "grader-error", "params": {"reference": reference}}
     return _unscored_document(lab, submission, "grader-error", detail, lang)
 
 
-def _unscored_document(lab: str, submission: Mapping[str, str], status: str,
+def _unscored_document(lab: str, submission: Mapping[str, Any], status: str,
                        detail: Mapping[str, Any], lang: str) -> dict[str, Any]:
     catalogue = Catalogue.load(lang)
     return {

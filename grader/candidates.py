@@ -1,6 +1,6 @@
 """Choosing the one file a submission hands in for each lab file, or naming the ones that compete.
 
-Trusted side (intake). A folder, a zip or one student's files in an LMS export may hold several
+Side: trusted process (intake). A folder, a zip or one student's files in an LMS export may hold several
 things that could be the lab's file: `value.py` at two depths, `value.py` beside an edited
 notebook, two differently named `.py` files. The grader never grades one of them silently:
 

@@ -1,4 +1,4 @@
-"""The command line: `python -m grader check | grade | render | build-labs | labs`.
+"""The command line: `python -m grader check | grade | merge | export | render | build-labs | labs`.
 
 Exit codes: 0 the command finished (whatever the scores), 1 `build-labs --check` found
 stale stubs, 2 usage error, 3 the grader failed.
@@ -10,14 +10,18 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from grader.batch import BatchOptions, grade_class
+from grader import __version__
+from grader.batch import BatchOptions, grade_class, merge
+from grader.intake import Submission
 from grader.i18n import LANGUAGES, default_language
-from grader.labs import COURSE_ROOT, LABS, UnknownLab, get_lab
+from grader.labs import COURSE_ROOT, LABS, Lab, UnknownLab, get_lab
 from grader.render import render_feedback, render_summary
+from grader.platforms import lms
 from grader.shard import GradingPlan, suites_for
 
 EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_GRADER = 0, 1, 2, 3
@@ -62,27 +66,112 @@ def _progress(done: int, total: int, note: str) -> None:
           flush=True)
 
 
+def _shard(text: str | None) -> tuple[int, int] | None:
+    """K/N as (K, N), 1 <= K <= N."""
+    if text is None:
+        return None
+    index, _, count = text.partition("/")
+    if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
+        raise UsageError(f"--shard takes K/N with 1 <= K <= N, such as 2/4; not {text!r}")
+    return int(index), int(count)
+
+
+def _class_submissions(kind: str, export: Path, scratch: Path) -> list[Submission]:
+    """The submissions of an LMS export, each carrying what the LMS says of its student."""
+    try:
+        members = lms.read_export(kind, export, scratch)
+    except lms.ExportError as exc:
+        raise UsageError(str(exc)) from None
+    return [Submission(m.submission_id, m.source, {
+        "student_id": m.student_id, "name": m.name, "lms": m.lms, "late": m.late,
+        "earlier": list(m.earlier), "label": m.label}) for m in members]
+
+
+def _refuse_classes(lab: Lab, paths: Sequence[Path]) -> None:
+    """A folder that holds a class is not one submission: say how to grade it."""
+    for path in paths:
+        kind = lms.guess_class(path, lab)
+        if kind is not None:
+            raise UsageError(f"{path} looks like a class, not one submission; grade each with "
+                             f"{path}/* or the whole export with --lms {kind}")
+
+
 def cmd_grade(args: argparse.Namespace) -> int:
-    """Hidden and public checks on every submission; reports per submission and a class CSV."""
+    """Hidden and public checks on every submission; reports per submission and class files."""
     lab = _lab(args.lab)
     paths = [Path(p) for p in args.submissions]
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise UsageError(f"no such submission: {', '.join(missing)}")
+    if args.lms and len(paths) != 1:
+        raise UsageError("--lms takes one export: the LMS's zip or its unpacked folder")
     try:
         suites = suites_for(lab, hidden=not args.public_only)
     except FileNotFoundError as exc:
         raise UsageError(str(exc)) from None
     plan = GradingPlan(lab, suites, args.seed, args.lang)
     out_dir = Path(args.out)
-    options = BatchOptions(out_dir=out_dir, workers=args.workers, resume=args.resume)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"--out {out_dir} is a file, not a folder")
+    options = BatchOptions(out_dir=out_dir, workers=args.workers, resume=args.resume,
+                           shard=_shard(args.shard), points=args.points,
+                           canvas_column=args.canvas_column)
     started = time.perf_counter()
-    docs = grade_class(plan, paths, options, _progress)
+    with tempfile.TemporaryDirectory(prefix="minigrad-export-") as scratch:
+        if args.lms:
+            items: list[Path | Submission] = [
+                *_class_submissions(args.lms, paths[0], Path(scratch))]
+        else:
+            _refuse_classes(lab, paths)
+            items = [*paths]
+        docs = grade_class(plan, items, options, _progress)
     elapsed = time.perf_counter() - started
     print(render_summary(docs, args.lang))
     print(f"{len(docs)} submissions in {elapsed:.2f} s; reports in {out_dir}/<submission>/"
           f", {out_dir / 'class.csv'} and {out_dir / 'dashboard.html'}")
     return EXIT_GRADER if any(d["status"] == "grader-error" for d in docs) else EXIT_OK
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    """Join the report folders of shards into one, with one class CSV and one dashboard."""
+    folders = [Path(folder) for folder in args.folders]
+    missing = [str(folder) for folder in folders if not folder.is_dir()]
+    if missing:
+        raise UsageError(f"no such report folder: {', '.join(missing)}")
+    out_dir = Path(args.out)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"--out {out_dir} is a file, not a folder")
+    docs = merge(folders, out_dir, args.lang)
+    print(render_summary(docs, args.lang))
+    print(f"{len(docs)} reports from {len(folders)} folders in {out_dir}/; "
+          f"{out_dir / 'class.csv'} and {out_dir / 'dashboard.html'}")
+    return EXIT_GRADER if any(d["status"] == "grader-error" for d in docs) else EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write a grading platform's bundle for one lab: Gradescope's zip, a PrairieLearn question."""
+    from grader.platforms import gradescope, prairielearn
+
+    lab = _lab(args.lab)
+    if not lab.hidden_tests.is_dir():
+        raise UsageError(f"no hidden suite for {lab.name} at {lab.hidden_tests}")
+    out = Path(args.out)
+    if args.platform == "gradescope":
+        if out.is_dir():
+            raise UsageError(f"--out {out} is a folder; give the zip's path, e.g. autograder.zip")
+        config = gradescope.Config(lab.name, args.lang, args.seed, args.hidden_visibility)
+        gradescope.export_bundle(lab, out, config)
+        print(f"Gradescope autograder for {lab.name}: {out} (setup.sh and run_autograder at "
+              "its root; upload it on the assignment's Configure Autograder page)")
+    else:
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"--out {out} is a file; give the question's folder")
+        config_pl = prairielearn.Config(lab.name, args.lang, args.seed)
+        prairielearn.export_question(lab, out, config_pl, image=args.image, widget=args.widget,
+                                     timeout_s=args.timeout)
+        print(f"PrairieLearn question for {lab.name}: {out}/ (copy it under the course's "
+              f"questions/; its grader image is {args.image})")
+    return EXIT_OK
 
 
 def cmd_render(args: argparse.Namespace) -> int:
@@ -164,7 +253,49 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--seed", default=os.environ.get("GRADER_SEED", DEFAULT_SEED),
                        help="course seed for randomized inputs (default: GRADER_SEED)")
     grade.add_argument("--public-only", action="store_true", help="run only the public checks")
+    grade.add_argument("--lms", choices=lms.LMS_KINDS,
+                       help="the one submission given is a class export named as this LMS "
+                            "names it (canvas, moodle) or one folder or zip per student (folders)")
+    grade.add_argument("--shard", metavar="K/N",
+                       help="grade only shard K of N (by submission id); join with `merge`")
+    grade.add_argument("--points", type=float, metavar="N",
+                       help="gradebook grades out of N points (default: the lab's own points)")
+    grade.add_argument("--canvas-column", metavar="'TITLE (ID)'",
+                       help="Canvas gradebook column, the assignment's title and id")
     grade.set_defaults(handler=cmd_grade)
+
+    merge_parser = commands.add_parser("merge", help="join shard report folders into one")
+    merge_parser.add_argument("folders", nargs="+", help="report folders of `grade --shard`")
+    merge_parser.add_argument("--out", required=True, help="the joined report folder")
+    merge_parser.add_argument("--lang", **language)  # type: ignore[arg-type]
+    merge_parser.set_defaults(handler=cmd_merge)
+
+    export = commands.add_parser("export", help="a grading platform's bundle for one lab")
+    platforms = export.add_subparsers(dest="platform", required=True, metavar="PLATFORM")
+    seed = {"default": os.environ.get("GRADER_SEED", DEFAULT_SEED),
+            "help": "course seed for randomized inputs (default: GRADER_SEED)"}
+    gradescope_parser = platforms.add_parser("gradescope", help="Gradescope autograder zip")
+    gradescope_parser.add_argument("lab", help="lab name, e.g. lab01_graph")
+    gradescope_parser.add_argument("--out", required=True, help="the zip to write")
+    gradescope_parser.add_argument("--lang", **language)  # type: ignore[arg-type]
+    gradescope_parser.add_argument("--seed", **seed)  # type: ignore[arg-type]
+    gradescope_parser.add_argument(
+        "--hidden-visibility", default="after_published",
+        choices=("hidden", "after_due_date", "after_published", "visible"),
+        help="when students see the hidden checks (default after_published)")
+    gradescope_parser.set_defaults(handler=cmd_export)
+    pl_parser = platforms.add_parser("prairielearn", help="PrairieLearn question folder")
+    pl_parser.add_argument("lab", help="lab name, e.g. lab01_graph")
+    pl_parser.add_argument("--out", required=True, help="the question folder to write")
+    pl_parser.add_argument("--lang", **language)  # type: ignore[arg-type]
+    pl_parser.add_argument("--seed", **seed)  # type: ignore[arg-type]
+    pl_parser.add_argument("--image", default=f"minigrad-labs-grader:{__version__}",
+                           help="the grader image (deploy/Dockerfile) PrairieLearn pulls")
+    pl_parser.add_argument("--widget", choices=("upload", "editor"), default="upload",
+                           help="file upload (default) or in-browser editor")
+    pl_parser.add_argument("--timeout", type=int, default=120,
+                           help="grading timeout in seconds (PrairieLearn allows up to 600)")
+    pl_parser.set_defaults(handler=cmd_export)
 
     render = commands.add_parser("render", help="render a scores.json as feedback")
     render.add_argument("scores", help="path to a scores.json")

@@ -8,39 +8,39 @@ the templates, the lab's student folder (public checks, given files) and its ref
 from __future__ import annotations
 
 import shutil
-import tomllib
 from importlib import metadata
 from pathlib import Path
 
 from packaging.requirements import Requirement
 
-from grader.labs import REPO_ROOT, Lab
+from grader.labs import COURSE_ROOT, PACKAGE_DIR, Lab
 
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".mypy_cache")
+DISTRIBUTION = "minigrad-labs"
 
 
-def copy_grader_tree(lab: Lab, root: Path = REPO_ROOT, dest: Path | None = None,
-                     hidden: bool = True) -> Path:
-    """Copy what grading `lab` needs from `root` into `dest`; hidden suite and solution if asked."""
-    if dest is None:
-        raise ValueError("dest is required")
-    dest.mkdir(parents=True, exist_ok=True)
-    suites = root / "grader" / "suites"
+def copy_grader_tree(lab: Lab, dest: Path, hidden: bool = True) -> Path:
+    """Copy what grading `lab` needs into `dest`, laid out as a source checkout: the package
+    (only this lab's hidden suite, if `hidden`), templates/, labs/<lab>/ and, if `hidden`,
+    solutions/<lab>/."""
+    suites = PACKAGE_DIR / "suites"
 
     def ignore(directory: str, names: list[str]) -> set[str]:
         skipped = set(IGNORED(directory, names))
+        if Path(directory) == PACKAGE_DIR:
+            skipped.add("course")  # an installed wheel's course: copied below, as a checkout
         if Path(directory) == suites:  # only this lab's hidden suite travels
             skipped |= {name for name in names if name != lab.name or not hidden}
         return skipped
 
-    shutil.copytree(root / "grader", dest / "grader", ignore=ignore, dirs_exist_ok=True)
-    shutil.copytree(root / "templates", dest / "templates", ignore=IGNORED, dirs_exist_ok=True)
-    relative = lab.student_dir.relative_to(REPO_ROOT)
-    shutil.copytree(root / relative, dest / relative, ignore=IGNORED, dirs_exist_ok=True)
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(PACKAGE_DIR, dest / "grader", ignore=ignore, dirs_exist_ok=True)
+    shutil.copytree(COURSE_ROOT / "templates", dest / "templates", ignore=IGNORED,
+                    dirs_exist_ok=True)
+    shutil.copytree(lab.student_dir, dest / "labs" / lab.name, ignore=IGNORED, dirs_exist_ok=True)
     if hidden:
-        solution = lab.solution_dir.relative_to(REPO_ROOT)
-        shutil.copytree(root / solution, dest / solution, ignore=IGNORED, dirs_exist_ok=True)
-    shutil.copy2(root / "pyproject.toml", dest / "pyproject.toml")
+        shutil.copytree(lab.solution_dir, dest / "solutions" / lab.name, ignore=IGNORED,
+                        dirs_exist_ok=True)
     return dest
 
 
@@ -65,11 +65,10 @@ def _closure(names: list[str]) -> dict[str, str]:
     return pinned
 
 
-def pinned_requirements(root: Path = REPO_ROOT) -> str:
+def pinned_requirements() -> str:
     """requirements.txt pinning the grader's runtime dependencies to the versions in use here."""
-    with (root / "pyproject.toml").open("rb") as handle:
-        project = tomllib.load(handle)["project"]
-    names = [Requirement(line).name for line in project["dependencies"]]
+    names = [Requirement(line).name for line in metadata.requires(DISTRIBUTION) or []
+             if Requirement(line).marker is None]
     pins = _closure(names)
     lines = [f"{name}=={version}" for name, version in sorted(pins.items())]
     return "# minigrad-labs runtime dependencies, pinned at export\n" + "\n".join(lines) + "\n"

@@ -30,7 +30,7 @@ from typing import Any
 
 from grader import __version__
 from grader.i18n import LANGUAGES, Catalogue
-from grader.labs import REPO_ROOT, Lab, get_lab
+from grader.labs import Lab, get_lab
 from grader.messages import localise_document
 from grader.platforms.bundle import copy_grader_tree, pinned_requirements
 from grader.render import _pitfall_notes, environment, render_feedback
@@ -151,12 +151,12 @@ def _add(bundle: zipfile.ZipFile, name: str, text: str | bytes, mode: int = 0o64
     bundle.writestr(info, text)
 
 
-def export_bundle(lab: Lab, out: Path, config: Config, root: Path = REPO_ROOT) -> Path:
+def export_bundle(lab: Lab, out: Path, config: Config) -> Path:
     """Write the autograder zip for `lab` at `out`: setup.sh and run_autograder at its root."""
     staging = out.with_name(out.name + ".staging")
     shutil.rmtree(staging, ignore_errors=True)
     try:
-        copy_grader_tree(lab, root, staging / "minigrad")
+        copy_grader_tree(lab, staging / "minigrad")
         context = {"lab": lab.name, "grader_version": __version__}
         out.parent.mkdir(parents=True, exist_ok=True)
         with zipfile.ZipFile(out, "w") as bundle:
@@ -165,7 +165,7 @@ def export_bundle(lab: Lab, out: Path, config: Config, root: Path = REPO_ROOT) -
             _add(bundle, "run_autograder",
                  _render("platforms/gradescope/run_autograder.j2", **context), EXECUTABLE)
             _add(bundle, "minigrad.json", json.dumps(asdict(config), indent=2) + "\n", 0o600)
-            _add(bundle, "requirements.txt", pinned_requirements(root))
+            _add(bundle, "requirements.txt", pinned_requirements())
             _add(bundle, "fallback_results.json",
                  json.dumps(fallback_results(config.lang), ensure_ascii=False, indent=2))
             for path in sorted(staging.rglob("*")):
@@ -207,7 +207,7 @@ def grade_submission(root: Path, config: Config) -> dict[str, Any]:
     meta = _metadata(root)
     submission_id = meta.pop("id", "submission")
     doc = grade_one(get_lab(config.lab), root / "submission", submission_id, config.lang,
-                    config.seed, extra={**meta, "lms": "gradescope"})
+                    config.seed, meta={**meta, "lms": "gradescope"})
     out = results(doc, config.hidden_visibility, time.monotonic() - started)
     folder = root / "results"
     folder.mkdir(parents=True, exist_ok=True)

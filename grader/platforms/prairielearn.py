@@ -30,7 +30,7 @@ from typing import Any
 
 from grader import __version__
 from grader.i18n import LANGUAGES, Catalogue, format_number
-from grader.labs import REPO_ROOT, Lab, get_lab
+from grader.labs import Lab, get_lab
 from grader.messages import localise_document, pitfall_title
 from grader.render import environment, render_feedback
 
@@ -147,8 +147,7 @@ def _executable(path: Path, text: str) -> None:
 
 
 def export_question(lab: Lab, out: Path, config: Config, image: str = DEFAULT_IMAGE,
-                    widget: str = "upload", timeout_s: int = DEFAULT_TIMEOUT_S,
-                    root: Path = REPO_ROOT) -> Path:
+                    widget: str = "upload", timeout_s: int = DEFAULT_TIMEOUT_S) -> Path:
     """Write a PrairieLearn question folder for `lab` at `out` (info.json, question.html, tests/)."""
     if widget not in WIDGETS:
         raise ValueError(f"unknown widget {widget!r}; choose one of: {', '.join(WIDGETS)}")
@@ -180,10 +179,10 @@ def export_question(lab: Lab, out: Path, config: Config, image: str = DEFAULT_IM
     if widget == "editor":
         (out / "stub").mkdir()
         for name in files:
-            shutil.copyfile(root / "labs" / lab.name / name, out / "stub" / name)
-    shutil.copytree(root / "grader" / "suites" / lab.name, tests / "suite",
+            shutil.copyfile(lab.student_dir / name, out / "stub" / name)
+    shutil.copytree(lab.hidden_tests, tests / "suite",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    shutil.copytree(root / "solutions" / lab.name, tests / "solution",
+    shutil.copytree(lab.solution_dir, tests / "solution",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     (tests / "minigrad.json").write_text(json.dumps(asdict(config), indent=2) + "\n",
                                          encoding="utf-8")
@@ -222,7 +221,7 @@ def grade_job(root: Path, config: Config) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="minigrad-pl-") as scratch:
         source = _submitted_files(root, Path(scratch) / "student")
         doc = grade_one(get_lab(config.lab), source, "prairielearn", config.lang, config.seed,
-                        extra={"lms": "prairielearn"})
+                        meta={"lms": "prairielearn"})
     found = results(doc)
     folder = root / "results"
     folder.mkdir(parents=True, exist_ok=True)

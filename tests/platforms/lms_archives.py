@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SOLUTION = (ROOT / "solutions" / "lab01_graph" / "value.py").read_bytes()
 STUB = (ROOT / "labs" / "lab01_graph" / "value.py").read_bytes()
 STUB_NOTEBOOK = (ROOT / "labs" / "lab01_graph" / "lab01_graph.ipynb").read_bytes()
-BUGGY = (ROOT / "tests" / "fixtures" / "lab01" / "grad-overwrite-in-add" / "value.py").read_bytes()
+BUGGY = (ROOT / "tests" / "fixtures" / "lab01_graph" / "grad-overwrite-in-add" / "value.py").read_bytes()
 
 
 def notebook(code: bytes) -> bytes:

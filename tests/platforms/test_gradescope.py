@@ -27,7 +27,7 @@ DOCS = sorted((ROOT / "tests" / "data").glob("score_*.json"))
 LAB = get_lab("lab01_graph")
 SUBMISSIONS = {
     "correct": ROOT / "solutions" / "lab01_graph",
-    "buggy": ROOT / "tests" / "fixtures" / "lab01" / "grad-overwrite-in-add",
+    "buggy": ROOT / "tests" / "fixtures" / "lab01_graph" / "grad-overwrite-in-add",
     "ungradable": None,
     "hostile": ROOT / "tests" / "fixtures" / "redteam" / "gradescope-results-json",
 }

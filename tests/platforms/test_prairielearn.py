@@ -27,7 +27,7 @@ DOCS = sorted((ROOT / "tests" / "data").glob("score_*.json"))
 LAB = get_lab("lab01_graph")
 SUBMISSIONS = {
     "correct": ROOT / "solutions" / "lab01_graph",
-    "buggy": ROOT / "tests" / "fixtures" / "lab01" / "grad-overwrite-in-add",
+    "buggy": ROOT / "tests" / "fixtures" / "lab01_graph" / "grad-overwrite-in-add",
     "ungradable": None,
     "hostile": ROOT / "tests" / "fixtures" / "redteam" / "gradescope-results-json",
 }
@@ -174,7 +174,6 @@ def test_the_image_needs_no_hidden_suite_of_its_own(question: Path, tmp_path: Pa
     for name in ("grader", "templates", "labs"):
         shutil.copytree(ROOT / name, public / name,
                         ignore=shutil.ignore_patterns("suites", "__pycache__"))
-    shutil.copy2(ROOT / "pyproject.toml", public / "pyproject.toml")
     root = tmp_path / "grade"
     shutil.copytree(question / "tests", root / "tests")
     (root / "student").mkdir(parents=True)

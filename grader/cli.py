@@ -17,11 +17,11 @@ from pathlib import Path
 
 from grader import __version__
 from grader.batch import BatchOptions, grade_class, merge
-from grader.intake import Submission
 from grader.i18n import LANGUAGES, default_language
+from grader.intake import Submission
 from grader.labs import COURSE_ROOT, LABS, Lab, UnknownLab, get_lab
-from grader.render import render_feedback, render_summary
 from grader.platforms import lms
+from grader.render import render_feedback, render_summary
 from grader.shard import GradingPlan, suites_for
 
 EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_GRADER = 0, 1, 2, 3

@@ -188,7 +188,8 @@ class _CanvasFile:
 
 
 def _canvas_files(entries: Sequence[Path]) -> tuple[list[_CanvasFile], dict[str, list[Path]]]:
-    files, texts = [], {}
+    files: list[_CanvasFile] = []
+    texts: dict[str, list[Path]] = {}
     for path in entries:
         if not path.is_file():
             continue

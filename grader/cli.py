@@ -166,6 +166,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     else:
         if out.exists() and not out.is_dir():
             raise UsageError(f"--out {out} is a file; give the question's folder")
+        if not 1 <= args.timeout <= 600:
+            raise UsageError("--timeout must be between 1 and 600 s (PrairieLearn's limit)")
         config_pl = prairielearn.Config(lab.name, args.lang, args.seed)
         prairielearn.export_question(lab, out, config_pl, image=args.image, widget=args.widget,
                                      timeout_s=args.timeout)

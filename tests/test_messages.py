@@ -63,6 +63,8 @@ DETAIL_SAMPLES: dict[str, tuple[dict[str, Any], list[str]]] = {
     "not-built": ({"what": "a + b, a * b", "error": "AttributeError: no data"}, ["AttributeError"]),
     "grader-error": ({"reference": "ref-7f3a"}, ["ref-7f3a"]),
     "missing-file": ({"file": "value.py"}, ["value.py"]),
+    "ambiguous-file": ({"file": "value.py", "candidates": ["value.py", "old/value.py"]},
+                       ["value.py", "old/value.py"]),
     "unreadable-submission": ({"reason": "not a zip file"}, ["not a zip file"]),
     "too-large": ({"file": "value.py", "limit": 1000000}, ["value.py", "1000000"]),
     "derivative-confused": (

@@ -10,6 +10,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
+from grader.graph_drawing import ROW_KEYS, layout, parse_graph, tree_rows
 from grader.i18n import Catalogue, format_number
 from grader.labs import TEMPLATE_DIR
 from grader.messages import (
@@ -124,13 +125,27 @@ def _pitfall_notes(pitfall_ids: Sequence[str], catalogue: Catalogue) -> list[dic
     return notes
 
 
+def graph_view(detail: Mapping[str, Any] | None, catalogue: Catalogue) -> dict[str, Any] | None:
+    """The drawing (positioned SVG data) and text-tree rows of a detail's graph, if it has one
+    that is well formed; None otherwise."""
+    graph = parse_graph((detail or {}).get("graph"))
+    if graph is None:
+        return None
+    labels = {key: catalogue.text(f"ui.graph.label_{key}") for key in ROW_KEYS}
+    return {"drawing": layout(graph, labels), "tree": tree_rows(graph),
+            "calls": list(graph.calls) if graph.calls is not None else None}
+
+
 def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
     """Return the template context for one score document in the catalogue's language."""
     localised = localise_document(doc, catalogue)
     checks = localised["checks"]
+    attention = [check for check in checks if check["status"] != "passed"]
+    graphs = {check["id"]: graph_view(check.get("detail"), catalogue) for check in attention}
     return {
         "doc": localised,
-        "attention": [check for check in checks if check["status"] != "passed"],
+        "attention": attention,
+        "graphs": {check_id: view for check_id, view in graphs.items() if view is not None},
         "passed": [check for check in checks if check["status"] == "passed"],
         "all_passed": bool(checks) and all(check["status"] == "passed" for check in checks),
         "pitfall_notes": _pitfall_notes(localised["pitfalls"], catalogue),

@@ -297,8 +297,9 @@ class _Box:
 
 
 def _rows(node: GraphNode) -> list[dict[str, str]]:
-    rows = [{"key": key, "value": _formatted(getattr(node, key))} for key in ROW_KEYS]
-    return [row for row in rows if row["value"] is not None]  # type: ignore[misc]
+    """The rows of a node's box that have a value: key (of ROW_KEYS) and formatted number."""
+    values = {key: _formatted(getattr(node, key)) for key in ROW_KEYS}
+    return [{"key": key, "value": value} for key, value in values.items() if value is not None]
 
 
 def _box_size(node: GraphNode, calls: Sequence[int], labels: Mapping[str, str]) -> tuple[float, float]:

@@ -14,7 +14,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent.parent
 SCHEMA = json.loads((ROOT / "grader" / "results" / "score.schema.json").read_text("utf-8"))
 DATA = ROOT / "tests" / "data"
-SAMPLES = ("score_all_passed", "score_mixed", "score_ungradable", "score_grader_error")
+SAMPLES = ("score_all_passed", "score_mixed", "score_ungradable", "score_grader_error",
+           "score_graphs")
 
 
 def load_doc(name: str) -> dict[str, Any]:
@@ -80,6 +81,14 @@ BROKEN: dict[str, tuple[str, Callable[[dict[str, Any]], None]]] = {
     "graded_at not UTC": ("score_mixed", set_path(("graded_at",), "2026-11-29 23:59")),
     "flag without text": ("score_mixed", set_path(("flags", 0, "text"), "")),
     "output not a string": ("score_mixed", set_path(("checks", 5, "output"), ["line"])),
+    "graph without nodes": ("score_graphs", set_path(("checks", 5, "detail", "graph", "nodes"), [])),
+    "graph node without wrong": (
+        "score_graphs", set_path(("checks", 5, "detail", "graph", "nodes", 0, "wrong"), None)),
+    "graph node grad a string": (
+        "score_graphs", set_path(("checks", 5, "detail", "graph", "nodes", 0, "grad"), "1.0")),
+    "graph edge without to": (
+        "score_graphs", set_path(("checks", 5, "detail", "graph", "edges", 0), {"from": "a"})),
+    "graph with an extra key": ("score_graphs", set_path(("checks", 5, "detail", "graph", "x"), 1)),
 }
 
 

@@ -143,7 +143,8 @@ def _formatted(value: float | None) -> str | None:
 def wrong_reasons(graph: Graph) -> dict[str, str]:
     """Why each wrong node is marked, read from the graph's own facts: `gradient` (its grad is
     not the expected one), `order` (its last `_backward` call came before the last call of a
-    node built from it) or `marked` (the check marked it for another reason)."""
+    node built from it), `repeated` (its `_backward` ran more than once) or `marked` (the
+    check marked it for another reason)."""
     last = {name: positions[-1] for name, positions in _call_positions(graph).items() if positions}
     children = graph.children()
     reasons = {}
@@ -155,6 +156,8 @@ def wrong_reasons(graph: Graph) -> dict[str, str]:
             reasons[node.name] = "gradient"
         elif node.name in last and any(last.get(c, -1) > last[node.name] for c in children[node.name]):
             reasons[node.name] = "order"
+        elif (graph.calls or ()).count(node.name) > 1:
+            reasons[node.name] = "repeated"
         else:
             reasons[node.name] = "marked"
     return reasons

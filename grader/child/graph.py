@@ -68,4 +68,25 @@ def record_calls(named: dict[str, Any]) -> list[str]:
     return calls
 
 
-HELPER_NAMES = ("WrongType", "number", "text", "grad_of", "data_of", "parents_of", "record_calls")
+def node_facts(named: dict[str, Any]) -> dict[str, list]:
+    """[data, grad] of each named node, for the feedback's drawing of the graph.
+
+    Never fails a scenario: a value that is not a finite plain number (or that raises when
+    read) is None. Checks judge the numbers they need with grad_of and data_of.
+    """
+
+    def plain(node: Any, attribute: str) -> Any:
+        try:
+            value = getattr(node, attribute)
+            if type(value) is float or type(value) is int:
+                value = float(value)
+                return value if value - value == 0 else None  # inf - inf and nan are nan
+        except Exception:  # a property that raises, an int too large for a float
+            pass
+        return None
+
+    return {name: [plain(node, "data"), plain(node, "grad")] for name, node in named.items()}
+
+
+HELPER_NAMES = ("WrongType", "number", "text", "grad_of", "data_of", "parents_of", "record_calls",
+                "node_facts")

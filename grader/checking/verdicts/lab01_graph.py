@@ -6,9 +6,13 @@ scenario of `grader.child.scenarios.lab01_graph` returned and raise CheckFailed 
 
 from __future__ import annotations
 
+from typing import Any
+
+from grader.checking.drawn_graph import GraphShape, graph_on_failure
 from grader.checking.verdict import (
     NotRun,
     expect_equal,
+    expect_results_close,
     fail,
     field,
 )
@@ -22,19 +26,70 @@ SIBLING_CONSUMERS = {"x": ("x*c", "x*d"), "x*c": ("out",), "x*d": ("out",)}
 
 SIBLING_INTERNAL = ("out", "x*c", "x*d", "x")
 
-def expect_topological_calls(calls: list, inputs: dict) -> None:
+# The shapes of the graphs the scenarios build, with the node names their `node_facts` use:
+# what a failure draws (see grader.checking.drawn_graph).
+SIBLING_SHAPE = GraphShape(
+    nodes=(("a", ""), ("b", ""), ("c", ""), ("d", ""), ("x", "*"), ("x*c", "*"), ("x*d", "*"),
+           ("out", "+")),
+    edges=(("a", "x"), ("b", "x"), ("x", "x*c"), ("c", "x*c"), ("x", "x*d"), ("d", "x*d"),
+           ("x*c", "out"), ("x*d", "out")),
+    output="out")
+DIAMOND_SHAPE = GraphShape(
+    nodes=(("a", ""), ("b", ""), ("a*b", "*"), ("out", "+")),
+    edges=(("a", "a*b"), ("b", "a*b"), ("a*b", "out"), ("a", "out")), output="out")
+EQUAL_DATA_NODES_SHAPE = GraphShape(
+    nodes=(("a", ""), ("b", ""), ("c", ""), ("d", ""), ("e", ""), ("a*b", "*"), ("c*d", "*"),
+           ("(c*d)*e", "*"), ("out", "+")),
+    edges=(("a", "a*b"), ("b", "a*b"), ("c", "c*d"), ("d", "c*d"), ("c*d", "(c*d)*e"),
+           ("e", "(c*d)*e"), ("a*b", "out"), ("(c*d)*e", "out")),
+    output="out")
+
+
+def one_op_shape(op: str) -> GraphShape:
+    """out = a op b."""
+    return GraphShape(nodes=(("a", ""), ("b", ""), ("out", op)),
+                      edges=(("a", "out"), ("b", "out")), output="out")
+
+
+def two_ops_shape(inner: str) -> GraphShape:
+    """out = (a inner b) * c."""
+    name = f"a{inner}b"
+    return GraphShape(nodes=(("a", ""), ("b", ""), ("c", ""), (name, inner), ("out", "*")),
+                      edges=(("a", name), ("b", name), (name, "out"), ("c", "out")),
+                      output="out")
+
+
+def self_op_shape(op: str) -> GraphShape:
+    """out = a op a: two edges from a."""
+    return GraphShape(nodes=(("a", ""), ("out", op)), edges=(("a", "out"), ("a", "out")),
+                      output="out")
+
+
+def expect_gradients(result: Any, expected: dict[str, Any], *, shape: GraphShape,
+                     leaves: dict[str, float], inputs: dict[str, Any], source: str) -> None:
+    """The student's gradients close to `expected` (its `nodes` facts aside); a failure
+    carries the graph of `shape`, with the student's numbers and the expected ones."""
+    wanted = {quantity: value for quantity, value in expected.items() if quantity != "nodes"}
+    with graph_on_failure(shape, result, leaves):
+        expect_results_close(result, wanted, inputs=inputs, source=source)
+
+
+def expect_topological_calls(result: Any, leaves: dict[str, float], inputs: dict) -> None:
     """Fail unless every internal node ran, and each node last ran after all its consumers.
 
     The last call is the one that counts: a node run twice (no visited set) is another check.
+    A failure draws the graph with the order of the calls and the node that ran too early.
     """
-    last = {name: position for position, name in enumerate(calls)}
-    for node in SIBLING_INTERNAL:
-        if node not in last:
-            fail("not-called", node=node, inputs=inputs)
-    for node, consumers in SIBLING_CONSUMERS.items():
-        for consumer in consumers:
-            if last[node] < last[consumer]:
-                fail("order-violation", node=node, consumer=consumer, inputs=inputs)
+    calls = field(result, "calls", list)
+    with graph_on_failure(SIBLING_SHAPE, result, leaves, calls=calls):
+        last = {name: position for position, name in enumerate(calls)}
+        for node in SIBLING_INTERNAL:
+            if node not in last:
+                fail("not-called", node=node, inputs=inputs)
+        for node, consumers in SIBLING_CONSUMERS.items():
+            for consumer in consumers:
+                if last[node] < last[consumer]:
+                    fail("order-violation", node=node, consumer=consumer, inputs=inputs)
 
 def expect_hashable_nodes(result: dict, inputs: dict) -> None:
     """The verdict on `hash_nodes`: not run if a + b or a * b could not be built for another
@@ -47,8 +102,12 @@ def expect_hashable_nodes(result: dict, inputs: dict) -> None:
     expect_equal(field(result, "set_size", int), 4, quantity="len({a, b, a + b, a * b})",
                  inputs=inputs)
 
-def expect_each_called_once(calls: list, inputs: dict) -> None:
-    """Fail if any node's _backward ran more than once."""
-    for node in dict.fromkeys(calls):
-        if calls.count(node) > 1:
-            fail("called-more-than-once", node=node, count=calls.count(node), inputs=inputs)
+def expect_each_called_once(result: Any, leaves: dict[str, float], inputs: dict) -> None:
+    """Fail if any node's _backward ran more than once; a failure draws the graph with the
+    order of the calls."""
+    calls = field(result, "calls", list)
+    with graph_on_failure(SIBLING_SHAPE, result, leaves, calls=calls):
+        for node in dict.fromkeys(calls):
+            if calls.count(node) > 1:
+                fail("called-more-than-once", node=node, count=calls.count(node),
+                     inputs=inputs)

@@ -6,7 +6,7 @@ A scenario may use only its parameters and the helpers of `grader.child.graph`: 
 globals do not travel with it. This module imports nothing of the trusted side.
 """
 
-from grader.child.graph import data_of, grad_of, parents_of, record_calls, text
+from grader.child.graph import data_of, grad_of, node_facts, parents_of, record_calls, text
 from grader.child.scenario import scenario
 
 
@@ -62,7 +62,7 @@ def seed(Value, x, y):
     a, b = Value(x), Value(y)
     out = a * b
     out.backward()
-    return {"out.grad": grad_of(out, "out")}
+    return {"out.grad": grad_of(out, "out"), "nodes": node_facts({"a": a, "b": b, "out": out})}
 
 
 @scenario
@@ -70,7 +70,8 @@ def one_op(Value, op, x, y):
     a, b = Value(x), Value(y)
     out = a + b if op == "+" else a * b
     out.backward()
-    return {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b")}
+    return {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"),
+            "nodes": node_facts({"a": a, "b": b, "out": out})}
 
 
 @scenario
@@ -81,23 +82,28 @@ def sibling_calls(Value, x, y, z, w):
     out = abc + abd
     calls = record_calls({"out": out, "x*c": abc, "x*d": abd, "x": ab})
     out.backward()
-    return {"calls": list(calls)}
+    return {"calls": list(calls), "nodes": node_facts(
+        {"a": a, "b": b, "c": c, "d": d, "x": ab, "x*c": abc, "x*d": abd, "out": out})}
 
 
 @scenario
 def two_ops(Value, inner, x, y, z):
     a, b, c = Value(x), Value(y), Value(z)
-    out = (a + b) * c if inner == "+" else (a * b) * c
+    inner_node = a + b if inner == "+" else a * b
+    out = inner_node * c
     out.backward()
-    return {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"), "c.grad": grad_of(c, "c")}
+    return {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"), "c.grad": grad_of(c, "c"),
+            "nodes": node_facts({"a": a, "b": b, "c": c, f"a{inner}b": inner_node, "out": out})}
 
 
 @scenario
 def diamond(Value, x, y):
     a, b = Value(x), Value(y)
-    out = a * b + a
+    ab = a * b
+    out = ab + a
     out.backward()
-    return {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b")}
+    return {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"),
+            "nodes": node_facts({"a": a, "b": b, "a*b": ab, "out": out})}
 
 
 @scenario
@@ -105,16 +111,19 @@ def self_op(Value, op, x):
     a = Value(x)
     out = a + a if op == "+" else a * a
     out.backward()
-    return {"a.grad": grad_of(a, "a")}
+    return {"a.grad": grad_of(a, "a"), "nodes": node_facts({"a": a, "out": out})}
 
 
 @scenario
 def shared_intermediate(Value, x, y, z, w):
     a, b, c, d = Value(x), Value(y), Value(z), Value(w)
     ab = a * b
-    out = ab * c + ab * d
+    abc, abd = ab * c, ab * d
+    out = abc + abd
     out.backward()
-    return {"x.grad": grad_of(ab, "x"), "a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b")}
+    return {"x.grad": grad_of(ab, "x"), "a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"),
+            "nodes": node_facts({"a": a, "b": b, "c": c, "d": d, "x": ab, "x*c": abc,
+                                 "x*d": abd, "out": out})}
 
 
 @scenario
@@ -123,7 +132,8 @@ def equal_data_leaves(Value, v):
     out = a * b
     parents = parents_of(out, {"a": a, "b": b})
     out.backward()
-    return {"parents": parents, "a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b")}
+    return {"parents": parents, "a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"),
+            "nodes": node_facts({"a": a, "b": b, "out": out})}
 
 
 @scenario
@@ -133,10 +143,13 @@ def equal_data_nodes(Value, x, y, z):
     e = Value(z)
     p = a * b
     q = c * d
-    out = p + q * e
+    qe = q * e
+    out = p + qe
     out.backward()
-    return {name: grad_of(node, name) for name, node in
-            (("a", a), ("b", b), ("c", c), ("d", d), ("e", e))}
+    grads = {name: grad_of(node, name) for name, node in
+             (("a", a), ("b", b), ("c", c), ("d", d), ("e", e))}
+    return {**grads, "nodes": node_facts({"a": a, "b": b, "c": c, "d": d, "e": e, "a*b": p,
+                                          "c*d": q, "(c*d)*e": qe, "out": out})}
 
 
 @scenario

@@ -66,15 +66,18 @@ def test_mul_builds_a_node_with_both_parents(sandboxed, rng):
 def test_backward_seeds_the_output_with_one(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
     result = sandboxed(scenarios.seed, **inputs)
-    expect_results_close(result, {"out.grad": 1.0}, inputs=inputs, source="literal")
+    verdicts.expect_gradients(result, {"out.grad": 1.0}, shape=verdicts.one_op_shape("*"),
+                              leaves={"a": inputs["x"], "b": inputs["y"]}, inputs=inputs,
+                              source="literal")
 
 
 def _check_local_derivative(sandboxed, reference, rng, op):
     inputs = distinct_values(rng, "x y")
     result = sandboxed(scenarios.one_op, op=op, **inputs)
     expected = reference(scenarios.one_op, op=op, **inputs)
-    expect_results_close(result, expected, inputs={"a": inputs["x"], "b": inputs["y"]},
-                         source="reference")
+    leaves = {"a": inputs["x"], "b": inputs["y"]}
+    verdicts.expect_gradients(result, expected, shape=verdicts.one_op_shape(op), leaves=leaves,
+                              inputs=leaves, source="reference")
 
 
 @pytest.mark.check(id="add-local-derivative", pitfall="wrong-local-derivative", weight=2,
@@ -92,32 +95,32 @@ def test_mul_passes_the_other_factor(sandboxed, reference, rng):
 def _recorded_calls(sandboxed, rng):
     inputs = distinct_values(rng, "x y z w")
     result = sandboxed(scenarios.sibling_calls, **inputs)
-    calls = field(result, "calls", list)
-    shown = {"graph": verdicts.SIBLING_GRAPH, "a": inputs["x"], "b": inputs["y"], "c": inputs["z"],
-             "d": inputs["w"]}
-    return calls, shown
+    leaves = {"a": inputs["x"], "b": inputs["y"], "c": inputs["z"], "d": inputs["w"]}
+    return result, leaves, {"graph": verdicts.SIBLING_GRAPH, **leaves}
 
 
 @pytest.mark.check(id="backward-runs-in-topological-order", pitfall="topological-order",
                    weight=3, requires=LOCAL)
 def test_each_backward_waits_for_its_consumers(sandboxed, rng):
-    calls, shown = _recorded_calls(sandboxed, rng)
-    verdicts.expect_topological_calls(calls, shown)
+    result, leaves, shown = _recorded_calls(sandboxed, rng)
+    verdicts.expect_topological_calls(result, leaves, shown)
 
 
 @pytest.mark.check(id="backward-calls-each-node-once", pitfall="missing-visited-set", weight=2,
                    requires=LOCAL)
 def test_node_reached_twice_runs_backward_once(sandboxed, rng):
-    calls, shown = _recorded_calls(sandboxed, rng)
-    verdicts.expect_each_called_once(calls, shown)
+    result, leaves, shown = _recorded_calls(sandboxed, rng)
+    verdicts.expect_each_called_once(result, leaves, shown)
 
 
 def _check_two_ops(sandboxed, reference, rng, inner):
     inputs = distinct_values(rng, "x y z")
     result = sandboxed(scenarios.two_ops, inner=inner, **inputs)
     expected = reference(scenarios.two_ops, inner=inner, **inputs)
-    shown = {"out": f"(a {inner} b) * c", "a": inputs["x"], "b": inputs["y"], "c": inputs["z"]}
-    expect_results_close(result, expected, inputs=shown, source="reference")
+    leaves = {"a": inputs["x"], "b": inputs["y"], "c": inputs["z"]}
+    shown = {"out": f"(a {inner} b) * c", **leaves}
+    verdicts.expect_gradients(result, expected, shape=verdicts.two_ops_shape(inner),
+                              leaves=leaves, inputs=shown, source="reference")
 
 
 @pytest.mark.check(id="add-passes-upstream-gradient", pitfall="ignores-upstream-gradient",
@@ -138,16 +141,18 @@ def test_reused_leaf_accumulates_both_paths(sandboxed, reference, rng):
     inputs = distinct_values(rng, "x y")
     result = sandboxed(scenarios.diamond, **inputs)
     expected = reference(scenarios.diamond, **inputs)
-    shown = {"out": "a*b + a", "a": inputs["x"], "b": inputs["y"]}
-    expect_results_close(result, expected, inputs=shown, source="reference")
+    leaves = {"a": inputs["x"], "b": inputs["y"]}
+    verdicts.expect_gradients(result, expected, shape=verdicts.DIAMOND_SHAPE, leaves=leaves,
+                              inputs={"out": "a*b + a", **leaves}, source="reference")
 
 
 def _check_self_op(sandboxed, reference, rng, op):
     inputs = distinct_values(rng, "x")
     result = sandboxed(scenarios.self_op, op=op, **inputs)
     expected = reference(scenarios.self_op, op=op, **inputs)
-    expect_results_close(result, expected, inputs={"out": f"a {op} a", "a": inputs["x"]},
-                         source="reference")
+    verdicts.expect_gradients(result, expected, shape=verdicts.self_op_shape(op),
+                              leaves={"a": inputs["x"]},
+                              inputs={"out": f"a {op} a", "a": inputs["x"]}, source="reference")
 
 
 @pytest.mark.check(id="self-add-accumulates", pitfall="grad-overwrite", weight=2,
@@ -168,9 +173,9 @@ def test_shared_intermediate_sums_its_uses(sandboxed, reference, rng):
     inputs = distinct_values(rng, "x y z w")
     result = sandboxed(scenarios.shared_intermediate, **inputs)
     expected = reference(scenarios.shared_intermediate, **inputs)
-    shown = {"out": "x*c + x*d, x = a*b", "a": inputs["x"], "b": inputs["y"],
-             "c": inputs["z"], "d": inputs["w"]}
-    expect_results_close(result, expected, inputs=shown, source="reference")
+    leaves = {"a": inputs["x"], "b": inputs["y"], "c": inputs["z"], "d": inputs["w"]}
+    verdicts.expect_gradients(result, expected, shape=verdicts.SIBLING_SHAPE, leaves=leaves,
+                              inputs={"out": "x*c + x*d, x = a*b", **leaves}, source="reference")
 
 
 @pytest.mark.check(id="equal-data-leaves-stay-distinct", pitfall="hash-trap", weight=2,
@@ -183,7 +188,9 @@ def test_leaves_with_equal_data_are_different_nodes(sandboxed, reference, rng):
                  inputs=shown)
     expected = reference(scenarios.equal_data_leaves, **inputs)
     del expected["parents"]
-    expect_results_close(result, expected, inputs=shown, source="reference")
+    verdicts.expect_gradients(result, expected, shape=verdicts.one_op_shape("*"),
+                              leaves={"a": inputs["v"], "b": inputs["v"]}, inputs=shown,
+                              source="reference")
 
 
 @pytest.mark.check(id="equal-data-nodes-stay-distinct", pitfall="hash-trap", weight=2,
@@ -192,9 +199,11 @@ def test_nodes_with_equal_data_are_all_visited(sandboxed, reference, rng):
     inputs = distinct_values(rng, "x y z")
     result = sandboxed(scenarios.equal_data_nodes, **inputs)
     expected = reference(scenarios.equal_data_nodes, **inputs)
-    shown = {"out": "a*b + (c*d)*e", "a": inputs["x"], "b": inputs["y"], "c": inputs["x"],
-             "d": inputs["y"], "e": inputs["z"]}
-    expect_results_close(result, expected, inputs=shown, source="reference")
+    leaves = {"a": inputs["x"], "b": inputs["y"], "c": inputs["x"], "d": inputs["y"],
+              "e": inputs["z"]}
+    verdicts.expect_gradients(result, expected, shape=verdicts.EQUAL_DATA_NODES_SHAPE,
+                              leaves=leaves, inputs={"out": "a*b + (c*d)*e", **leaves},
+                              source="reference")
 
 
 def _check_number_operand(sandboxed, reference, rng, side):

@@ -45,8 +45,9 @@ def test_course_example_builds_the_graph(sandboxed):
                    requires=("example-leaf-backward", "course-example-graph"))
 def test_example_backward_seeds_the_output(sandboxed):
     result = sandboxed(scenarios.seed, x=A, y=B)
-    expect_results_close(result, {"out.grad": 1.0}, inputs={"out": "a * b", "a": A, "b": B},
-                         source="literal")
+    verdicts.expect_gradients(result, {"out.grad": 1.0}, shape=verdicts.one_op_shape("*"),
+                              leaves={"a": A, "b": B}, inputs={"out": "a * b", "a": A, "b": B},
+                              source="literal")
 
 
 @pytest.mark.check(id="example-local-derivatives", pitfall="wrong-local-derivative", weight=1,
@@ -54,24 +55,26 @@ def test_example_backward_seeds_the_output(sandboxed):
 def test_example_local_derivatives(sandboxed):
     for op, expected in (("+", {"a.grad": 1.0, "b.grad": 1.0}), ("*", {"a.grad": B, "b.grad": A})):
         result = sandboxed(scenarios.one_op, op=op, x=A, y=B)
-        expect_results_close(result, expected, inputs={"out": f"a {op} b", "a": A, "b": B},
-                             source="literal")
+        verdicts.expect_gradients(result, expected, shape=verdicts.one_op_shape(op),
+                                  leaves={"a": A, "b": B},
+                                  inputs={"out": f"a {op} b", "a": A, "b": B}, source="literal")
 
 
 @pytest.mark.check(id="example-topological-order", pitfall="topological-order", weight=1,
                    requires=("example-local-derivatives",))
 def test_example_backward_runs_in_topological_order(sandboxed):
     result = sandboxed(scenarios.sibling_calls, x=A, y=B, z=C, w=D)
-    shown = {"graph": verdicts.SIBLING_GRAPH, "a": A, "b": B, "c": C, "d": D}
-    verdicts.expect_topological_calls(field(result, "calls", list), shown)
+    leaves = {"a": A, "b": B, "c": C, "d": D}
+    verdicts.expect_topological_calls(result, leaves, {"graph": verdicts.SIBLING_GRAPH, **leaves})
 
 
 @pytest.mark.check(id="course-diamond-example", pitfall="grad-overwrite", weight=1,
                    requires=("example-topological-order",))
 def test_course_diamond_accumulates(sandboxed):
     result = sandboxed(scenarios.diamond, x=A, y=B)
-    expect_results_close(result, {"a.grad": B + 1, "b.grad": A},
-                         inputs={"d": "a*b + a", "a": A, "b": B}, source="literal")
+    verdicts.expect_gradients(result, {"a.grad": B + 1, "b.grad": A},
+                              shape=verdicts.DIAMOND_SHAPE, leaves={"a": A, "b": B},
+                              inputs={"d": "a*b + a", "a": A, "b": B}, source="literal")
 
 
 @pytest.mark.check(id="course-number-operands", pitfall="number-operand", weight=1,

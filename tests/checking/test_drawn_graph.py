@@ -1,0 +1,108 @@
+"""Tests for grader.checking.drawn_graph: the graph a failed check carries in its detail."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from grader.checking.drawn_graph import GraphShape, graph_detail, graph_on_failure
+from grader.checking.reference import load_reference_class, run_reference
+from grader.checking.verdict import CheckFailed, close, fail
+from grader.checking.verdicts import lab01_graph as verdicts
+from grader.child.scenarios import lab01_graph as scenarios
+from grader.labs import get_lab
+
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "grader" / "results"
+                     / "score.schema.json").read_text(encoding="utf-8"))
+LEAVES = {"a": 1.5, "b": -2.0, "c": 0.75, "d": 3.0, "e": -1.25}
+
+# Each lab01 shape next to the scenario that builds it, with the scenario's parameters.
+CASES: dict[str, tuple[GraphShape, Any, dict[str, Any]]] = {
+    "seed": (verdicts.one_op_shape("*"), scenarios.seed, {"x": 1.5, "y": -2.0}),
+    "one-op-add": (verdicts.one_op_shape("+"), scenarios.one_op,
+                   {"op": "+", "x": 1.5, "y": -2.0}),
+    "one-op-mul": (verdicts.one_op_shape("*"), scenarios.one_op,
+                   {"op": "*", "x": 1.5, "y": -2.0}),
+    "two-ops-add": (verdicts.two_ops_shape("+"), scenarios.two_ops,
+                    {"inner": "+", "x": 1.5, "y": -2.0, "z": 0.75}),
+    "two-ops-mul": (verdicts.two_ops_shape("*"), scenarios.two_ops,
+                    {"inner": "*", "x": 1.5, "y": -2.0, "z": 0.75}),
+    "diamond": (verdicts.DIAMOND_SHAPE, scenarios.diamond, {"x": 1.5, "y": -2.0}),
+    "self-add": (verdicts.self_op_shape("+"), scenarios.self_op, {"op": "+", "x": 1.5}),
+    "self-mul": (verdicts.self_op_shape("*"), scenarios.self_op, {"op": "*", "x": 1.5}),
+    "siblings": (verdicts.SIBLING_SHAPE, scenarios.sibling_calls,
+                 {"x": 1.5, "y": -2.0, "z": 0.75, "w": 3.0}),
+    "shared": (verdicts.SIBLING_SHAPE, scenarios.shared_intermediate,
+               {"x": 1.5, "y": -2.0, "z": 0.75, "w": 3.0}),
+    "equal-data-nodes": (verdicts.EQUAL_DATA_NODES_SHAPE, scenarios.equal_data_nodes,
+                         {"x": 1.5, "y": -2.0, "z": 0.75}),
+}
+
+
+def leaves_of(params: dict[str, Any]) -> dict[str, float]:
+    """The leaf values a scenario's x, y, z, w parameters stand for (c, d repeat a, b in the
+    equal-data graph)."""
+    names = dict(zip("xyzw", "abcd", strict=True))
+    leaves = {names[key]: value for key, value in params.items() if key in names}
+    if set(params) == {"x", "y", "z"} and "inner" not in params:
+        leaves = {"a": params["x"], "b": params["y"], "c": params["x"], "d": params["y"],
+                  "e": params["z"]}
+    return leaves
+
+
+@pytest.fixture(scope="module")
+def reference_value() -> Any:
+    return load_reference_class(get_lab("lab01_graph"))
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_shape_evaluates_like_the_reference_solution(case: str, reference_value: Any) -> None:
+    shape, scen, params = CASES[case]
+    facts = run_reference(reference_value, scen, params)["nodes"]
+    assert set(facts) == shape.names
+    for name, (data, grad) in shape.evaluate(leaves_of(params)).items():
+        assert close(facts[name][0], data) and close(facts[name][1], grad), name
+
+
+def test_a_node_is_wrong_when_its_gradient_differs_or_the_check_marks_it() -> None:
+    result = {"nodes": {"a": [1.5, -2.0], "b": [-2.0, 1.5], "a*b": [-3.0, 1.0],
+                        "out": [-1.5, 1.0]}}
+    graph = graph_detail(verdicts.DIAMOND_SHAPE, result, LEAVES, marked=frozenset({"out"}))
+    wrong = {node["name"] for node in graph["nodes"] if node["wrong"]}
+    assert wrong == {"a", "out"}  # a.grad should be b + 1 = -1
+    assert [node["expected_grad"] for node in graph["nodes"]] == [-1.0, 1.5, 1.0, 1.0]
+
+
+def test_facts_that_are_not_plain_floats_are_left_unknown() -> None:
+    result = {"nodes": {"a": [1.5, "1"], "b": [True, 2.0], "a*b": "x", "out": [1.0]}}
+    graph = graph_detail(verdicts.DIAMOND_SHAPE, result, LEAVES)
+    assert [(n["data"], n["grad"]) for n in graph["nodes"]] == [
+        (1.5, None), (None, 2.0), (None, None), (None, None)]
+
+
+def test_calls_keep_only_the_shape_node_names() -> None:
+    result = {"calls": ["out", ["x"], "x*c", "intruder", "x"], "nodes": {}}
+    graph = graph_detail(verdicts.SIBLING_SHAPE, result, LEAVES, calls=result["calls"])
+    assert graph["calls"] == ["out", "x*c", "x"]
+
+
+def test_a_failure_inside_the_block_carries_the_graph_and_marks_its_node() -> None:
+    result = {"calls": ["out", "x*c", "x", "x*d"], "nodes": {}}
+    with pytest.raises(CheckFailed) as caught, graph_on_failure(
+            verdicts.SIBLING_SHAPE, result, LEAVES, calls=result["calls"]):
+        fail("order-violation", node="x", consumer="x*d", inputs={})
+    graph = caught.value.detail["graph"]
+    assert [n["name"] for n in graph["nodes"] if n["wrong"]] == ["x"]
+    assert graph["calls"] == result["calls"]
+    detail_schema = {**SCHEMA["$defs"]["detail"], "$defs": SCHEMA["$defs"]}
+    jsonschema.validate(caught.value.detail, detail_schema)
+
+
+def test_a_failure_not_about_the_graph_carries_none() -> None:
+    with pytest.raises(CheckFailed) as caught, graph_on_failure(verdicts.DIAMOND_SHAPE, {}, LEAVES):
+        fail("bad-result", reason="the result has no 'a.grad'")
+    assert "graph" not in caught.value.detail

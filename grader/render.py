@@ -10,6 +10,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
+from grader.dashboard import class_view
 from grader.graph_drawing import ROW_KEYS, layout, parse_graph, tree_rows
 from grader.i18n import Catalogue, format_number
 from grader.labs import TEMPLATE_DIR
@@ -205,42 +206,9 @@ def render_summary(docs: Sequence[Mapping[str, Any]], lang: str) -> str:
     return environment().get_template(SUMMARY_TEMPLATE).render(context)
 
 
-def _buckets(percentages: Sequence[float]) -> list[dict[str, Any]]:
-    """Counts of scores in ten-point bands (100% has its own band), with bar widths."""
-    labels = [f"{low}–{low + 9}%" for low in range(0, 100, 10)] + ["100%"]
-    counts = [0] * len(labels)
-    for value in percentages:
-        counts[10 if value >= 100 else int(value // 10)] += 1
-    most = max(counts) or 1
-    return [{"label": label, "count": count, "width": round(100 * count / most)}
-            for label, count in zip(labels, counts, strict=True)]
-
-
 def render_dashboard(docs: Sequence[Mapping[str, Any]], lang: str) -> str:
-    """Render the class dashboard (HTML): distribution, pitfall counts, links to feedback."""
+    """Render the class dashboard (HTML): what to reteach, charts, pass rates, submissions
+    that need a look of their own, and links to every submission's feedback."""
     catalogue = Catalogue.load(lang)
-    graded = [doc for doc in docs if doc["status"] == "graded" and doc["max_score"]]
-    percentages = [100 * doc["score"] / doc["max_score"] for doc in graded]
-    pitfall_counts: dict[str, int] = {}
-    for doc in docs:
-        for pitfall in doc["pitfalls"]:
-            pitfall_counts[pitfall] = pitfall_counts.get(pitfall, 0) + 1
-    pitfalls = [{"id": pid, "count": count,
-                 "title": pitfall_title(pid, catalogue) if catalogue.has(
-                     f"pitfalls.{pid}.title") else pid}
-                for pid, count in sorted(pitfall_counts.items(), key=lambda kv: (-kv[1], kv[0]))]
-    rows = [{**_summary_row(doc, catalogue), "flags": len(doc.get("flags", [])),
-             "link": f"{doc['submission']['id']}/feedback.html"} for doc in docs]
-    statuses = [doc["status"] for doc in docs]
-    context = {
-        "lab": docs[0]["lab"] if docs else "",
-        "lang": lang,
-        "t": catalogue.text,
-        "rows": rows,
-        "pitfalls": pitfalls,
-        "buckets": _buckets(percentages),
-        "mean": format_number(round(sum(percentages) / len(percentages), 1)) if graded else None,
-        "totals": {"graded": statuses.count("graded"), "ungradable": statuses.count("ungradable"),
-                   "errors": statuses.count("grader-error")},
-    }
+    context = {**class_view(docs, catalogue), "t": catalogue.text}
     return environment().get_template(DASHBOARD_TEMPLATE).render(context)

@@ -7,7 +7,7 @@ LANG_ARG := $(if $(GRADER_LANG),--lang $(GRADER_LANG),)
 SUBMISSIONS ?=
 OUT    ?= out/grades
 
-.PHONY: help venv check test lint demo grade labs kit bench clean
+.PHONY: help venv check test lint demo grade labs kit bench screenshots clean
 
 help:
 	@echo "make check [LAB=lab01_graph]   run the public checks on your lab (students)"
@@ -17,6 +17,7 @@ help:
 	@echo "make labs                      regenerate labs/ stubs from solutions/"
 	@echo "make kit                       build the student kit in dist/ (no solutions, no hidden checks)"
 	@echo "make bench                     run the grading benchmark"
+	@echo "make screenshots               grade the demo class and write docs/feedback.png, docs/dashboard.png"
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +41,10 @@ test: lint
 
 demo: venv
 	$(PY) -m grader grade $(LAB) demo/class/$(LAB)/* --out out/demo $(LANG_ARG)
+
+# Pictures for the README, taken in headless Chromium (apt-get install chromium).
+screenshots: demo
+	$(PY) tests/browser/screenshots.py out/demo docs
 
 grade: venv
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS='path/to/sub1 path/to/sub2' [LAB=lab01_graph] [OUT=out/grades]"; exit 2; }

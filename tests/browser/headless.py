@@ -65,32 +65,42 @@ class PageLog:
     page_errors: list[str] = field(default_factory=list)
 
 
-@contextmanager
-def opened(browser: Any, path: Path, width: int, height: int = 900) -> Iterator[tuple[Any, PageLog]]:
-    """The HTML file at path, loaded in a fresh context of the given viewport size, offline.
+class Viewer:
+    """One browser context with a fixed viewport, reused for every page opened in it (a fresh
+    context costs about a second; a navigation a tenth of that).
 
-    Every request other than the page itself is recorded and refused, so a page that would
-    fetch something (a font, a script, an image) is caught whether or not the network works.
+    Every request other than the page being opened is recorded and refused, so a page that
+    would fetch something (a font, a script, an image) is caught whether or not the network
+    works; console errors and uncaught errors are recorded too.
     """
-    context = browser.new_context(viewport={"width": width, "height": height},
-                                  service_workers="block", java_script_enabled=True)
-    url = path.resolve().as_uri()
-    log = PageLog(url)
 
-    def route(request_route: Any) -> None:
-        if request_route.request.url == url:
+    def __init__(self, browser: Any, width: int, height: int = 900) -> None:
+        self.width = width
+        self.log = PageLog("")
+        self.context = browser.new_context(viewport={"width": width, "height": height},
+                                           service_workers="block")
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda error: self.log.page_errors.append(str(error)))
+
+    def _route(self, request_route: Any) -> None:
+        if request_route.request.url == self.log.url:
             request_route.continue_()
         else:
-            log.requests.append(request_route.request.url)
+            self.log.requests.append(request_route.request.url)
             request_route.abort()
 
-    context.route("**/*", route)
-    page = context.new_page()
-    page.on("console", lambda message: log.console_errors.append(message.text)
-            if message.type == "error" else None)
-    page.on("pageerror", lambda error: log.page_errors.append(str(error)))
-    try:
-        page.goto(url, wait_until="load")
-        yield page, log
-    finally:
-        context.close()
+    def _console(self, message: Any) -> None:
+        if message.type == "error":
+            self.log.console_errors.append(message.text)
+
+    def open(self, path: Path) -> tuple[Any, PageLog]:
+        """Load the HTML file at path; the page and what it did while loading."""
+        self.log = PageLog(path.resolve().as_uri())
+        self.page.goto(self.log.url, wait_until="load")
+        return self.page, self.log
+
+    def close(self) -> None:
+        """Close the context and its page."""
+        self.context.close()

@@ -1,0 +1,99 @@
+"""Fixtures for the browser tests: a headless Chromium, the graded lab01 fixtures' feedback
+pages and the dashboard of a 300-submission class, written once per session.
+
+Without Chromium (or Playwright) these tests skip with a message; with CI set they fail.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import headless
+import pytest
+
+from grader.batch import BatchOptions, grade_class, write_reports
+from grader.labs import get_lab
+from grader.render import render_dashboard
+from grader.shard import GradingPlan, suites_for
+
+ROOT = Path(__file__).resolve().parents[2]
+LAB01_FIXTURES = sorted(p for p in (ROOT / "tests" / "fixtures" / "lab01_graph").iterdir()
+                        if p.is_dir())
+SPANISH_ID = "grad-overwrite-in-mul"  # its feedback is also rendered in Spanish
+CLASS_SIZE = 300
+WIDTHS = (375, 1280)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """A headless Chromium; the test skips (or, with CI set, fails) when there is none."""
+    reason = headless.unavailable_reason()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"browser tests cannot run in CI: {reason}", pytrace=False)
+        pytest.skip(f"browser tests skipped: {reason}")
+    with headless.launched() as launched:
+        yield launched
+
+
+@pytest.fixture(scope="session")
+def viewers(browser: Any) -> Iterator[dict[int, headless.Viewer]]:
+    """A phone-sized (375 px) and a laptop-sized (1280 px) viewer, reused by every test."""
+    opened = {width: headless.Viewer(browser, width) for width in WIDTHS}
+    yield opened
+    for viewer in opened.values():
+        viewer.close()
+
+
+@pytest.fixture(scope="session")
+def lab01_pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, dict[str, Any]]]:
+    """{page name: (feedback.html, its score document)} for every lab01 fixture graded with the
+    hidden suite, plus one Spanish page (`<id>.es`)."""
+    out = tmp_path_factory.mktemp("lab01-feedback")
+    lab = get_lab("lab01_graph")
+    plan = GradingPlan(lab, suites_for(lab, hidden=True), "browser", "en")
+    options = BatchOptions(out_dir=out, workers=max(2, os.cpu_count() or 1), shard_timeout_s=240)
+    docs = grade_class(plan, LAB01_FIXTURES, options, lambda done, total, note: None)
+    pages = {doc["submission"]["id"]: (out / doc["submission"]["id"] / "feedback.html", doc)
+             for doc in docs}
+    spanish = copy.deepcopy(pages[SPANISH_ID][1])
+    spanish["lang"], spanish["submission"]["id"] = "es", f"{SPANISH_ID}.es"
+    folder = write_reports(_rerendered_in_spanish(spanish), out)
+    pages[f"{SPANISH_ID}.es"] = (folder / "feedback.html", spanish)
+    return pages
+
+
+def _rerendered_in_spanish(doc: dict[str, Any]) -> dict[str, Any]:
+    """The document as `render --lang es` would show it: texts rebuilt in Spanish."""
+    from grader.i18n import Catalogue
+    from grader.messages import localise_document
+
+    english = {**doc, "lang": "en"}
+    return localise_document(english, Catalogue.load("es"))
+
+
+@pytest.fixture(scope="session")
+def class_dashboard(lab01_pages: dict[str, tuple[Path, dict[str, Any]]],
+                    tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """dashboard.html of a 300-submission class made of the graded fixtures' documents under
+    new ids, with some not gradable and some graded below the full isolation."""
+    graded = [doc for name, (_path, doc) in sorted(lab01_pages.items()) if not name.endswith(".es")]
+    docs = []
+    for index in range(CLASS_SIZE):
+        doc = copy.deepcopy(graded[index % len(graded)])
+        doc["submission"]["id"] = f"student-{index:03d}"
+        doc["isolation"] = ({"level": "uid", "how": "setuid"} if index % 37 == 0
+                            else {"level": "jail", "how": "root"})
+        if index % 53 == 0:
+            doc.update(status="ungradable", score=0.0, max_score=0.0, checks=[], pitfalls=[],
+                       reason={"kind": "missing-file", "params": {"file": "value.py"},
+                               "text": "The submission has no value.py."})
+        docs.append(doc)
+    out = tmp_path_factory.mktemp("class-300")
+    path = out / "dashboard.html"
+    path.write_text(render_dashboard(docs, "en"), encoding="utf-8")
+    return path

@@ -11,6 +11,7 @@ from typing import Any
 import headless
 import pytest
 from conftest import CLASS_SIZE, LAB01_FIXTURES, SPANISH_ID, WIDTHS
+
 PAGES = [p.name for p in LAB01_FIXTURES] + [f"{SPANISH_ID}.es"]
 # The highlight must be visible, not only present: the outline of a wrong node.
 HIGHLIGHT_STROKE = "rgb(207, 34, 46)"

@@ -374,15 +374,25 @@ def layout(graph: Graph, labels: Mapping[str, str]) -> dict[str, Any]:
     shift = MARGIN - min(box.top for box in boxes.values())
     for box in boxes.values():
         box.top += shift
+    edges = _edges(graph, boxes, by_name, back)
+    # A lane above the top boxes moves the whole drawing down.
+    lanes = [curve[key] for edge in edges for curve in edge["curves"] for key in ("y1", "y2")]
+    lift = max(0.0, MARGIN - min(lanes, default=MARGIN))
+    if lift:
+        for box in boxes.values():
+            box.top += lift
+        edges = _edges(graph, boxes, by_name, back)
     width = max(box.x + box.width for box in boxes.values()) + MARGIN
-    height = max(box.top + box.height for box in boxes.values()) + MARGIN
+    height = max([box.top + box.height for box in boxes.values()]
+                 + [curve[key] for edge in edges for curve in edge["curves"]
+                    for key in ("y1", "y2")]) + MARGIN
     return {
         "width": round(width, 1), "height": round(height, 1),
         "font_size": FONT_SIZE, "line_height": LINE_HEIGHT, "padding": PADDING,
         "op_radius": OP_RADIUS,
         "nodes": [{**_node_view(by_name[n], boxes[n], calls[n], labels), "reason": reasons.get(n)}
                   for c in columns for n in c],
-        "edges": _edges(graph, boxes, by_name, back),
+        "edges": edges,
         "calls": list(graph.calls) if graph.calls is not None else None,
         "wrong": [node.name for node in graph.nodes if node.wrong],
     }
@@ -403,10 +413,27 @@ def _node_view(node: GraphNode, box: _Box, calls: Sequence[int],
     }
 
 
+def _lane(source: _Box, target: _Box, start: tuple[float, float], end: tuple[float, float],
+          boxes: Mapping[str, _Box]) -> tuple[float, float, float] | None:
+    """For an edge that skips columns: the height of a lane above or below the boxes of the
+    columns it crosses (the nearer one) and where that lane starts and ends; None when a plain
+    curve passes those columns without touching a box."""
+    between = [b for b in boxes.values() if source.column < b.column < target.column]
+    low, high = min(start[1], end[1]) - 4, max(start[1], end[1]) + 4
+    if not any(b.top < high and b.top + b.height > low for b in between):
+        return None
+    above = min(b.top for b in between) - NODE_GAP / 2
+    below = max(b.top + b.height for b in between) + NODE_GAP / 2
+    middle = (start[1] + end[1]) / 2
+    lane = above if abs(above - middle) <= abs(below - middle) else below
+    return lane, min(b.x for b in between) - 2 * OP_RADIUS - 4, max(b.x + b.width for b in between) + 4
+
+
 def _edges(graph: Graph, boxes: Mapping[str, _Box], by_name: Mapping[str, GraphNode],
            back: set[tuple[str, str]]) -> list[dict[str, Any]]:
-    """Edge curves from each parent's right side to its child's operation circle (or left side),
-    fanned out where several edges meet one node."""
+    """Edge paths from each parent's right side to its child's operation circle (or left side),
+    fanned out where several edges meet one node; an edge that skips columns runs in a lane
+    above or below their boxes instead of through them."""
     arrivals: dict[str, list[int]] = {}
     for index, (_parent, child) in enumerate(graph.edges):
         arrivals.setdefault(child, []).append(index)
@@ -426,8 +453,14 @@ def _edges(graph: Graph, boxes: Mapping[str, _Box], by_name: Mapping[str, GraphN
                    target.centre + OP_RADIUS * math.sin(angle))
         else:
             end = (target.x, target.centre + in_rank * 6)
-        views.append({**_round(_edge(start, end)), "from": parent, "to": child,
-                      "back": (parent, child) in back})
+        lane = None if (parent, child) in back else _lane(source, target, start, end, boxes)
+        if lane is None:
+            curves = [_edge(start, end)]
+        else:
+            y, lane_start, lane_end = lane
+            curves = [_edge(start, (lane_start, y)), _edge((lane_end, y), end)]
+        views.append({"curves": [_round(curve) for curve in curves], "from": parent,
+                      "to": child, "back": (parent, child) in back})
     return views
 
 

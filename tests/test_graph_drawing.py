@@ -102,7 +102,7 @@ def test_parents_are_drawn_left_of_the_nodes_built_from_them() -> None:
     box = {b["name"]: b for b in drawing["nodes"]}
     for edge in drawing["edges"]:
         assert box[edge["from"]]["x"] + box[edge["from"]]["width"] < box[edge["to"]]["x"]
-        assert edge["x1"] == box[edge["from"]]["x"] + box[edge["from"]]["width"]
+        assert edge["curves"][0]["x1"] == box[edge["from"]]["x"] + box[edge["from"]]["width"]
 
 
 def test_the_sibling_graph_is_drawn_without_crossings() -> None:
@@ -126,7 +126,19 @@ def test_a_parent_used_twice_gets_two_separate_edges() -> None:
     drawing = layout(parsed(sample_graph("self-add-accumulates")), LABELS)
     first, second = drawing["edges"]
     assert (first["from"], first["to"]) == (second["from"], second["to"]) == ("a", "out")
-    assert first["y1"] != second["y1"] and first["y2"] != second["y2"]
+    assert first["curves"][0]["y1"] != second["curves"][0]["y1"]
+    assert first["curves"][-1]["y2"] != second["curves"][-1]["y2"]
+
+
+def test_an_edge_that_skips_a_column_goes_around_its_boxes() -> None:
+    drawing = layout(parsed(sample_graph("diamond-accumulates")), LABELS)
+    box = {b["name"]: b for b in drawing["nodes"]}["a*b"]
+    skip = next(e for e in drawing["edges"] if (e["from"], e["to"]) == ("a", "out"))
+    assert len(skip["curves"]) == 2
+    lane = skip["curves"][0]["y2"]
+    assert lane == skip["curves"][1]["y1"]
+    assert lane < box["y"] or lane > box["y"] + box["height"]
+    assert lane >= 0 and lane <= drawing["height"]
 
 
 def test_a_cycle_is_laid_out_with_a_back_edge() -> None:

@@ -77,6 +77,8 @@ ATTACK_WRITES = re.compile(
     r"feedback\.(md|html)|results\.json|[^/]*\.pth)$|^out/|redteam")
 # an HTML tag that would run or load something; in Markdown, `\\<` is an escaped, literal `<`
 LIVE_HTML = re.compile(r"(?<!\\)<\s*(script|img|iframe|svg|object|embed)\b", re.IGNORECASE)
+# The grader's own drawing of a check's graph: inline SVG, built from the score document.
+GRAPH_FIGURE = re.compile(r'<figure class="graph" id="graph-[a-z0-9-]+">(.*?)</figure>', re.S)
 TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 FENCE = re.compile(r"^(`{3,}|~{3,})")
 
@@ -599,6 +601,12 @@ def test_renderings_are_inert(batch, name):
     html = (batch.out_dir / name / "feedback.html").read_text(encoding="utf-8")
     markdown = (batch.out_dir / name / "feedback.md").read_text(encoding="utf-8")
     terminal = render_feedback(doc, "terminal")
+    drawn = [c for c in doc["checks"] if (c.get("detail") or {}).get("graph")]
+    figures = GRAPH_FIGURE.findall(html)
+    assert len(figures) == len(drawn), f"{name}: {len(figures)} drawings for {len(drawn)} graphs"
+    for figure in figures:  # one SVG each, and nothing else live inside
+        assert len(LIVE_HTML.findall(figure)) == 1 and figure.lstrip().startswith("<div"), name
+    html = GRAPH_FIGURE.sub("", html)
     for label, text in (("feedback.html", html), ("feedback.md prose", _outside_fences(markdown))):
         found = LIVE_HTML.search(text)
         assert not found, f"{name}: {label} has live markup near {text[found.start():][:60]!r}"

@@ -28,7 +28,9 @@ CLASS_SIZE = 300
 WIDTHS = (375, 1280)
 
 
-@pytest.fixture(scope="session")
+# Module scope: the browser is gone before the rest of the suite runs, whose sandbox tests
+# sweep leftover processes and would take the browser's driver with them.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """A headless Chromium; the test skips (or, with CI set, fails) when there is none."""
     reason = headless.unavailable_reason()
@@ -40,7 +42,7 @@ def browser() -> Iterator[Any]:
         yield launched
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def viewers(browser: Any) -> Iterator[dict[int, headless.Viewer]]:
     """A phone-sized (375 px) and a laptop-sized (1280 px) viewer, reused by every test."""
     opened = {width: headless.Viewer(browser, width) for width in WIDTHS}

@@ -31,10 +31,31 @@ ENCODE_STRING = json.encoder.c_encode_basestring_ascii
 WRITE, FORK, WAITPID, EXIT = os.write, os.fork, os.waitpid, os._exit
 GET_IDENT = _thread.get_ident
 
-CLONE_NEWNS, CLONE_NEWNET = 0x00020000, 0x40000000
+CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x20000000, 0x40000000
+CLONE_NEWUSER = 0x10000000
+JAIL_NAMESPACES = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32, 4096
-MS_REC, MS_PRIVATE = 16384, 1 << 18
-PR_SET_NO_NEW_PRIVS = 38
+MS_NOATIME, MS_NODIRATIME, MS_REC, MS_PRIVATE, MS_RELATIME = 1024, 2048, 16384, 1 << 18, 1 << 21
+# statvfs flag -> the mount flag a remount in a user namespace must keep (locked flags)
+STATVFS_TO_MOUNT = ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXEC, MS_NOEXEC),
+                    (os.ST_NOATIME, MS_NOATIME), (os.ST_NODIRATIME, MS_NODIRATIME),
+                    (os.ST_RELATIME, MS_RELATIME)) if hasattr(os, "ST_RELATIME") else ()
+PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_SECCOMP, PR_SET_NO_NEW_PRIVS = 4, 24, 22, 38
+PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
+CAPABILITY_VERSION_3 = 0x20080522
+# seccomp: classic BPF over struct seccomp_data {int nr; u32 arch; u64 ip; u64 args[6]}
+SECCOMP_MODE_FILTER, SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 2, 0x7FFF0000, 0x00050000
+BPF_LD, BPF_W, BPF_ABS, BPF_JMP, BPF_JEQ, BPF_JGE, BPF_K, BPF_RET = 0, 0, 0x20, 5, 0x10, 0x30, 0, 6
+AF_UNIX = 1
+# machine -> (AUDIT_ARCH_*, socket, io_uring_setup)
+SECCOMP_NUMBERS = {"x86_64": (0xC000003E, 41, 425), "aarch64": (0xC00000B7, 198, 425)}
+# Landlock (the same numbers on every architecture)
+SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF = 444, 445, 446
+LANDLOCK_FS_RIGHTS = (13, 14, 15, 15, 16)  # how many fs access bits ABI 1, 2, 3, 4, 5+ handle
+LANDLOCK_READ = 1 | 4 | 8  # execute, read file, read dir
+LANDLOCK_DEVICE = 2 | 4 | (1 << 14) | (1 << 15)  # write, read, truncate, ioctl on devices
+LANDLOCK_NET_TCP = 1 | 2  # bind, connect: no rule allows either
+LANDLOCK_SCOPES = 1 | 2  # abstract unix sockets and signals outside the domain
 SUBMISSION_DIR = "/tmp/submission"
 NEW_ROOT = "/tmp"  # exists everywhere; the jail mounts a fresh tmpfs over it as the new root
 SYSTEM_DIRS = ("usr", "bin", "lib", "lib32", "lib64", "libx32", "sbin")
@@ -139,9 +160,17 @@ def apply_limits(limits):
 
 
 def enter_jail(jail):
-    """As root: new mount and network namespaces, a new root holding only the system's
-    programs and libraries (read-only), a few devices, a private /tmp and the submission
-    (read-only); then an unprivileged uid. Nothing else of the machine is visible."""
+    """Enter the isolation the trusted side chose; nothing of the machine but what the
+    submission needs stays reachable. One jail, entered three ways (`jail["how"]`):
+
+    - "root": new mount, network and pid namespaces, the new root, then the jail's own uid;
+    - "userns": the same namespaces inside a new user namespace (an unprivileged grader, or
+      root without CAP_SYS_ADMIN after first taking the jail's own uid), then every
+      capability dropped;
+    - "setuid": no namespaces (a container refusing them): the jail's own uid, a seccomp
+      filter refusing network sockets and, where the kernel has Landlock, access to the same
+      files the jail's root would hold and nothing else.
+    """
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
@@ -150,26 +179,89 @@ def enter_jail(jail):
         if result != 0:
             raise OSError(ctypes.get_errno(), f"jail: {what} failed")
 
+    how = jail["how"]
+    if how == "setuid" or (how == "userns" and os.getuid() == 0):
+        take_jail_uid(jail)
+    if how == "setuid":
+        check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+        refuse_network_sockets(libc, check)
+        if jail.get("landlock"):
+            restrict_files(libc, check, jail["landlock"], os.getcwd())
+        return
+    if how == "userns":
+        uid, gid = os.getuid(), os.getgid()
+        check(libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")  # setuid cleared it
+        check(libc.unshare(CLONE_NEWUSER | JAIL_NAMESPACES), "unshare")
+        for name, text in (("uid_map", f"{uid} {uid} 1"), ("setgroups", "deny"),
+                           ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as handle:
+                handle.write(text)
+    else:
+        check(libc.unshare(JAIL_NAMESPACES), "unshare")
+    become_namespace_init()
+    build_root(libc, check, jail)
+    if how == "root":
+        take_jail_uid(jail)
+    else:
+        drop_capabilities(libc, check)
+    check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    check(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "not dumpable")  # nobody may ptrace it
+
+
+def take_jail_uid(jail):
+    """The jail's own unprivileged uid and gid, with no supplementary groups."""
+    os.setgroups([])
+    os.setgid(jail["gid"])
+    os.setuid(jail["uid"])
+
+
+def become_namespace_init():
+    """Fork after unsharing the pid namespace: the child is its init (pid 1) and carries on;
+    this process waits and ends with it. When the init dies, the kernel kills every process
+    left in the namespace, daemons included; no process inside can signal it."""
+    pid = FORK()
+    if pid == 0:
+        return
+    _, status = WAITPID(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    EXIT(code if code >= 0 else 128 - code)
+
+
+def sweep_namespace():
+    """As the pid namespace's init: kill and reap every other process in it (what a scenario
+    left behind), so the next scenario starts alone. Outside a pid namespace, a no-op."""
+    if os.getpid() != 1:
+        return
+    while True:
+        try:
+            os.kill(-1, signal.SIGKILL)  # every process of the namespace but its init
+        except ProcessLookupError:
+            return  # none left, not even a zombie
+        try:
+            WAITPID(-1, 0)  # every process here descends from this one: one is ours to reap
+        except ChildProcessError:
+            return
+
+
+def build_root(libc, check, jail):
+    """Mount a fresh tmpfs holding only the system's programs and libraries (read-only), a
+    few devices, a private /tmp and the submission (read-only), and change root into it."""
+
     def bind(source, target, read_only=True):
         check(libc.mount(source.encode(), target.encode(), None, MS_BIND | MS_REC, None), target)
         if read_only:
-            flags = MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV
+            # In a user namespace a remount must keep the flags the mount already has.
+            flags = MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | kept_flags(target)
             check(libc.mount(None, target.encode(), None, flags, None), f"read-only {target}")
 
-    check(libc.unshare(CLONE_NEWNS | CLONE_NEWNET), "unshare")
     check(libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "private mounts")
     root = NEW_ROOT
     options = f"size={jail['tmp_bytes']},mode=0755".encode()
     check(libc.mount(b"tmpfs", root.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options), "new root")
-    for name in SYSTEM_DIRS:
-        path = "/" + name
+    for path in visible_paths():
         if os.path.islink(path):
             os.symlink(os.readlink(path), root + path)
-        elif os.path.isdir(path):
-            os.mkdir(root + path)
-            bind(path, root + path)
-    for path in sys.path:  # the interpreter's own library folders, wherever they are
-        if os.path.isdir(path) and not os.path.exists(root + path):
+        elif not os.path.exists(root + path):
             os.makedirs(root + path)
             bind(path, root + path)
     os.mkdir(root + "/dev")
@@ -182,10 +274,118 @@ def enter_jail(jail):
     bind(".", root + SUBMISSION_DIR)  # "." is still the submission: the cwd survives mounts
     os.chroot(root)
     os.chdir(SUBMISSION_DIR)
-    os.setgroups([])
-    os.setgid(jail["gid"])
-    os.setuid(jail["uid"])
-    check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+
+
+def visible_paths():
+    """What the jail shows of the machine: the system's program and library folders (or the
+    links to them) and the interpreter's own library folders, wherever they are."""
+    paths = ["/" + name for name in SYSTEM_DIRS if os.path.lexists("/" + name)]
+    return paths + [path for path in sys.path if os.path.isdir(path)]
+
+
+def kept_flags(path):
+    """The mount flags of `path` that a remount inside a user namespace must repeat."""
+    flags = os.statvfs(path).f_flag
+    return sum(ms for st, ms in STATVFS_TO_MOUNT if flags & st)
+
+
+def drop_capabilities(libc, check):
+    """Give up every capability (in the bounding, ambient and current sets) for good."""
+    import ctypes
+
+    for cap in range(64):
+        if libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            break  # past the last capability this kernel knows
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header = (ctypes.c_uint32 * 2)(CAPABILITY_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable; two 32-bit words each
+    check(libc.capset(header, data), "dropping capabilities")
+
+
+def refuse_network_sockets(libc, check):
+    """A seccomp filter: socket() only for AF_UNIX (EACCES otherwise), no io_uring (it could
+    open sockets without socket()), and nothing from another system call ABI."""
+    import ctypes
+    import platform
+
+    numbers = SECCOMP_NUMBERS.get(platform.machine())
+    if numbers is None:
+        return  # an architecture this filter does not know: the uid and limits still apply
+    arch, socket_nr, io_uring_nr = numbers
+
+    def stmt(code, k):
+        return (code, 0, 0, k)
+
+    def jump(code, k, jt, jf):
+        return (code, jt, jf, k)
+
+    deny_abi = SECCOMP_RET_ERRNO | 1  # EPERM
+    deny = SECCOMP_RET_ERRNO | 13  # EACCES
+    program = [
+        stmt(BPF_LD | BPF_W | BPF_ABS, 4),                      # arch
+        jump(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
+        stmt(BPF_RET | BPF_K, deny_abi),
+        stmt(BPF_LD | BPF_W | BPF_ABS, 0),                      # syscall number
+        jump(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1),      # x32 ABI on x86_64
+        stmt(BPF_RET | BPF_K, deny_abi),
+        jump(BPF_JMP | BPF_JEQ | BPF_K, io_uring_nr, 0, 1),
+        stmt(BPF_RET | BPF_K, deny),
+        jump(BPF_JMP | BPF_JEQ | BPF_K, socket_nr, 1, 0),
+        stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        stmt(BPF_LD | BPF_W | BPF_ABS, 16),                     # socket's domain (low half)
+        jump(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1),
+        stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        stmt(BPF_RET | BPF_K, deny),
+    ]
+
+    class SockFilter(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8),
+                    ("k", ctypes.c_uint32)]
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(SockFilter))]
+
+    filters = (SockFilter * len(program))(*(SockFilter(*line) for line in program))
+    fprog = SockFprog(len(program), filters)
+    check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
+
+
+def restrict_files(libc, check, abi, submission):
+    """Landlock: read and execute under the folders the jail's root would hold, read the
+    submission, read and write the few devices; nothing else, no TCP, no signals out."""
+    import ctypes
+
+    fs_rights = (1 << LANDLOCK_FS_RIGHTS[min(abi, len(LANDLOCK_FS_RIGHTS)) - 1]) - 1
+    attr = (ctypes.c_uint64 * 3)(fs_rights, LANDLOCK_NET_TCP if abi >= 4 else 0,
+                                 LANDLOCK_SCOPES if abi >= 6 else 0)
+    size = 8 * (3 if abi >= 6 else 2 if abi >= 4 else 1)
+    ruleset = libc.syscall(SYS_LANDLOCK_CREATE_RULESET, attr, size, 0)
+    if ruleset < 0:
+        raise OSError(ctypes.get_errno(), "jail: landlock ruleset failed")
+
+    class PathBeneath(ctypes.Structure):
+        _pack_ = 1
+        _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+    def allow(path, rights):
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            return
+        try:
+            rule = PathBeneath(rights & fs_rights, fd)
+            check(libc.syscall(SYS_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0),
+                  f"landlock rule for {path}")
+        finally:
+            os.close(fd)
+
+    for path in visible_paths():
+        allow(path, LANDLOCK_READ)
+    allow(submission, LANDLOCK_READ)
+    for device in DEVICES:
+        allow("/dev/" + device, LANDLOCK_DEVICE)
+    check(libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0), "landlock")
+    os.close(ruleset)
 
 
 def compile_submission(files, directory):
@@ -301,6 +501,7 @@ def fork_child(request, config, helpers, result_fd, switch):
     if pid == 0:
         run_child(request, config, helpers, result_fd, switch)
     _, status = WAITPID(pid, 0)
+    sweep_namespace()
     write_frame(result_fd, {"status": "exited", "code": os.waitstatus_to_exitcode(status)})
 
 

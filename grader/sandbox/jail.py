@@ -1,13 +1,22 @@
-"""The jail the sandbox child enters when the grader runs as root on Linux.
+"""Which isolation the sandbox child gets on this machine, and the jail each submission enters.
 
 Side: trusted process (it prepares the jail that the child's bootstrap enters).
 
-The child unshares a mount and a network namespace and changes root into a fresh tmpfs that
-holds only the system's programs and libraries (read-only), a few devices, a private /tmp
-and the submission (read-only): the repository, the scratch root, the reports and every
-other file of the machine are simply not there. It then drops to an unprivileged uid of its
-own (so RLIMIT_NPROC applies and every leftover process can be found by uid). Without root, or where namespaces are refused, the sandbox runs with resource
-limits only; `describe()` says which protections are in force.
+One jail, entered the strongest way the machine allows (probed once per process, in forked
+children, with the very system calls the child bootstrap makes):
+
+- level "jail", how "root": root with CAP_SYS_ADMIN. New mount, network and pid namespaces, a
+  new root holding only the system's programs and libraries, the interpreter, a few devices,
+  a private /tmp and the submission; then the jail's own unprivileged uid.
+- level "jail", how "userns": the same namespaces and root, inside a user namespace: for an
+  unprivileged grader (the child keeps the grader's uid, with every capability dropped), or
+  for root without CAP_SYS_ADMIN (the child first takes a uid of its own).
+- level "uid", how "setuid": root where namespaces are refused (a container's seccomp
+  profile): the jail's own uid, no network sockets (seccomp) and, where the kernel has
+  Landlock, the same files the jail's root would hold and nothing else.
+- level "limits", how "none": resource limits, the audit guard and `-I -S` only.
+
+`available_isolation()` says which applies, `default_jail()` gives a submission its jail.
 """
 
 from __future__ import annotations
@@ -17,56 +26,196 @@ import itertools
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 UID_BASE = 61000
 UID_SPAN = 4000
+PROBE_UID = UID_BASE + UID_SPAN  # never a jail's: only the probes run as it
 SYSTEM_PYTHONS = ("/usr/bin/python3", "/usr/local/bin/python3")
+LEVELS = ("limits", "uid", "jail")  # weakest first
+HOWS = ("root", "userns", "setuid", "none")  # strongest first: the order they are tried in
+HOW_LEVEL = {"root": "jail", "userns": "jail", "setuid": "uid", "none": "limits"}
+# An instructor (or the benchmark) may ask for a weaker entry than the strongest available:
+# GRADER_ISOLATION=setuid tries setuid, then none. It never raises the level.
+ISOLATION_VARIABLE = "GRADER_ISOLATION"
+
+CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x20000, 0x10000000, 0x20000000, 0x40000000
+MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV = 16384, 1 << 18, 2, 4
+PR_SET_DUMPABLE = 4
+SYS_LANDLOCK_CREATE_RULESET, LANDLOCK_CREATE_RULESET_VERSION = 444, 1
 # One uid per jail, so one submission's processes (and their limit) are never another's.
 _JAIL_NUMBERS = itertools.count()
 
 
 @dataclass(frozen=True)
-class Jail:
-    """Whom the child runs as, with which interpreter, and how much private /tmp it gets."""
+class Isolation:
+    """The isolation a sandbox child runs under, as recorded in every score document.
 
+    `memory` says what bounds a whole submission's memory: "cgroup" (one memory cgroup per
+    submission), "process-count" (a per-process limit times the process limit), or
+    "per-process" (a per-process limit only).
+    """
+
+    level: str  # jail | uid | limits
+    how: str  # root | userns | setuid | none
+    memory: str = "per-process"
+
+    def at_least(self, level: str) -> bool:
+        """Whether this isolation is `level` or stronger."""
+        return LEVELS.index(self.level) >= LEVELS.index(level)
+
+    def as_dict(self) -> dict[str, str]:
+        """The plain-data form stored in score documents."""
+        return {"level": self.level, "how": self.how, "memory": self.memory}
+
+
+@dataclass(frozen=True)
+class Jail:
+    """Whom the child runs as, how it is isolated, with which interpreter."""
+
+    how: str  # root | userns | setuid
     uid: int
     gid: int
     interpreter: str
+    own_uid: bool  # the uid is this submission's alone: its processes can be found by uid
+    landlock: int = 0  # Landlock ABI the "setuid" entry restricts files with (0: none)
     tmp_bytes: int = 8 << 20
+
+    @property
+    def pid_namespace(self) -> bool:
+        """Whether the child is the init of a pid namespace of its own (which kills what a
+        scenario leaves behind, and everything when it dies)."""
+        return self.how in ("root", "userns")
 
     def config(self) -> dict[str, Any]:
         """The plain-data form sent to the child bootstrap."""
-        return {"uid": self.uid, "gid": self.gid, "tmp_bytes": self.tmp_bytes}
+        return {"how": self.how, "uid": self.uid, "gid": self.gid, "tmp_bytes": self.tmp_bytes,
+                "landlock": self.landlock}
 
 
-def _probe_namespaces() -> bool:
-    """Whether a child of this process may unshare mount and network namespaces."""
+# -- probes: each runs in a forked child, with the calls the bootstrap itself makes ------------
+
+def _libc() -> Any:
     import ctypes
 
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _in_child(probe: Callable[[], bool]) -> bool:
+    """Run `probe` in a forked child (whatever it changes dies with it); True if it held."""
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the probe child
         try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            os._exit(0 if libc.unshare(0x00020000 | 0x40000000) == 0 else 1)
+            code = 0 if probe() else 1
         except BaseException:
-            os._exit(1)
+            code = 1
+        os._exit(code)
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status) == 0
 
 
-@functools.lru_cache(maxsize=1)
-def jail_supported() -> bool:
-    """Root on Linux with namespaces allowed (probed once per process)."""
-    if not sys.platform.startswith("linux") or os.geteuid() != 0:
-        return False
-    if os.environ.get("GRADER_NO_JAIL"):
-        return False
-    return _probe_namespaces()
+def _private_tmpfs(libc: Any) -> bool:
+    """Mounts work in the new mount namespace (a user namespace may be created, yet refused
+    every mount, as by AppArmor's restriction of unprivileged user namespaces)."""
+    return (libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) == 0
+            and libc.mount(b"tmpfs", b"/tmp", b"tmpfs", MS_NOSUID | MS_NODEV, b"size=4096") == 0)
 
+
+def _probe_root() -> bool:  # pragma: no cover - runs in the probe child
+    libc = _libc()
+    return libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID) == 0 and _private_tmpfs(libc)
+
+
+def _probe_userns() -> bool:  # pragma: no cover - runs in the probe child
+    libc = _libc()
+    if os.getuid() == 0:
+        _take_uid(PROBE_UID)
+        libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+    uid, gid = os.getuid(), os.getgid()
+    if libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID) != 0:
+        return False
+    for name, text in (("uid_map", f"{uid} {uid} 1"), ("setgroups", "deny"),
+                       ("gid_map", f"{gid} {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as handle:
+            handle.write(text)
+    return _private_tmpfs(libc)
+
+
+def _probe_setuid() -> bool:  # pragma: no cover - runs in the probe child
+    _take_uid(PROBE_UID)
+    return os.getuid() == PROBE_UID
+
+
+def _take_uid(uid: int) -> None:
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+
+
+PROBES: dict[str, Callable[[], bool]] = {
+    "root": _probe_root, "userns": _probe_userns, "setuid": _probe_setuid,
+}
+
+
+def _usable(how: str) -> bool:
+    """Whether this process can enter the jail `how`."""
+    if how == "none":
+        return True
+    if not sys.platform.startswith("linux"):
+        return False
+    if how in ("root", "setuid") and os.geteuid() != 0:
+        return False
+    return _in_child(PROBES[how])
+
+
+@functools.lru_cache(maxsize=1)
+def landlock_abi() -> int:
+    """The Landlock ABI version this kernel offers this process (0: none)."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    try:
+        version = _libc().syscall(SYS_LANDLOCK_CREATE_RULESET, None, 0,
+                                  LANDLOCK_CREATE_RULESET_VERSION)
+    except (OSError, AttributeError):
+        return 0
+    return max(0, int(version))
+
+
+@functools.lru_cache(maxsize=1)
+def _entry() -> str:
+    """The strongest way into the jail this process has (probed once)."""
+    wanted = os.environ.get(ISOLATION_VARIABLE, "")
+    start = HOWS.index(wanted) if wanted in HOWS else 0
+    for how in HOWS[start:]:
+        if how != "none" and sandbox_interpreter() is None:
+            return "none"
+        if _usable(how):
+            return how
+    return "none"
+
+
+def available_isolation() -> Isolation:
+    """The strongest isolation this process can give a sandbox child (probed once)."""
+    from grader.sandbox.memory import memory_cgroups_delegated
+
+    how = _entry()
+    level = HOW_LEVEL[how]
+    if memory_cgroups_delegated():
+        memory = "cgroup"
+    else:
+        memory = "per-process" if level == "limits" else "process-count"
+    return Isolation(level, how, memory)
+
+
+def jail_supported() -> bool:
+    """Whether sandbox children get the full jail here (root or user namespaces)."""
+    return available_isolation().level == "jail"
+
+
+# -- the jail of one submission ----------------------------------------------------------------
 
 def _world_readable_path(path: Path) -> bool:
     """Every directory up to path is traversable by others, and path itself readable."""
@@ -80,10 +229,12 @@ def _world_readable_path(path: Path) -> bool:
     return bool(path.stat().st_mode & 0o004)
 
 
+@functools.lru_cache(maxsize=1)
 def sandbox_interpreter() -> str | None:
-    """A Python the unprivileged uid can run: this one if its stdlib is world-readable."""
+    """A Python the jail's uid can run: this one if its standard library is world-readable
+    (or if the jail keeps this process's uid), else the system's."""
     stdlib = Path(os.__file__).parent
-    if _world_readable_path(stdlib):
+    if os.geteuid() != 0 or _world_readable_path(stdlib):
         return sys.executable
     for candidate in SYSTEM_PYTHONS:
         if os.access(candidate, os.X_OK):
@@ -91,15 +242,27 @@ def sandbox_interpreter() -> str | None:
     return None
 
 
-def default_jail() -> Jail | None:
-    """A jail with a fresh uid for one submission, or None where it cannot be had."""
-    if not jail_supported():
-        return None
+def jail_uid() -> int:
+    """A fresh unprivileged uid for one jail."""
+    return UID_BASE + (os.getpid() * 64 + next(_JAIL_NUMBERS)) % UID_SPAN
+
+
+def jail_for(how: str) -> Jail | None:
+    """A jail entered `how` for one submission (None for "none"); the caller checks that
+    this process can enter it (see `available_isolation`)."""
     interpreter = sandbox_interpreter()
-    if interpreter is None:
+    if how == "none" or interpreter is None:
         return None
-    uid = UID_BASE + (os.getpid() * 64 + next(_JAIL_NUMBERS)) % UID_SPAN
-    return Jail(uid=uid, gid=uid, interpreter=interpreter)
+    if how == "userns" and os.geteuid() != 0:
+        return Jail(how, os.getuid(), os.getgid(), interpreter, own_uid=False)
+    uid = jail_uid()
+    landlock = landlock_abi() if how == "setuid" else 0
+    return Jail(how, uid, uid, interpreter, own_uid=True, landlock=landlock)
+
+
+def default_jail() -> Jail | None:
+    """The strongest jail available here, for one submission; None where there is none."""
+    return jail_for(_entry())
 
 
 def processes_of_uid(uid: int) -> list[int]:
@@ -130,8 +293,11 @@ def kill_uid(uid: int, keep: Sequence[int] = ()) -> list[int]:
 
 
 def describe(jail: Jail | None) -> str:
-    """One line saying which protections are in force (for logs and SECURITY.md checks)."""
+    """One line saying which protections are in force (for logs)."""
     if jail is None:
-        return "resource limits only (not root, or namespaces refused)"
-    return (f"uid {jail.uid}, private mount+network namespaces, new root with system files "
-            f"only, interpreter {jail.interpreter}")
+        return "resource limits only (no jail could be entered here)"
+    if jail.how == "setuid":
+        files = f"Landlock ABI {jail.landlock}" if jail.landlock else "file permissions only"
+        return f"uid {jail.uid}, no network sockets (seccomp), files: {files}"
+    return (f"uid {jail.uid}, private mount+network+pid namespaces ({jail.how}), new root with "
+            f"system files only, interpreter {jail.interpreter}")

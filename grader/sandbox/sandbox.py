@@ -26,6 +26,7 @@ from typing import Any
 from grader.child.scenario import HELPERS_SOURCE, Scenario
 from grader.sandbox import protocol, reaper
 from grader.sandbox.jail import Jail, kill_uid
+from grader.sandbox.memory import MemoryGroup, memory_cgroups_delegated
 
 CHILD_SOURCE = (Path(__file__).parent.parent / "child" / "bootstrap.py").read_text(encoding="utf-8")
 # Pids of the zygotes of every open Sandbox in this process: an orphan sweep must spare them,
@@ -41,7 +42,8 @@ class Limits:
     import_timeout_s: float = 5.0
     cpu_s: int = 3
     zygote_cpu_s: int = 60
-    memory_bytes: int = 1 << 30
+    memory_bytes: int = 1 << 30  # per process (RLIMIT_AS)
+    submission_memory_bytes: int = 1 << 30  # all of a submission's processes, where a cgroup can be had
     file_bytes: int = 1 << 20
     processes: int = 64
     output_bytes: int = 4096
@@ -122,6 +124,9 @@ class Sandbox:
         self.files = files
         self.limits = limits or Limits()
         self.jail = jail
+        # Every process of the submission in one memory cgroup, where one is delegated to us.
+        self.memory = (MemoryGroup.create(self.limits.submission_memory_bytes)
+                       if memory_cgroups_delegated() else None)
         self._zygote: _Zygote | None = None
         self._fatal: Outcome | None = None
         # Orphans of the child must come back to this process to be killed and reaped (a
@@ -141,6 +146,17 @@ class Sandbox:
             self._zygote.kill()
             self._zygote = None
         self._sweep(keep=())
+        if self.memory is not None:
+            self.memory.close()
+            self.memory = None
+
+    def zygote_pids(self) -> tuple[int, ...]:
+        """The zygote's own processes (none between zygotes): the process this one started
+        and, in a jail with a pid namespace, the namespace's init it waits for."""
+        if self._zygote is None:
+            return ()
+        outer = self._zygote.process.pid
+        return (outer, *reaper.child_pids(outer))
 
     # -- running -----------------------------------------------------------------------------
 
@@ -218,11 +234,18 @@ class Sandbox:
         self._sweep(keep=())
 
     def _sweep(self, keep: tuple[int, ...]) -> None:
-        """Kill what the submission left running: every process of the jail's uid (which
-        includes daemons that escaped the process group), or else this process's orphans."""
+        """Kill what the submission left running (`keep`: the live zygote, between scenarios).
+
+        In a jail with its own pid namespace the zygote is that namespace's init: it has
+        already killed what the scenario left, and when it dies the kernel kills the rest.
+        Otherwise: every process of the jail's own uid (daemons that escaped the process group
+        included), and this process's orphans."""
         # Reaping matters too: zombies still count against the uid's process limit. With a
-        # jail every process of the submission has its uid, so one scan finds them all.
-        if self.jail is None or kill_uid(self.jail.uid, keep):
+        # jail of its own uid every process of the submission has it, so one scan finds all.
+        jail = self.jail
+        if jail is not None and jail.pid_namespace and keep:
+            return
+        if jail is None or not jail.own_uid or kill_uid(jail.uid, keep):
             reaper.kill_orphans((*keep, *LIVE_ZYGOTES))
 
     # -- the zygote --------------------------------------------------------------------------
@@ -250,6 +273,9 @@ class Sandbox:
         finally:
             os.close(result_w)
             os.close(output_w)
+        if self.memory is not None and not self.memory.add(process.pid):
+            self.memory.close()  # the group is gone: fall back to the per-process limits
+            self.memory = None
         os.set_blocking(result_r, False)
         os.set_blocking(output_r, False)
         zygote = _Zygote(process, result_r, output_r, self.limits.message_bytes)

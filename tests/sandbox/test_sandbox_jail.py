@@ -82,8 +82,8 @@ def test_a_process_started_in_a_scenario_is_gone_when_the_scenario_returns(tmp_p
     with Sandbox(folder, "value", "Value", ("value.py",), Limits(), jail=jail) as sandbox:
         outcome = sandbox.run(leave_a_process, {})
         assert outcome.ok, (outcome.status, outcome.detail)
-        zygote = sandbox._zygote.process.pid if sandbox._zygote else None
-        left = [(pid, _state(pid)) for pid in processes_of_uid(jail.uid) if pid != zygote]
+        zygote = sandbox.zygote_pids()
+        left = [(pid, _state(pid)) for pid in processes_of_uid(jail.uid) if pid not in zygote]
     assert outcome.value["pid"] > 0, "the spawn should have succeeded inside the jail"
     assert left == [], f"processes of the jail's uid alive after the scenario: {left}"
 

@@ -217,16 +217,18 @@ def jail_supported() -> bool:
 
 # -- the jail of one submission ----------------------------------------------------------------
 
-def _world_readable_path(path: Path) -> bool:
-    """Every directory up to path is traversable by others, and path itself readable."""
-    for part in [*reversed(path.parents), path]:
-        try:
-            mode = part.stat().st_mode
-        except OSError:
-            return False
-        if not mode & 0o001:
-            return False
-    return bool(path.stat().st_mode & 0o004)
+def readable_by_others(path: Path) -> bool:
+    """Whether any uid may read path: every folder above it traversable by others, and path
+    readable (and traversable, if a folder) by others."""
+    try:
+        for folder in reversed(path.parents):
+            if not folder.stat().st_mode & 0o001:
+                return False
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    needed = 0o005 if path.is_dir() else 0o004
+    return mode & needed == needed
 
 
 @functools.lru_cache(maxsize=1)
@@ -234,7 +236,7 @@ def sandbox_interpreter() -> str | None:
     """A Python the jail's uid can run: this one if its standard library is world-readable
     (or if the jail keeps this process's uid), else the system's."""
     stdlib = Path(os.__file__).parent
-    if os.geteuid() != 0 or _world_readable_path(stdlib):
+    if os.geteuid() != 0 or readable_by_others(stdlib):
         return sys.executable
     for candidate in SYSTEM_PYTHONS:
         if os.access(candidate, os.X_OK):

@@ -1,0 +1,143 @@
+"""What a submission can reach from inside the sandbox, run as a grader of some mode would run.
+
+A test helper script (see `modes.py`): `python mode_probe.py '<json config>'` opens a Sandbox
+with the strongest jail available to this process, runs one scenario whose submission starts a
+fresh interpreter (past the audit guard, as native code could) that tries every way out, and
+prints one JSON object: the isolation, what each attempt gave, and which of the processes the
+attempt left behind are still alive once the scenario has returned.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from grader.sandbox import Limits, Sandbox, scenario
+from grader.sandbox.jail import available_isolation, default_jail
+
+# The submission: runs the probe's code in a fresh interpreter, started through the one
+# process-creating call that raises no audit event, and returns what it printed.
+SUBMISSION = '''
+import _posixsubprocess, os
+
+class Value:
+    def __init__(self, data):
+        self.data = data
+
+def escape(code):
+    read, write = os.pipe()
+    args = [b"/usr/bin/python3", b"-I", b"-S", b"-c", code.encode()]
+    pid = _posixsubprocess.fork_exec(
+        args, args[:1], True, (write,), None, None, -1, -1, -1, write, -1, -1, read, write,
+        True, True, -1, None, None, None, -1, None, False)
+    os.close(write)
+    chunks = []
+    while True:
+        chunk = os.read(read, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.waitpid(pid, 0)
+    return b"".join(chunks).decode("utf-8", "replace")
+'''
+
+# Runs with no audit hook, as the submission's own process: every way out it can think of.
+ATTEMPTS = '''
+import json, os, socket, time
+config = json.loads(CONFIG)
+result = {}
+
+def attempt(name, action):
+    try:
+        result[name] = action()
+    except Exception as exc:
+        result[name] = type(exc).__name__
+
+def write(path):
+    with open(path, "a") as handle:
+        handle.write("probe")
+    return "written"
+
+def sleeper():
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        if os.fork() == 0:
+            null = os.open("/dev/null", os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)  # the pipe to the submission must reach its end
+            os.execv("/usr/bin/sleep", ["sleep", config["sleeper"]])
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return "started"
+
+def connect():
+    socket.create_connection(("127.0.0.1", config["port"]), timeout=1).close()
+    return "connected"
+
+def signal_grader():
+    os.kill(config["grader_pid"], 0)
+    return "may signal"
+
+attempt("uid", os.getuid)
+attempt("root_listing", lambda: sorted(os.listdir("/")))
+attempt("read_solution", lambda: "read %d bytes" % len(open(config["solution"]).read()))
+attempt("read_home", lambda: open(config["home_canary"]).read())
+attempt("list_proc", lambda: "%d entries" % len(os.listdir("/proc")))
+attempt("write_repository", lambda: write(config["repository_marker"]))
+attempt("write_host_folder", lambda: write(config["host_marker"]))
+attempt("write_tmp", lambda: write(config["tmp_marker"]))
+attempt("write_submission", lambda: write("value.py"))
+attempt("connect", connect)
+attempt("signal_grader", signal_grader)
+attempt("sleeper", sleeper)
+print(json.dumps(result))
+'''
+
+
+@scenario
+def try_everything(Value, code):
+    import value
+
+    return {"printed": value.escape(code)}
+
+
+def sleepers(marker: str) -> list[int]:
+    """Pids of live `sleep <marker>` processes."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                    if handle.read().split(b"\0")[:2] == [b"sleep", marker.encode()]:
+                        found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+def main() -> None:
+    """Probe and print the findings as JSON."""
+    config = json.loads(sys.argv[1])
+    config["grader_pid"] = os.getpid()
+    workdir = Path(config["workdir"])
+    (workdir / "value.py").write_text(SUBMISSION, encoding="utf-8")
+    os.chmod(workdir / "value.py", 0o644)
+    code = f"CONFIG = {json.dumps(json.dumps(config))}\n{ATTEMPTS}"
+    with Sandbox(workdir, "value", "Value", ("value.py",), Limits(timeout_s=10),
+                 jail=default_jail()) as sandbox:
+        outcome = sandbox.run(try_everything, {"code": code})
+        left = sleepers(config["sleeper"])
+    printed = outcome.value["printed"] if outcome.ok else ""
+    try:
+        attempts = json.loads(printed)
+    except ValueError:
+        attempts = {"unparsed": printed[:500], "status": outcome.status, "detail": outcome.detail}
+    print(json.dumps({"isolation": available_isolation().as_dict(), "attempts": attempts,
+                      "sleepers_left": left}))
+
+
+if __name__ == "__main__":
+    main()

@@ -81,7 +81,8 @@ def report_options(plan: GradingPlan) -> dict[str, Any]:
 
 
 def _previous(out_dir: Path, sub: PreparedSubmission, plan: GradingPlan) -> dict[str, Any] | None:
-    """The existing report for this exact content, lab, grader version and report options."""
+    """The existing report for this exact content, lab, grader version, report options and
+    isolation (a report graded under weaker isolation is graded again)."""
     path = out_dir / sub.id / "scores.json"
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
@@ -90,7 +91,7 @@ def _previous(out_dir: Path, sub: PreparedSubmission, plan: GradingPlan) -> dict
     same = (doc.get("lab") == plan.lab.name and doc.get("grader_version") == __version__
             and doc.get("submission", {}).get("digest") == sub.digest
             and doc.get("lang") == plan.lang and doc.get("options") == report_options(plan)
-            and doc.get("status") == "graded")
+            and doc.get("isolation") == plan.isolation() and doc.get("status") == "graded")
     return doc if same else None
 
 
@@ -207,8 +208,8 @@ def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: 
                 prepared = prepare(sub, plan.lab, scratch)
             except Ungradable as exc:
                 record = {**sub.meta, "id": sub.id, "source": source_label(sub), "digest": ""}
-                finished(ungradable_document(plan.lab.name, record, exc.detail, plan.lang),
-                         "ungradable")
+                finished(ungradable_document(plan.lab.name, record, exc.detail, plan.lang,
+                                             plan.isolation()), "ungradable")
                 continue
             previous = (_previous(out_dir, prepared, plan)
                         if options.resume and out_dir is not None else None)

@@ -17,11 +17,12 @@ from pathlib import Path
 
 from grader import __version__
 from grader.batch import BatchOptions, grade_class, merge
-from grader.i18n import LANGUAGES, default_language
+from grader.i18n import LANGUAGES, Catalogue, default_language
 from grader.intake import Submission
 from grader.labs import COURSE_ROOT, LABS, Lab, UnknownLab, get_lab
 from grader.platforms import lms
-from grader.render import render_feedback, render_summary
+from grader.render import isolation_notes, render_feedback, render_summary
+from grader.sandbox.jail import available_isolation
 from grader.shard import GradingPlan, suites_for
 
 EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_GRADER = 0, 1, 2, 3
@@ -56,6 +57,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
     print(f"({time.perf_counter() - started:.2f} s)", file=sys.stderr)
+    if args.verbose:
+        for note in isolation_notes([doc], Catalogue.load(args.lang)):
+            print(note["text"], file=sys.stderr)
     return EXIT_GRADER if doc["status"] == "grader-error" else EXIT_OK
 
 
@@ -109,6 +113,12 @@ def cmd_grade(args: argparse.Namespace) -> int:
         suites = suites_for(lab, hidden=not args.public_only)
     except FileNotFoundError as exc:
         raise UsageError(str(exc)) from None
+    isolation = available_isolation()
+    if not isolation.at_least("uid") and not args.allow_unisolated:
+        catalogue = Catalogue.load(args.lang)
+        raise UsageError(catalogue.text("ui.isolation_refused", **{
+            key: catalogue.text(f"ui.isolation_{key}.{value}")
+            for key, value in isolation.as_dict().items() if key != "memory"}))
     plan = GradingPlan(lab, suites, args.seed, args.lang)
     out_dir = Path(args.out)
     if out_dir.exists() and not out_dir.is_dir():
@@ -242,6 +252,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="run your code in-process, without the sandbox, so breakpoint() works")
     check.add_argument("--json", metavar="FILE", help="also write the score document here")
     check.add_argument("--seed", default=DEFAULT_SEED, help=argparse.SUPPRESS)
+    check.add_argument("--verbose", action="store_true",
+                       help="also say which isolation your code ran under")
     check.set_defaults(handler=cmd_check)
 
     grade = commands.add_parser("grade", help="grade submissions with the hidden suite")
@@ -264,6 +276,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="gradebook grades out of N points (default: the lab's own points)")
     grade.add_argument("--canvas-column", metavar="'TITLE (ID)'",
                        help="Canvas gradebook column, the assignment's title and id")
+    grade.add_argument("--allow-unisolated", action="store_true",
+                       help="grade even where no separate user or jail can be had (SECURITY.md)")
     grade.set_defaults(handler=cmd_grade)
 
     merge_parser = commands.add_parser("merge", help="join shard report folders into one")

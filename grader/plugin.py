@@ -266,10 +266,11 @@ def pytest_runtest_makereport(
     submission_id = _submission_id(item)
     context = item.funcargs.get("submission") if hasattr(item, "funcargs") else None
     flags = list(context.flags) if isinstance(context, SubmissionContext) else []
+    isolation = context.runner.isolation.as_dict() if isinstance(context, SubmissionContext) else None
     _grading_state(item.config).statuses[(submission_id, spec.id)] = status
     item.user_properties.append(("grader", {
         "submission": submission_id, "check": spec.id, "pitfall": spec.pitfall,
         "weight": spec.weight, "visibility": spec.visibility, "status": status,
-        "detail": detail, "output": output or None, "flags": flags,
+        "detail": detail, "output": output or None, "flags": flags, "isolation": isolation,
     }))
     return report  # type: ignore[return-value]

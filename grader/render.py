@@ -183,6 +183,24 @@ def _summary_row(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, str]
     }
 
 
+def isolation_notes(docs: Sequence[Mapping[str, Any]], catalogue: Catalogue) -> list[dict[str, Any]]:
+    """One line per distinct isolation the documents ran under: the full jail as a plain
+    line, anything weaker as a warning (documents older than schema 1.1 say nothing)."""
+    notes: list[dict[str, Any]] = []
+    seen: list[Mapping[str, str]] = []
+    for doc in docs:
+        isolation = doc.get("isolation")
+        if not isolation or isolation in seen:
+            continue
+        seen.append(isolation)
+        names = {key: catalogue.text(f"ui.isolation_{key}.{isolation[key]}")
+                 for key in ("level", "how", "memory")}
+        warning = isolation["level"] != "jail"
+        notes.append({"warning": warning, "text": catalogue.text(
+            "ui.isolation_warning" if warning else "ui.isolation_line", **names)})
+    return notes
+
+
 def render_summary(docs: Sequence[Mapping[str, Any]], lang: str) -> str:
     """Render a plain-text table of submissions: status, score and pitfalls of each."""
     catalogue = Catalogue.load(lang)
@@ -201,6 +219,7 @@ def render_summary(docs: Sequence[Mapping[str, Any]], lang: str) -> str:
             "ungradable": statuses.count("ungradable"),
             "errors": statuses.count("grader-error"),
         },
+        "isolation": isolation_notes(docs, catalogue),
         "t": catalogue.text,
     }
     return environment().get_template(SUMMARY_TEMPLATE).render(context)

@@ -18,6 +18,7 @@ from typing import Any
 from grader.intake import PreparedSubmission
 from grader.labs import COURSE_ROOT, PACKAGE_DIR, Lab
 from grader.results.build import entries_by_submission, graded_document, grader_error_document
+from grader.sandbox.jail import IN_PROCESS, available_isolation
 
 PYTEST_INI = PACKAGE_DIR / "pytest-grader.ini"
 # pytest's root holds both the public suites (under the course) and the hidden ones (in the
@@ -38,6 +39,10 @@ class GradingPlan:
     seed: str
     lang: str
     in_process: bool = False
+
+    def isolation(self) -> dict[str, str]:
+        """The isolation student code gets under this plan (the strongest this machine has)."""
+        return (IN_PROCESS if self.in_process else available_isolation()).as_dict()
 
 
 def suites_for(lab: Lab, hidden: bool) -> tuple[Path, ...]:
@@ -68,7 +73,8 @@ def _as_record(sub: PreparedSubmission) -> dict[str, Any]:
 
 
 def _grader_error(plan: GradingPlan, sub: PreparedSubmission, reference: str) -> dict[str, Any]:
-    return grader_error_document(plan.lab.name, _as_record(sub), reference, plan.lang)
+    return grader_error_document(plan.lab.name, _as_record(sub), reference, plan.lang,
+                                 plan.isolation())
 
 
 def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir: Path,
@@ -107,7 +113,7 @@ def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir:
         else:
             flags = _flags(sub, entries)
             documents.append(graded_document(plan.lab.name, _as_record(sub), entries, flags,
-                                             plan.lang))
+                                             plan.lang, plan.isolation()))
     return documents
 
 

@@ -15,6 +15,7 @@ import pytest
 from grader.i18n import Catalogue
 from grader.messages import describe_detail
 from grader.render import render_feedback
+from grader.sandbox.jail import available_isolation
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "demo" / "class" / "lab01_graph"
@@ -34,11 +35,13 @@ class Result:
         return f"exit {self.code}\n--- stdout\n{self.stdout[-2000:]}\n--- stderr\n{self.stderr[-2000:]}"
 
 
-def grader(*args: str | Path) -> Result:
-    """Run `python -m grader ARGS` from the repository root, in English, without colour."""
+def grader(*args: str | Path, isolation: str | None = None) -> Result:
+    """Run `python -m grader ARGS` from the repository root, in English, without colour;
+    `isolation` caps the isolation it may use (GRADER_ISOLATION)."""
     env = {key: value for key, value in os.environ.items()
-           if key not in ("GRADER_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")}
-    env.update(GRADER_LANG="en", NO_COLOR="1")
+           if key not in ("GRADER_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG",
+                          "GRADER_ISOLATION")}
+    env.update(GRADER_LANG="en", NO_COLOR="1", **({"GRADER_ISOLATION": isolation} if isolation else {}))
     completed = subprocess.run(
         [sys.executable, "-m", "grader", *map(str, args)], cwd=ROOT, env=env,
         capture_output=True, text=True, timeout=300, check=False)
@@ -148,6 +151,59 @@ def test_infinite_loop_is_reported_as_a_timeout_and_the_run_finishes(demo: DemoR
         assert check["detail"]["params"]["seconds"] > 0, check["detail"]
         assert check["message"] == describe_detail(check["detail"], catalogue), check["message"]
     assert demo.result.code == EXIT_OK, demo.result
+
+
+# --- isolation -------------------------------------------------------------------------------
+
+
+def isolation_text(level: str, how: str, memory: str, lang: str = "en") -> str:
+    """The summary's line for an isolation, as the catalogue words it."""
+    catalogue = Catalogue.load(lang)
+    names = {"level": catalogue.text(f"ui.isolation_level.{level}"),
+             "how": catalogue.text(f"ui.isolation_how.{how}"),
+             "memory": catalogue.text(f"ui.isolation_memory.{memory}")}
+    key = "ui.isolation_line" if level == "jail" else "ui.isolation_warning"
+    return catalogue.text(key, **names)
+
+
+def test_every_report_and_the_summary_say_which_isolation_grading_ran_under(demo: DemoRun) -> None:
+    expected = available_isolation().as_dict()
+    found = {name: doc["isolation"] for name, doc in demo.docs.items()}
+    assert set(map(str, found.values())) == {str(expected)}, found
+    assert isolation_text(**expected) in demo.result.stdout, demo.result
+    dashboard = (demo.out_dir / "dashboard.html").read_text(encoding="utf-8")
+    assert isolation_text(**expected) in dashboard
+
+
+def test_grade_refuses_to_start_without_isolation(tmp_path: Path) -> None:
+    result = grader("grade", "lab01_graph", DEMO / STUDENTS[0], "--out", tmp_path / "out",
+                    isolation="none")
+    assert result.code == EXIT_USAGE, result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--allow-unisolated" in lines[0], result
+    assert not (tmp_path / "out").exists(), "nothing should be graded or written"
+
+
+def test_grade_with_allow_unisolated_grades_and_warns(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = grader("grade", "lab01_graph", DEMO / STUDENTS[0], "--out", out,
+                    "--allow-unisolated", isolation="none")
+    assert result.code == EXIT_OK, result
+    doc = json.loads((out / STUDENTS[0] / "scores.json").read_text(encoding="utf-8"))
+    assert doc["isolation"]["level"] == "limits" and doc["isolation"]["how"] == "none", doc
+    warning = isolation_text(**doc["isolation"])
+    assert warning.startswith("Warning:") and warning in result.stdout, result
+    assert f'class="isolation-warning">{warning}' in (out / "dashboard.html").read_text("utf-8")
+
+
+def test_check_never_refuses_and_names_its_isolation_only_when_verbose() -> None:
+    quiet = grader("check", "--path", "solutions/lab01_graph", isolation="none")
+    verbose = grader("check", "--path", "solutions/lab01_graph", "--verbose", isolation="none")
+    assert quiet.code == verbose.code == EXIT_OK, (quiet, verbose)
+    # the memory bound depends on the machine: a delegated cgroup, or the per-process limit
+    lines = [isolation_text("limits", "none", memory) for memory in ("cgroup", "per-process")]
+    assert any(line in verbose.stderr for line in lines), verbose
+    assert "Warning:" not in quiet.stdout + quiet.stderr, quiet
 
 
 # --- check and render ------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from grader.batch import BatchOptions, grade_class
 from grader.intake import Submission
 from grader.labs import Lab
 from grader.results.build import grader_error_document
+from grader.sandbox.jail import available_isolation
 from grader.shard import GradingPlan, suites_for
 
 SUBMISSION_TIMEOUT_S = 540.0  # under Gradescope's default 10-minute limit
@@ -33,4 +34,5 @@ def grade_one(lab: Lab, source: Path, submission_id: str, lang: str, seed: str,
     except Exception as exc:  # the grader's own failure still gives the student a document
         traceback.print_exc()
         record = {**submission.meta, "id": submission_id, "source": str(source), "digest": ""}
-        return grader_error_document(lab.name, record, f"{type(exc).__name__}: {exc}"[:300], lang)
+        return grader_error_document(lab.name, record, f"{type(exc).__name__}: {exc}"[:300], lang,
+                                     available_isolation().as_dict())

@@ -17,7 +17,7 @@ from grader.messages import (
     shows_hint,
 )
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: the top-level "isolation" object
 
 
 def entries_by_submission(report: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
@@ -59,7 +59,8 @@ def _check(entry: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
 SUBMISSION_EXTRAS = ("student_id", "name", "lms", "late", "earlier")
 
 
-def _envelope(lab: str, submission: Mapping[str, Any], lang: str) -> dict[str, Any]:
+def _envelope(lab: str, submission: Mapping[str, Any], lang: str,
+              isolation: Mapping[str, str]) -> dict[str, Any]:
     record = {key: submission[key] for key in ("id", "source", "digest")}
     record.update({key: submission[key] for key in SUBMISSION_EXTRAS
                    if submission.get(key) not in (None, "", [], ())})
@@ -71,6 +72,7 @@ def _envelope(lab: str, submission: Mapping[str, Any], lang: str) -> dict[str, A
         "lab": lab,
         "lang": lang,
         "submission": record,
+        "isolation": {key: isolation[key] for key in ("level", "how", "memory")},
     }
 
 
@@ -79,8 +81,11 @@ def _now() -> str:
 
 
 def graded_document(lab: str, submission: Mapping[str, Any], entries: Sequence[Mapping[str, Any]],
-                    flags: Sequence[Mapping[str, Any]], lang: str) -> dict[str, Any]:
-    """The score document of a submission whose checks all ran."""
+                    flags: Sequence[Mapping[str, Any]], lang: str,
+                    isolation: Mapping[str, str]) -> dict[str, Any]:
+    """The score document of a submission whose checks all ran, under `isolation` (what the
+    sandbox that ran them recorded in the entries, where it did)."""
+    isolation = next((e["isolation"] for e in entries if e.get("isolation")), isolation)
     catalogue = Catalogue.load(lang)
     checks = [_check(entry, catalogue) for entry in entries]
     # A module that cannot be imported fails every check that runs, but has fallen into no
@@ -89,7 +94,7 @@ def graded_document(lab: str, submission: Mapping[str, Any], entries: Sequence[M
         c["pitfall"] for c in checks
         if c["status"] == "failed" and (c["detail"] or {}).get("kind") != "import-error"))
     return {
-        **_envelope(lab, submission, lang),
+        **_envelope(lab, submission, lang, isolation),
         "status": "graded",
         "reason": None,
         "score": sum(c["score"] for c in checks),
@@ -103,23 +108,24 @@ def graded_document(lab: str, submission: Mapping[str, Any], entries: Sequence[M
 
 
 def ungradable_document(lab: str, submission: Mapping[str, Any], detail: Mapping[str, Any],
-                        lang: str) -> dict[str, Any]:
+                        lang: str, isolation: Mapping[str, str]) -> dict[str, Any]:
     """The document of a submission that could not be read (no lab file, unreadable zip, ...)."""
-    return _unscored_document(lab, submission, "ungradable", detail, lang)
+    return _unscored_document(lab, submission, "ungradable", detail, lang, isolation)
 
 
 def grader_error_document(lab: str, submission: Mapping[str, Any], reference: str,
-                          lang: str) -> dict[str, Any]:
+                          lang: str, isolation: Mapping[str, str]) -> dict[str, Any]:
     """The document of a submission the grader failed on: the grader's fault, never the student's."""
     detail = {"kind": "grader-error", "params": {"reference": reference}}
-    return _unscored_document(lab, submission, "grader-error", detail, lang)
+    return _unscored_document(lab, submission, "grader-error", detail, lang, isolation)
 
 
 def _unscored_document(lab: str, submission: Mapping[str, Any], status: str,
-                       detail: Mapping[str, Any], lang: str) -> dict[str, Any]:
+                       detail: Mapping[str, Any], lang: str,
+                       isolation: Mapping[str, str]) -> dict[str, Any]:
     catalogue = Catalogue.load(lang)
     return {
-        **_envelope(lab, submission, lang),
+        **_envelope(lab, submission, lang, isolation),
         "status": status,
         "reason": {**detail, "text": describe_detail(detail, catalogue)},
         "score": 0.0,

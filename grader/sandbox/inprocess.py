@@ -14,12 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from grader.child.scenario import Scenario
+from grader.sandbox.jail import IN_PROCESS
 from grader.sandbox.loader import load_exports
 from grader.sandbox.sandbox import Outcome
 
 
 class InProcessRunner:
     """Same interface as Sandbox, without the process boundary."""
+
+    isolation = IN_PROCESS
 
     def __init__(self, workdir: Path, module: str, class_name: str | None,
                  files: tuple[str, ...]) -> None:

@@ -35,7 +35,7 @@ UID_BASE = 61000
 UID_SPAN = 4000
 PROBE_UID = UID_BASE + UID_SPAN  # never a jail's: only the probes run as it
 SYSTEM_PYTHONS = ("/usr/bin/python3", "/usr/local/bin/python3")
-LEVELS = ("limits", "uid", "jail")  # weakest first
+LEVELS = ("none", "limits", "uid", "jail")  # weakest first; "none": `check --debug`, in-process
 HOWS = ("root", "userns", "setuid", "none")  # strongest first: the order they are tried in
 HOW_LEVEL = {"root": "jail", "userns": "jail", "setuid": "uid", "none": "limits"}
 # An instructor (or the benchmark) may ask for a weaker entry than the strongest available:
@@ -59,9 +59,9 @@ class Isolation:
     "per-process" (a per-process limit only).
     """
 
-    level: str  # jail | uid | limits
-    how: str  # root | userns | setuid | none
-    memory: str = "per-process"
+    level: str  # jail | uid | limits | none
+    how: str  # root | userns | setuid | none | in-process
+    memory: str = "per-process"  # cgroup | process-count | per-process | none
 
     def at_least(self, level: str) -> bool:
         """Whether this isolation is `level` or stronger."""
@@ -94,6 +94,21 @@ class Jail:
         """The plain-data form sent to the child bootstrap."""
         return {"how": self.how, "uid": self.uid, "gid": self.gid, "tmp_bytes": self.tmp_bytes,
                 "landlock": self.landlock}
+
+
+# The debug runner's: student code in the grader's own process, so that breakpoint() works.
+IN_PROCESS = Isolation("none", "in-process", "none")
+
+
+def isolation_of(jail: Jail | None, memory_cgroup: bool) -> Isolation:
+    """The isolation a sandbox with this jail (and memory cgroup, or not) gives its child."""
+    how = jail.how if jail is not None else "none"
+    level = HOW_LEVEL[how]
+    if memory_cgroup:
+        memory = "cgroup"
+    else:
+        memory = "per-process" if level == "limits" else "process-count"
+    return Isolation(level, how, memory)
 
 
 # -- probes: each runs in a forked child, with the calls the bootstrap itself makes ------------
@@ -201,13 +216,7 @@ def available_isolation() -> Isolation:
     """The strongest isolation this process can give a sandbox child (probed once)."""
     from grader.sandbox.memory import memory_cgroups_delegated
 
-    how = _entry()
-    level = HOW_LEVEL[how]
-    if memory_cgroups_delegated():
-        memory = "cgroup"
-    else:
-        memory = "per-process" if level == "limits" else "process-count"
-    return Isolation(level, how, memory)
+    return isolation_of(default_jail(), memory_cgroups_delegated())
 
 
 def jail_supported() -> bool:

@@ -1,6 +1,8 @@
 """The memory of a whole submission (all its processes) bounded by a cgroup, where one is
 delegated to the grader.
 
+Side: trusted process.
+
 A memory cgroup can be had where this process may create a child of its own cgroup with the
 memory controller: as root on a machine whose cgroup file system is writable (cgroup v1, or v2
 with the memory controller enabled below this process's cgroup), or as a user to whom systemd

@@ -25,7 +25,7 @@ from typing import Any
 
 from grader.child.scenario import HELPERS_SOURCE, Scenario
 from grader.sandbox import protocol, reaper
-from grader.sandbox.jail import Jail, kill_uid
+from grader.sandbox.jail import Isolation, Jail, isolation_of, kill_uid
 from grader.sandbox.memory import MemoryGroup, memory_cgroups_delegated
 
 CHILD_SOURCE = (Path(__file__).parent.parent / "child" / "bootstrap.py").read_text(encoding="utf-8")
@@ -149,6 +149,11 @@ class Sandbox:
         if self.memory is not None:
             self.memory.close()
             self.memory = None
+
+    @property
+    def isolation(self) -> Isolation:
+        """The isolation this sandbox's children run under."""
+        return isolation_of(self.jail, self.memory is not None)
 
     def zygote_pids(self) -> tuple[int, ...]:
         """The zygote's own processes (none between zygotes): the process this one started

@@ -13,7 +13,8 @@ from typing import Any
 
 FORBIDDEN_MODULES = frozenset({
     "torch", "micrograd", "jax", "tensorflow", "autograd", "tinygrad",  # someone else's engine
-    "ctypes", "cffi", "subprocess", "socket", "multiprocessing", "pty", "signal", "resource",
+    "ctypes", "cffi", "subprocess", "_posixsubprocess", "socket", "multiprocessing", "pty",
+    "signal", "resource",
     "importlib", "inspect", "gc", "pytest", "_pytest", "grader", "atexit", "threading",
     "urllib", "http", "requests", "shutil", "site", "builtins",
 })

@@ -1,19 +1,25 @@
-"""The red-team corpus, graded as one class: no attack scores more than the honest work in it.
+"""The red-team corpus, graded as one class in every mode: no attack scores more than the honest
+work in it, whoever runs the grader.
 
 Every folder of `tests/fixtures/redteam/` is a hostile lab01 submission with an `attack.toml`
 (family, description, honest work, the checks it may pass, the flags the static scan must
 raise, the expected status); `control-*` folders are correct engines with odd but legitimate
 habits, which must score 100% with no flag. The whole corpus goes through ONE
 `grader.batch.grade_class` call, as a class would, each attack on its neighbours followed by a
-control in the same shard, so that collateral damage shows on code that must score 100%. Then:
+control in the same shard, so that collateral damage shows on code that must score 100%. That
+batch runs once per mode the grader accepts (`tests/sandbox/modes.py`): as root (the root jail),
+as uid 65534 (the jail through user namespaces) and as root in a container that refuses
+namespaces (a separate uid); every report must say which. Then:
 
 - per attack: the expected status, no passed check outside `may_pass`, the expected flags;
 - per submission: the report on disk is the one the grader wrote (also 2 s later), it leaks
   neither the hidden suite, nor the solution, nor the grader's environment, and its
   renderings carry no live markup or terminal escapes;
-- per batch: the report folder holds exactly one folder of reports per submission, nothing
-  changes in it after grading, no process started by grading is alive, no file appeared in
-  /tmp, at the filesystem root or in the repository, and no connection reached the host.
+- per batch: the report folder holds exactly one folder of reports per submission and the
+  class files the grader wrote, nothing changes in it after grading, no process started by
+  grading is alive, no file appeared in /tmp, at the filesystem root or in the repository, no
+  file of the corpus (the other submissions), the checks or the solution changed, the
+  instructors' homes were neither read nor changed, and no connection reached the host.
 
 Nothing is marked xfail: a red test here is an open hole in the grader.
 """
@@ -29,6 +35,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -40,14 +47,24 @@ from typing import Any
 
 import pytest
 
-from grader.batch import REPORT_FILES, BatchOptions, grade_class
+from grader.batch import REPORT_FILES, write_class_csv
 from grader.i18n import Catalogue
 from grader.labs import COURSE_ROOT, get_lab
 from grader.render import render_feedback
 from grader.sandbox import reaper
-from grader.shard import GradingPlan, suites_for
+
+sys.path.insert(0, str(Path(__file__).parent / "sandbox"))
+import modes  # noqa: E402 - the helper that reproduces each mode on this machine
 
 CORPUS = Path(__file__).parent / "fixtures" / "redteam"
+GRADE_BATCH = Path(__file__).parent / "sandbox" / "grade_batch.py"
+# The modes the grader accepts without --allow-unisolated, one batch each (see modes.py).
+REDTEAM_MODES = ("root", "unprivileged", "container")
+# Instructors' homes to reach: another user's, world-readable as Debian used to make them (the
+# grader's own in the unprivileged mode), and root's. Each holds a canary no report may show.
+INSTRUCTOR_HOME = Path("/home/minigrad-redteam-instructor")
+ROOT_HOME_SECRETS = Path("/root/.minigrad-redteam-secrets")
+BATCH_TIMEOUT_S = 900
 LAB = get_lab("lab01_graph")
 SEED = "redteam"
 FAMILIES = frozenset({
@@ -137,7 +154,8 @@ WORKERS = 2
 # is followed by a control, which shows the damage. Then the attacks that leave processes
 # behind. Both come after all other attacks, so that what they break hides no other finding.
 NEIGHBOUR_ATTACKS = ("kill-sibling-sandboxes", "sabotage-classmates-workdir",
-                     "daemon-rewrites-scores", "exhaust-process-quota", "forge-scores-json")
+                     "walk-and-rewrite-every-report", "daemon-rewrites-scores",
+                     "exhaust-process-quota", "forge-scores-json")
 PROCESS_ATTACKS = ("fork-bomb", "fork-bomb-setsid", "multiprocessing-pool", "subprocess-run",
                    "os-system", "ctypes-libc", "setsid-daemon-writes-tmp",
                    "timeout-escape-setsid-chain", "forge-shard-report", "gradescope-results-json")
@@ -256,9 +274,12 @@ def repo_entries() -> set[str]:
 
 
 def protected_files() -> dict[str, str]:
-    """sha256 of the files an attack would most like to rewrite: checks and solution."""
+    """sha256 of the files an attack would most like to rewrite: checks, solution, and every
+    submission of the corpus (the classmates' originals)."""
     paths = [*LAB.hidden_tests.glob("*.py"), *LAB.public_tests.glob("*.py"),
-             LAB.solution_dir / LAB.main_file, COURSE_ROOT / "grader" / "plugin.py"]
+             LAB.solution_dir / LAB.main_file, COURSE_ROOT / "grader" / "plugin.py",
+             *(path for path in CORPUS.rglob("*") if path.is_file() and "__pycache__" not in
+               path.parts)]
     return {str(path.relative_to(COURSE_ROOT)): hashlib.sha256(path.read_bytes()).hexdigest()
             for path in sorted(paths)}
 
@@ -337,26 +358,34 @@ def secret_markers() -> tuple[str, ...]:
 
 @dataclass
 class Snapshot:
-    """What the machine looked like: /tmp, the filesystem root and the repository."""
+    """What the machine looked like: /tmp, the filesystem root, the repository, the protected
+    files and the instructors' homes."""
 
     tmp: set[str]
     root: set[str]
     repo: set[str]
     protected: dict[str, str]
+    homes: dict[str, str]
 
     @classmethod
     def take(cls) -> Snapshot:
         """Look now."""
-        return cls(listing("/tmp", UNRELATED_TMP), listing("/"), repo_entries(), protected_files())
+        homes = {f"{home}/{name}": digest for home in (INSTRUCTOR_HOME, ROOT_HOME_SECRETS)
+                 for name, digest in folder_digest(home).items()}
+        homes["/root listing"] = " ".join(sorted(listing("/root")))
+        return cls(listing("/tmp", UNRELATED_TMP), listing("/"), repo_entries(), protected_files(),
+                   homes)
 
 
 @dataclass
 class Batch:
     """The graded corpus and everything observed around it."""
 
+    mode: str
     out_dir: Path
     order: list[Attack]
     docs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    isolation: dict[str, str] = field(default_factory=dict)  # what the grader found available
     error: str | None = None
     seconds: float = 0.0
     reports_after_grading: dict[str, str] = field(default_factory=dict)
@@ -366,6 +395,7 @@ class Batch:
     after: Snapshot | None = None
     connections: list[str] = field(default_factory=list)
     canary: str = ""
+    home_canaries: tuple[str, ...] = ()
     scratch_left: list[str] = field(default_factory=list)
 
     def doc(self, name: str) -> dict[str, Any]:
@@ -400,34 +430,75 @@ def _remove_litter(before: Snapshot, after: Snapshot, names: set[str]) -> None:
 
 
 @pytest.fixture(scope="session")
-def batch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Batch]:
-    """Grade the whole corpus once, as one class, and watch the machine around it."""
-    out_dir = tmp_path_factory.mktemp("redteam-out")
-    scratch = tmp_path_factory.mktemp("redteam-scratch")  # where grade_class's scratch goes
-    result = Batch(out_dir, class_order(ATTACKS, CONTROLS))
+def instructor_homes() -> Iterator[tuple[str, ...]]:
+    """Plant the instructors' homes, each with a canary file; their canaries."""
+    canaries = tuple(f"redteam-home-canary-{os.urandom(8).hex()}" for _ in range(3))
+    INSTRUCTOR_HOME.mkdir(mode=0o755, exist_ok=True)
+    os.chmod(INSTRUCTOR_HOME, 0o755)
+    (INSTRUCTOR_HOME / ".ssh").mkdir(mode=0o700, exist_ok=True)
+    (INSTRUCTOR_HOME / ".ssh" / "id_ed25519").write_text(canaries[0] + "\n", encoding="utf-8")
+    (INSTRUCTOR_HOME / ".bashrc").write_text(f"# {canaries[1]}\n", encoding="utf-8")
+    for path in (INSTRUCTOR_HOME, INSTRUCTOR_HOME / ".ssh", INSTRUCTOR_HOME / ".bashrc",
+                 INSTRUCTOR_HOME / ".ssh" / "id_ed25519"):
+        os.chown(path, modes.NOBODY, modes.NOBODY)  # the unprivileged mode's grader's own
+    ROOT_HOME_SECRETS.mkdir(mode=0o700, exist_ok=True)
+    (ROOT_HOME_SECRETS / "canary").write_text(canaries[2] + "\n", encoding="utf-8")
+    try:
+        yield canaries
+    finally:
+        shutil.rmtree(INSTRUCTOR_HOME, ignore_errors=True)
+        shutil.rmtree(ROOT_HOME_SECRETS, ignore_errors=True)
+
+
+def _grade_in_mode(mode: str, result: Batch, base: Path, scratch: Path) -> None:
+    """Run grade_batch.py over the corpus as a grader of `mode`; fill in what it returned."""
+    python = modes.python_for(mode, base / "python")
+    answer = modes.grader_owned(base / "answer", mode) / "result.json"
+    home = str(INSTRUCTOR_HOME) if mode in modes.UNPRIVILEGED else "/root"
+    env = modes.environment(mode, TMPDIR=str(scratch), HOME=home,
+                            **{CANARY_VARIABLE: result.canary})
+    command = [*modes.prefix(mode), python, str(GRADE_BATCH), str(answer), str(result.out_dir),
+               LAB.name, SEED, str(WORKERS), *(str(a.path) for a in result.order)]
+    try:
+        completed = subprocess.run(command, cwd=COURSE_ROOT, env=env, capture_output=True,
+                                   text=True, timeout=BATCH_TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        result.error = f"the batch took over {BATCH_TIMEOUT_S} s"
+        return
+    if completed.returncode != 0 or not answer.is_file():
+        result.error = f"exit {completed.returncode}: {completed.stderr[-1500:]}"
+        return
+    returned = json.loads(answer.read_text(encoding="utf-8"))
+    result.error = returned["error"]
+    result.seconds = returned["seconds"]
+    result.isolation = returned["isolation"]
+    result.docs = {doc["submission"]["id"]: doc for doc in returned["docs"]}
+
+
+@pytest.fixture(scope="session", params=REDTEAM_MODES)
+def batch(request: pytest.FixtureRequest, instructor_homes: tuple[str, ...]) -> Iterator[Batch]:
+    """Grade the whole corpus once per mode, as one class, and watch the machine around it."""
+    mode = request.param
+    unavailable = modes.why_unavailable(mode)
+    if unavailable:
+        pytest.skip(f"mode {mode}: {unavailable}")
+    # Under /tmp (pytest's own folders are root's alone): a folder only the grader can enter.
+    base = Path(tempfile.mkdtemp(prefix=f"minigrad-grader-redteam-{mode}-", dir="/tmp"))
+    os.chmod(base, 0o711)
+    out_dir, scratch = (modes.grader_owned(base / name, mode) for name in ("out", "scratch"))
+    for folder in (out_dir, scratch):
+        os.chmod(folder, 0o700)
+    result = Batch(mode, out_dir, class_order(ATTACKS, CONTROLS), home_canaries=instructor_homes)
     result.before = Snapshot.take()
     reaper.enable_subreaper()  # orphans of grading re-parent here, where they can be found
     listener = Listener()
     result.canary = hashlib.sha256(os.urandom(16)).hexdigest()
-    saved = os.environ.get(CANARY_VARIABLE)
-    os.environ[CANARY_VARIABLE] = result.canary
-    spec = GradingPlan(LAB, suites_for(LAB, hidden=True), seed=SEED, lang="en")
     started = time.monotonic()
-    saved_tempdir, tempfile.tempdir = tempfile.tempdir, str(scratch)
     try:
-        docs = grade_class(spec, [a.path for a in result.order],
-                           BatchOptions(out_dir=out_dir, workers=WORKERS), lambda *_: None)
-        result.docs = {doc["submission"]["id"]: doc for doc in docs}
-    except Exception as exc:  # an attack that stops the batch must fail this test, not pass it
-        result.error = f"{type(exc).__name__}: {exc}"
+        _grade_in_mode(mode, result, base, scratch)
     finally:
-        tempfile.tempdir = saved_tempdir
-        result.seconds = time.monotonic() - started
+        result.seconds = result.seconds or time.monotonic() - started
         result.scratch_left = sorted(str(p.relative_to(scratch)) for p in scratch.rglob("*"))
-        if saved is None:
-            os.environ.pop(CANARY_VARIABLE, None)
-        else:
-            os.environ[CANARY_VARIABLE] = saved
     result.reports_after_grading = folder_digest(out_dir)
     time.sleep(SETTLE_S)
     result.reports_later = folder_digest(out_dir)
@@ -440,6 +511,7 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Batch]:
     finally:
         kill_descendants()
         _remove_litter(result.before, result.after, set(BY_NAME))
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def passed_checks(doc: dict[str, Any]) -> set[str]:
@@ -589,7 +661,7 @@ def test_reports_leak_no_secret(batch, name):
         path = batch.out_dir / name / report
         if path.is_file() and report != "scores.json":
             texts[report] = path.read_text(encoding="utf-8", errors="replace")
-    for marker in [batch.canary, *secret_markers()]:
+    for marker in [batch.canary, *batch.home_canaries, *secret_markers()]:
         for report, text in texts.items():
             assert marker not in text, f"{name}: {report} contains a secret: {marker[:80]!r}"
 
@@ -623,6 +695,34 @@ def test_batch_finished_with_one_document_per_submission(batch):
     assert batch.error is None, f"grade_class raised after {batch.seconds:.0f} s: {batch.error}"
     missing = sorted({a.name for a in batch.order} - set(batch.docs))
     assert not missing and len(batch.docs) == len(batch.order), f"no document for {missing}"
+
+
+def test_every_report_says_the_isolation_of_its_mode(batch):
+    """The grader found the mode's isolation, and every document records it."""
+    level, how = modes.EXPECTED_ISOLATION[batch.mode]
+    assert (batch.isolation.get("level"), batch.isolation.get("how")) == (level, how), \
+        f"{batch.mode}: the grader found {batch.isolation}"
+    wrong = {name: doc["isolation"] for name, doc in batch.docs.items()
+             if (doc["isolation"]["level"], doc["isolation"]["how"]) != (level, how)}
+    assert not wrong, f"{batch.mode}: documents not at {level}/{how}: {wrong}"
+
+
+def test_class_csv_is_the_graders(batch, tmp_path):
+    """class.csv holds exactly what the grader writes for the documents it returned."""
+    assert batch.error is None, batch.error
+    expected = tmp_path / "class.csv"
+    write_class_csv([batch.docs[a.name] for a in batch.order], expected)
+    written = (batch.out_dir / "class.csv").read_text(encoding="utf-8")
+    assert written == expected.read_text(encoding="utf-8"), f"class.csv was rewritten:\n{written[:500]}"
+
+
+def test_instructor_homes_are_neither_read_nor_changed(batch):
+    """The planted homes (another user's, world-readable; root's) are unchanged, and no report
+    holds their canaries (test_reports_leak_no_secret looks for those)."""
+    assert batch.before is not None and batch.after is not None
+    changed = sorted(key for key in set(batch.before.homes) | set(batch.after.homes)
+                     if batch.before.homes.get(key) != batch.after.homes.get(key))
+    assert not changed, f"{batch.mode}: changed in the instructors' homes: {changed}"
 
 
 def test_report_folder_holds_only_reports(batch):

@@ -14,7 +14,8 @@ import os
 import sys
 from pathlib import Path
 
-from grader.sandbox import Limits, Sandbox, scenario
+from grader.child.scenario import scenario
+from grader.sandbox import Limits, Sandbox
 from grader.sandbox.jail import available_isolation, default_jail
 
 # The submission: runs the probe's code in a fresh interpreter, started through the one

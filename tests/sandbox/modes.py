@@ -26,9 +26,10 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from grader.labs import REPO_ROOT
+from grader.labs import PACKAGE_DIR
 from grader.sandbox.jail import readable_by_others
 
+SOURCE_ROOT = PACKAGE_DIR.parent  # the folder the grader package is imported from
 NOBODY = 65534
 CONTAINER = Path(__file__).with_name("container_seccomp.py")
 DROP_SYS_ADMIN = ["setpriv", "--bounding-set", "-sys_admin", "--inh-caps", "-sys_admin", "--"]
@@ -57,7 +58,7 @@ def why_unavailable(mode: str) -> str | None:
     if mode in ("container", "unprivileged-no-userns") and platform.machine() != "x86_64":
         return "the container seccomp filter is written for x86_64"
     if mode in UNPRIVILEGED:
-        for path in (REPO_ROOT / "grader" / "__init__.py", Path(sysconfig.get_paths()["purelib"])):
+        for path in (SOURCE_ROOT / "grader" / "__init__.py", Path(sysconfig.get_paths()["purelib"])):
             if not readable_by_others(path):
                 return f"uid {NOBODY} cannot read {path}"
         if not os.access("/usr/bin/python3", os.X_OK):
@@ -79,7 +80,7 @@ def unprivileged_python(folder: Path) -> Path:
                                  check=True, capture_output=True, text=True).stdout.strip()
         here = sysconfig.get_paths()["purelib"]
         Path(purelib, "minigrad-tests.pth").write_text(
-            f"import sys, site; site.addsitedir({here!r}); sys.path.insert(0, {str(REPO_ROOT)!r})\n",
+            f"import sys, site; site.addsitedir({here!r}); sys.path.insert(0, {str(SOURCE_ROOT)!r})\n",
             encoding="utf-8")
     return venv / "bin" / "python"
 

@@ -19,13 +19,13 @@ from typing import Any
 
 import pytest
 
-from grader.labs import REPO_ROOT
+from grader.labs import COURSE_ROOT
 
 sys.path.insert(0, str(Path(__file__).parent))
 import modes  # noqa: E402 - a helper beside this file
 
 PROBE = Path(__file__).with_name("mode_probe.py")
-SOLUTION = REPO_ROOT / "solutions" / "lab01_graph" / "value.py"
+SOLUTION = COURSE_ROOT / "solutions" / "lab01_graph" / "value.py"
 HOME_CANARY = "minigrad-mode-probe-home-canary"
 # What the probe's attempts must give in each mode; a mode not listed for an attempt must see
 # it fail (any error). "limits" is listed in full: it documents what that level leaves open.
@@ -54,7 +54,7 @@ def world() -> Iterator[dict[str, Any]]:
     finally:
         listener.close()
         shutil.rmtree(folder, ignore_errors=True)
-        (REPO_ROOT / "mode-probe-marker").unlink(missing_ok=True)
+        (COURSE_ROOT / "mode-probe-marker").unlink(missing_ok=True)
 
 
 def probe(mode: str, world: dict[str, Any]) -> dict[str, Any]:
@@ -65,7 +65,7 @@ def probe(mode: str, world: dict[str, Any]) -> dict[str, Any]:
     config = {
         "workdir": str(workdir), "solution": str(SOLUTION),
         "home_canary": str(world["home"] / "canary"),
-        "repository_marker": str(REPO_ROOT / "mode-probe-marker"),
+        "repository_marker": str(COURSE_ROOT / "mode-probe-marker"),
         "host_marker": str(world["host"] / f"written-{mode}"),
         "tmp_marker": f"/tmp/minigrad-mode-probe-{mode}",
         "port": world["listener"].getsockname()[1], "sleeper": "31.7",
@@ -111,4 +111,4 @@ def test_each_mode_takes_the_strongest_isolation_and_holds_it(mode: str, world: 
                                               "sbin", "tmp", "usr"}, attempts["root_listing"]
     assert not world["host_tmp_written"], f"{mode}: wrote to the machine's /tmp"
     assert not (world["host"] / f"written-{mode}").exists()
-    assert not (REPO_ROOT / "mode-probe-marker").exists()
+    assert not (COURSE_ROOT / "mode-probe-marker").exists()

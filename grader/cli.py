@@ -46,8 +46,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     path = Path(args.path) if args.path else lab.student_dir
     if not path.exists():
         raise UsageError(f"{path} does not exist")
+    # Where no sandbox can run (Windows outside WSL), the student's own code runs in-process,
+    # as with --debug: it is their code on their machine.
+    in_process = args.debug or available_isolation().how == "in-process"
     plan = GradingPlan(lab, suites_for(lab, hidden=False), args.seed, args.lang,
-                       in_process=args.debug)
+                       in_process=in_process)
     options = BatchOptions(out_dir=None, workers=1, shard_timeout_s=300,
                            interactive=args.debug)
     started = time.perf_counter()
@@ -119,7 +122,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
         raise UsageError(catalogue.text("ui.isolation_refused", **{
             key: catalogue.text(f"ui.isolation_{key}.{value}")
             for key, value in isolation.as_dict().items() if key != "memory"}))
-    plan = GradingPlan(lab, suites, args.seed, args.lang)
+    plan = GradingPlan(lab, suites, args.seed, args.lang,
+                       in_process=isolation.how == "in-process")  # only with --allow-unisolated
     out_dir = Path(args.out)
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out {out_dir} is a file, not a folder")

@@ -150,13 +150,23 @@ def install_guard():
 
 
 def apply_limits(limits):
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_AS, (limits["memory_bytes"], limits["memory_bytes"]))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"], limits["file_bytes"]))
-    cpu = limits["zygote_cpu_s"]
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    """The resource limits. On Linux every one must hold; elsewhere (a student's Mac, where
+    RLIMIT_AS may be refused) a limit the system refuses is left out rather than crashing."""
+    required = sys.platform.startswith("linux")
+
+    def limit(which, soft, hard):
+        try:
+            resource.setrlimit(which, (soft, hard))
+        except (ValueError, OSError):
+            if required:
+                raise
+
+    limit(resource.RLIMIT_CORE, 0, 0)
+    limit(resource.RLIMIT_AS, limits["memory_bytes"], limits["memory_bytes"])
+    limit(resource.RLIMIT_FSIZE, limits["file_bytes"], limits["file_bytes"])
+    limit(resource.RLIMIT_CPU, limits["zygote_cpu_s"], limits["zygote_cpu_s"] + 1)
     if limits.get("processes"):
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"], limits["processes"]))
+        limit(resource.RLIMIT_NPROC, limits["processes"], limits["processes"])
 
 
 def enter_jail(jail):
@@ -180,14 +190,19 @@ def enter_jail(jail):
             raise OSError(ctypes.get_errno(), f"jail: {what} failed")
 
     how = jail["how"]
-    if how == "setuid" or (how == "userns" and os.getuid() == 0):
-        take_jail_uid(jail)
     if how == "setuid":
+        # The rules are made while still root: the folders above the submission need not be
+        # open to the jail's uid (the submission itself is reached through the cwd alone).
+        ruleset = file_rules(libc, check, jail["landlock"]) if jail.get("landlock") else None
+        take_jail_uid(jail)
         check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
         refuse_network_sockets(libc, check)
-        if jail.get("landlock"):
-            restrict_files(libc, check, jail["landlock"], os.getcwd())
+        if ruleset is not None:
+            check(libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0), "landlock")
+            os.close(ruleset)
         return
+    if how == "userns" and os.getuid() == 0:
+        take_jail_uid(jail)  # root without CAP_SYS_ADMIN: a uid of the jail's own first
     if how == "userns":
         uid, gid = os.getuid(), os.getgid()
         check(libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")  # setuid cleared it
@@ -350,9 +365,10 @@ def refuse_network_sockets(libc, check):
     check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
 
 
-def restrict_files(libc, check, abi, submission):
-    """Landlock: read and execute under the folders the jail's root would hold, read the
-    submission, read and write the few devices; nothing else, no TCP, no signals out."""
+def file_rules(libc, check, abi):
+    """A Landlock ruleset: read and execute under the folders the jail's root would hold, read
+    the submission (the cwd), read and write the few devices; nothing else, no TCP, no signals
+    out of the domain. Returns its fd, for landlock_restrict_self."""
     import ctypes
 
     fs_rights = (1 << LANDLOCK_FS_RIGHTS[min(abi, len(LANDLOCK_FS_RIGHTS)) - 1]) - 1
@@ -381,19 +397,19 @@ def restrict_files(libc, check, abi, submission):
 
     for path in visible_paths():
         allow(path, LANDLOCK_READ)
-    allow(submission, LANDLOCK_READ)
+    allow(os.curdir, LANDLOCK_READ)
     for device in DEVICES:
         allow("/dev/" + device, LANDLOCK_DEVICE)
-    check(libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0), "landlock")
-    os.close(ruleset)
+    return ruleset
 
 
 def compile_submission(files, directory):
-    """Code objects of the submission's modules (compiling runs none of their code)."""
+    """Code objects of the submission's modules (compiling runs none of their code). Files are
+    opened relative to the cwd, the submission folder, whose parents may be closed to us."""
     codes = {}
     for name in files:
         path = os.path.join(directory, name)
-        with open(path, "rb") as handle:
+        with open(name, "rb") as handle:
             source = handle.read()
         codes[os.path.splitext(name)[0]] = (compile(source, path, "exec", dont_inherit=True), path)
     return codes
@@ -527,7 +543,7 @@ def main():
         write_frame(result_fd, {"status": "exited", "code": 0})
         return
     sys.meta_path.insert(0, PrecompiledFinder(codes))
-    sys.path.append(os.getcwd())  # for support files imported by name
+    sys.path.append(os.curdir)  # for support files imported by name (the cwd: see above)
     switch = install_guard()
     # Trusted work done once here, inherited by every child: the helpers, compiled scenarios.
     helpers = {"__name__": "grader_graph_helpers"}

@@ -22,6 +22,7 @@ children, with the very system calls the child bootstrap makes):
 from __future__ import annotations
 
 import functools
+import importlib.util
 import itertools
 import os
 import signal
@@ -212,10 +213,19 @@ def _entry() -> str:
     return "none"
 
 
+def sandbox_possible() -> bool:
+    """Whether this platform can run the sandbox at all: a forked child under POSIX resource
+    limits (not on Windows outside WSL, where only the in-process runner is left)."""
+    return hasattr(os, "fork") and importlib.util.find_spec("resource") is not None
+
+
 def available_isolation() -> Isolation:
-    """The strongest isolation this process can give a sandbox child (probed once)."""
+    """The strongest isolation this process can give a sandbox child (probed once); the
+    in-process runner's where no sandbox can run."""
     from grader.sandbox.memory import memory_cgroups_delegated
 
+    if not sandbox_possible():
+        return IN_PROCESS
     return isolation_of(default_jail(), memory_cgroups_delegated())
 
 

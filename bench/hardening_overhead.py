@@ -1,13 +1,18 @@
-"""Benchmark: what the sandbox's hardening costs per check, in one run on one machine.
+"""Benchmark: what the sandbox's hardening costs per check, for every isolation mode, on one machine.
 
-Runs the same lab01 scenario many times against the reference solution three ways and prints
-the median time per scenario run:
+Runs the same lab01 scenario many times against the reference solution and prints, per mode,
+the median time per scenario run and the median time to start a sandbox (the zygote, its jail
+and the import probe):
 - in-process (`--debug` mode's runner: no isolation at all);
-- sandbox without the jail (a forked child per scenario, audit guard, limits);
-- sandbox with the jail (as above, plus namespaces, new root, own uid, per-scenario uid sweep;
-  needs root on Linux, skipped otherwise).
+- limits (a forked child per scenario, audit guard, limits; how "none");
+- uid (the jail's own uid, seccomp, Landlock where the kernel has it; how "setuid");
+- jail through user namespaces (how "userns": namespaces, new root, pid namespace's sweep);
+- jail as root (how "root").
+Every mode this process can enter is measured (all of them as root on Linux); the others are
+listed as unavailable. As root the "userns" entry first takes a uid of its own, as root without
+CAP_SYS_ADMIN would; an unprivileged grader enters the same way minus that setuid.
 
-Usage: python bench/hardening_overhead.py [--runs 300]
+Usage: python bench/hardening_overhead.py [--runs 300] [--starts 10]
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from grader.child.scenarios.lab01_graph import diamond
 from grader.labs import COURSE_ROOT
 from grader.sandbox import Limits, Sandbox
 from grader.sandbox.inprocess import InProcessRunner
-from grader.sandbox.jail import default_jail
+from grader.sandbox.jail import HOW_LEVEL, HOWS, can_enter, jail_for
 
 SOLUTION = COURSE_ROOT / "solutions" / "lab01_graph" / "value.py"
 
@@ -41,10 +46,24 @@ def median_run(runner, runs: int) -> float:  # type: ignore[no-untyped-def]
     return statistics.median(times)
 
 
+def median_start(workdir: Path, how: str, starts: int) -> float:
+    """Median seconds from a new Sandbox to the answer of its first scenario."""
+    times = []
+    for _ in range(starts):
+        started = time.perf_counter()
+        with Sandbox(workdir, "value", "Value", ("value.py",), Limits(),
+                     jail=jail_for(how)) as sandbox:
+            outcome = sandbox.run(diamond, {"x": 1.5, "y": -2.0})
+        times.append(time.perf_counter() - started)
+        assert outcome.ok, outcome
+    return statistics.median(times)
+
+
 def main() -> None:
     """Measure and print."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=300)
+    parser.add_argument("--starts", type=int, default=10)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="minigrad-overhead-") as tmp:
         root = Path(tmp)
@@ -53,19 +72,30 @@ def main() -> None:
         workdir.mkdir(mode=0o755)
         shutil.copy(SOLUTION, workdir / "value.py")
         os.chmod(workdir / "value.py", 0o644)
-        figures = {"in-process": median_run(
-            InProcessRunner(workdir, "value", "Value", ("value.py",)), args.runs)}
-        with Sandbox(workdir, "value", "Value", ("value.py",), Limits()) as sandbox:
-            figures["sandbox, no jail"] = median_run(sandbox, args.runs)
-        jail = default_jail()
-        if jail is not None:
-            with Sandbox(workdir, "value", "Value", ("value.py",), Limits(), jail=jail) as sandbox:
-                figures["sandbox + jail"] = median_run(sandbox, args.runs)
+        runner = InProcessRunner(workdir, "value", "Value", ("value.py",))
+        figures: dict[str, tuple[float, float] | None] = {
+            "in-process": (median_run(runner, args.runs), 0.0)}
+        for how in reversed(HOWS):  # weakest first
+            label = f"{HOW_LEVEL[how]} ({how})"
+            if not can_enter(how):
+                figures[label] = None
+                continue
+            with Sandbox(workdir, "value", "Value", ("value.py",), Limits(),
+                         jail=jail_for(how)) as sandbox:
+                per_run = median_run(sandbox, args.runs)
+            figures[label] = (per_run, median_start(workdir, how, args.starts))
     base = figures["in-process"]
-    print(f"median time per scenario run over {args.runs} runs of lab01's diamond scenario:")
-    for name, seconds in figures.items():
-        print(f"  {name:18s} {seconds * 1000:7.2f} ms   (+{(seconds - base) * 1000:.2f} ms "
-              f"over in-process)")
+    assert base is not None
+    print(f"median over {args.runs} runs of lab01's diamond scenario, and over {args.starts} "
+          f"sandbox starts:")
+    print(f"  {'mode':18s} {'per scenario':>14s} {'over in-process':>16s} {'sandbox start':>14s}")
+    for name, measured in figures.items():
+        if measured is None:
+            print(f"  {name:18s} {'unavailable here':>14s}")
+            continue
+        per_run, start = measured
+        print(f"  {name:18s} {per_run * 1000:11.2f} ms {(per_run - base[0]) * 1000:+13.2f} ms "
+              f"{start * 1000:11.1f} ms")
 
 
 if __name__ == "__main__":

@@ -59,7 +59,9 @@ import modes  # noqa: E402 - the helper that reproduces each mode on this machin
 CORPUS = Path(__file__).parent / "fixtures" / "redteam"
 GRADE_BATCH = Path(__file__).parent / "sandbox" / "grade_batch.py"
 # The modes the grader accepts without --allow-unisolated, one batch each (see modes.py).
-REDTEAM_MODES = ("root", "unprivileged", "container")
+# MINIGRAD_REDTEAM_MODES="unprivileged-no-userns" shows what the "limits" level leaves open
+# (SECURITY.md's figures): its failures are the attacks that succeed there.
+REDTEAM_MODES = tuple(os.environ.get("MINIGRAD_REDTEAM_MODES", "root unprivileged container").split())
 # Instructors' homes to reach: another user's, world-readable as Debian used to make them (the
 # grader's own in the unprivileged mode), and root's. Each holds a canary no report may show.
 INSTRUCTOR_HOME = Path("/home/minigrad-redteam-instructor")

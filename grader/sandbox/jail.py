@@ -176,7 +176,7 @@ PROBES: dict[str, Callable[[], bool]] = {
 }
 
 
-def _usable(how: str) -> bool:
+def can_enter(how: str) -> bool:
     """Whether this process can enter the jail `how`."""
     if how == "none":
         return True
@@ -208,7 +208,7 @@ def _entry() -> str:
     for how in HOWS[start:]:
         if how != "none" and sandbox_interpreter() is None:
             return "none"
-        if _usable(how):
+        if can_enter(how):
             return how
     return "none"
 

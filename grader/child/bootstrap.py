@@ -32,8 +32,9 @@ WRITE, FORK, WAITPID, EXIT = os.write, os.fork, os.waitpid, os._exit
 GET_IDENT = _thread.get_ident
 
 CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x20000000, 0x40000000
-CLONE_NEWUSER = 0x10000000
-JAIL_NAMESPACES = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID
+CLONE_NEWUSER, CLONE_NEWIPC, CLONE_NEWUTS = 0x10000000, 0x08000000, 0x04000000
+# mounts, network, pids, System V IPC and POSIX message queues, host name
+JAIL_NAMESPACES = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32, 4096
 MS_NOATIME, MS_NODIRATIME, MS_REC, MS_PRIVATE, MS_RELATIME = 1024, 2048, 16384, 1 << 18, 1 << 21
 # statvfs flag -> the mount flag a remount in a user namespace must keep (locked flags)
@@ -47,8 +48,9 @@ CAPABILITY_VERSION_3 = 0x20080522
 SECCOMP_MODE_FILTER, SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 2, 0x7FFF0000, 0x00050000
 BPF_LD, BPF_W, BPF_ABS, BPF_JMP, BPF_JEQ, BPF_JGE, BPF_K, BPF_RET = 0, 0, 0x20, 5, 0x10, 0x30, 0, 6
 AF_UNIX = 1
-# machine -> (AUDIT_ARCH_*, socket, io_uring_setup)
-SECCOMP_NUMBERS = {"x86_64": (0xC000003E, 41, 425), "aarch64": (0xC00000B7, 198, 425)}
+# machine -> (AUDIT_ARCH_*, socket, refused outright: io_uring_setup, add_key, request_key, keyctl)
+SECCOMP_NUMBERS = {"x86_64": (0xC000003E, 41, (425, 248, 249, 250)),
+                   "aarch64": (0xC00000B7, 198, (425, 217, 218, 219))}
 # Landlock (the same numbers on every architecture)
 SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF = 444, 445, 446
 LANDLOCK_FS_RIGHTS = (13, 14, 15, 15, 16)  # how many fs access bits ABI 1, 2, 3, 4, 5+ handle
@@ -196,7 +198,7 @@ def enter_jail(jail):
         ruleset = file_rules(libc, check, jail["landlock"]) if jail.get("landlock") else None
         take_jail_uid(jail)
         check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-        refuse_network_sockets(libc, check)
+        install_seccomp_filter(libc, check)
         if ruleset is not None:
             check(libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0), "landlock")
             os.close(ruleset)
@@ -221,6 +223,7 @@ def enter_jail(jail):
         drop_capabilities(libc, check)
     check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
     check(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "not dumpable")  # nobody may ptrace it
+    install_seccomp_filter(libc, check)
 
 
 def take_jail_uid(jail):
@@ -317,16 +320,17 @@ def drop_capabilities(libc, check):
     check(libc.capset(header, data), "dropping capabilities")
 
 
-def refuse_network_sockets(libc, check):
-    """A seccomp filter: socket() only for AF_UNIX (EACCES otherwise), no io_uring (it could
-    open sockets without socket()), and nothing from another system call ABI."""
+def install_seccomp_filter(libc, check):
+    """A seccomp filter: socket() only for AF_UNIX (EACCES otherwise); no io_uring (it could
+    open sockets without socket()) and no kernel keyrings (not namespaced: in a jail that keeps
+    the grader's uid they are the grader's); nothing from another system call ABI."""
     import ctypes
     import platform
 
     numbers = SECCOMP_NUMBERS.get(platform.machine())
     if numbers is None:
-        return  # an architecture this filter does not know: the uid and limits still apply
-    arch, socket_nr, io_uring_nr = numbers
+        return  # an architecture this filter does not know: the rest of the jail still holds
+    arch, socket_nr, refused = numbers
 
     def stmt(code, k):
         return (code, 0, 0, k)
@@ -343,8 +347,9 @@ def refuse_network_sockets(libc, check):
         stmt(BPF_LD | BPF_W | BPF_ABS, 0),                      # syscall number
         jump(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1),      # x32 ABI on x86_64
         stmt(BPF_RET | BPF_K, deny_abi),
-        jump(BPF_JMP | BPF_JEQ | BPF_K, io_uring_nr, 0, 1),
-        stmt(BPF_RET | BPF_K, deny),
+        *(line for number in refused for line in (
+            jump(BPF_JMP | BPF_JEQ | BPF_K, number, 0, 1),
+            stmt(BPF_RET | BPF_K, deny))),
         jump(BPF_JMP | BPF_JEQ | BPF_K, socket_nr, 1, 0),
         stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
         stmt(BPF_LD | BPF_W | BPF_ABS, 16),                     # socket's domain (low half)

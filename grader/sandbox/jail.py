@@ -5,15 +5,17 @@ Side: trusted process (it prepares the jail that the child's bootstrap enters).
 One jail, entered the strongest way the machine allows (probed once per process, in forked
 children, with the very system calls the child bootstrap makes):
 
-- level "jail", how "root": root with CAP_SYS_ADMIN. New mount, network and pid namespaces, a
-  new root holding only the system's programs and libraries, the interpreter, a few devices,
-  a private /tmp and the submission; then the jail's own unprivileged uid.
+- level "jail", how "root": root with CAP_SYS_ADMIN. New mount, network, pid, IPC and UTS
+  namespaces, a new root holding only the system's programs and libraries, the interpreter, a
+  few devices, a private /tmp and the submission; then the jail's own unprivileged uid.
 - level "jail", how "userns": the same namespaces and root, inside a user namespace: for an
   unprivileged grader (the child keeps the grader's uid, with every capability dropped), or
   for root without CAP_SYS_ADMIN (the child first takes a uid of its own).
 - level "uid", how "setuid": root where namespaces are refused (a container's seccomp
-  profile): the jail's own uid, no network sockets (seccomp) and, where the kernel has
-  Landlock, the same files the jail's root would hold and nothing else.
+  profile): the jail's own uid and, where the kernel has Landlock, the same files the jail's
+  root would hold and nothing else.
+
+Every jail also gets a seccomp filter: no sockets but AF_UNIX, no io_uring, no keyrings.
 - level "limits", how "none": resource limits, the audit guard and `-I -S` only.
 
 `available_isolation()` says which applies, `default_jail()` gives a submission its jail.
@@ -44,6 +46,8 @@ HOW_LEVEL = {"root": "jail", "userns": "jail", "setuid": "uid", "none": "limits"
 ISOLATION_VARIABLE = "GRADER_ISOLATION"
 
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x20000, 0x10000000, 0x20000000, 0x40000000
+CLONE_NEWIPC, CLONE_NEWUTS = 0x08000000, 0x04000000
+JAIL_NAMESPACES = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS
 MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV = 16384, 1 << 18, 2, 4
 PR_SET_DUMPABLE = 4
 SYS_LANDLOCK_CREATE_RULESET, LANDLOCK_CREATE_RULESET_VERSION = 444, 1
@@ -142,7 +146,7 @@ def _private_tmpfs(libc: Any) -> bool:
 
 def _probe_root() -> bool:  # pragma: no cover - runs in the probe child
     libc = _libc()
-    return libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID) == 0 and _private_tmpfs(libc)
+    return libc.unshare(JAIL_NAMESPACES) == 0 and _private_tmpfs(libc)
 
 
 def _probe_userns() -> bool:  # pragma: no cover - runs in the probe child
@@ -151,7 +155,7 @@ def _probe_userns() -> bool:  # pragma: no cover - runs in the probe child
         _take_uid(PROBE_UID)
         libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
     uid, gid = os.getuid(), os.getgid()
-    if libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID) != 0:
+    if libc.unshare(CLONE_NEWUSER | JAIL_NAMESPACES) != 0:
         return False
     for name, text in (("uid_map", f"{uid} {uid} 1"), ("setgroups", "deny"),
                        ("gid_map", f"{gid} {gid} 1")):

@@ -78,6 +78,15 @@ def connect():
     socket.create_connection(("127.0.0.1", config["port"]), timeout=1).close()
     return "connected"
 
+def keyring():
+    import ctypes, platform
+    number = {"x86_64": 250, "aarch64": 219}[platform.machine()]  # keyctl
+    libc = ctypes.CDLL(None, use_errno=True)
+    # KEYCTL_GET_KEYRING_ID (0) of KEY_SPEC_USER_KEYRING (-4), creating it if need be (1)
+    if libc.syscall(number, 0, -4, 1) < 0:
+        raise OSError(ctypes.get_errno(), "keyctl refused")
+    return "the user's keyring"
+
 def signal_grader():
     os.kill(config["grader_pid"], 0)
     return "may signal"
@@ -93,6 +102,7 @@ attempt("write_tmp", lambda: write(config["tmp_marker"]))
 attempt("write_submission", lambda: write("value.py"))
 attempt("connect", connect)
 attempt("signal_grader", signal_grader)
+attempt("keyring", keyring)
 attempt("sleeper", sleeper)
 print(json.dumps(result))
 '''

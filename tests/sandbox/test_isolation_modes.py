@@ -29,7 +29,7 @@ SOLUTION = COURSE_ROOT / "solutions" / "lab01_graph" / "value.py"
 HOME_CANARY = "minigrad-mode-probe-home-canary"
 # What the probe's attempts must give in each mode; a mode not listed for an attempt must see
 # it fail (any error). "limits" is listed in full: it documents what that level leaves open.
-OPEN_IN_LIMITS = {"read_solution", "read_home", "list_proc",
+OPEN_IN_LIMITS = {"read_solution", "read_home", "list_proc", "keyring",
                   "write_host_folder", "write_tmp", "connect", "signal_grader"}
 
 

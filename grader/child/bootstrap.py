@@ -175,13 +175,15 @@ def enter_jail(jail):
     """Enter the isolation the trusted side chose; nothing of the machine but what the
     submission needs stays reachable. One jail, entered three ways (`jail["how"]`):
 
-    - "root": new mount, network and pid namespaces, the new root, then the jail's own uid;
+    - "root": new mount, network, pid, IPC and UTS namespaces, the new root, then the jail's
+      own uid;
     - "userns": the same namespaces inside a new user namespace (an unprivileged grader, or
       root without CAP_SYS_ADMIN after first taking the jail's own uid), then every
       capability dropped;
-    - "setuid": no namespaces (a container refusing them): the jail's own uid, a seccomp
-      filter refusing network sockets and, where the kernel has Landlock, access to the same
-      files the jail's root would hold and nothing else.
+    - "setuid": no namespaces (a container refusing them): the jail's own uid and, where the
+      kernel has Landlock, access to the same files the jail's root would hold, nothing else.
+
+    All three end under `no_new_privs` and the seccomp filter of `install_seccomp_filter`.
     """
     import ctypes
 

@@ -10,7 +10,14 @@ import pytest
 
 from grader.i18n import LANGUAGES, Catalogue
 from grader.messages import check_hint
-from grader.render import FEEDBACK_TEMPLATES, environment, render_feedback, render_summary
+from grader.render import (
+    FEEDBACK_TEMPLATES,
+    environment,
+    isolation_notes,
+    render_dashboard,
+    render_feedback,
+    render_summary,
+)
 
 DATA = Path(__file__).parent / "data"
 SAMPLES = ("score_all_passed", "score_mixed", "score_ungradable", "score_grader_error")
@@ -182,3 +189,43 @@ def test_summary_columns_line_up() -> None:
 
 def test_summary_of_no_submissions_renders() -> None:
     assert "0" in render_summary([], "en")
+
+
+def _with_isolation(name: str, level: str, how: str) -> dict[str, Any]:
+    doc = load_doc(name)
+    doc["isolation"] = {"level": level, "how": how, "memory": "process-count"}
+    return doc
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_summary_and_dashboard_name_the_jail_plainly(lang: str) -> None:
+    catalogue = Catalogue.load(lang)
+    docs = [_with_isolation(name, "jail", "userns") for name in SAMPLES]
+    line = catalogue.text("ui.isolation_line", level=catalogue.text("ui.isolation_level.jail"),
+                          how=catalogue.text("ui.isolation_how.userns"),
+                          memory=catalogue.text("ui.isolation_memory.process-count"))
+    assert line in render_summary(docs, lang)
+    dashboard = render_dashboard(docs, lang)
+    assert line in dashboard and "isolation-warning" not in dashboard.split("</style>")[1]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_anything_below_the_jail_is_a_warning_once_per_isolation(lang: str) -> None:
+    catalogue = Catalogue.load(lang)
+    docs = [_with_isolation("score_mixed", "uid", "setuid"),
+            _with_isolation("score_all_passed", "uid", "setuid"),
+            _with_isolation("score_ungradable", "limits", "none")]
+    notes = isolation_notes(docs, catalogue)
+    assert [note["warning"] for note in notes] == [True, True], notes
+    summary = render_summary(docs, lang)
+    for note in notes:
+        assert summary.count(note["text"]) == 1, note["text"]
+    assert render_dashboard(docs, lang).count('class="isolation-warning"') == 2
+
+
+def test_documents_from_before_schema_1_1_render_without_an_isolation_line() -> None:
+    docs = [load_doc(name) for name in SAMPLES]
+    for doc in docs:
+        del doc["isolation"]
+    assert isolation_notes(docs, Catalogue.load("en")) == []
+    assert "Isolation" not in render_summary(docs, "en")

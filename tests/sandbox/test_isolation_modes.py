@@ -112,3 +112,27 @@ def test_each_mode_takes_the_strongest_isolation_and_holds_it(mode: str, world: 
     assert not world["host_tmp_written"], f"{mode}: wrote to the machine's /tmp"
     assert not (world["host"] / f"written-{mode}").exists()
     assert not (COURSE_ROOT / "mode-probe-marker").exists()
+
+
+def test_grade_refuses_for_real_where_only_limits_are_left(world: dict[str, Any]):
+    """As uid 65534 without user namespaces (nothing simulated inside the grader): exit 2 and
+    one line, no report; with --allow-unisolated it grades, and says so."""
+    mode = "unprivileged-no-userns"
+    reason = modes.why_unavailable(mode)
+    if reason:
+        pytest.skip(f"{mode}: {reason}")
+    out = modes.grader_owned(world["folder"] / "refused-out", mode) / "out"
+    python = modes.python_for(mode, world["folder"] / "python")
+    command = [*modes.prefix(mode), python, "-m", "grader", "grade", "lab01_graph",
+               str(SOLUTION.parent), "--out", str(out), "--lang", "en", "--workers", "1"]
+    refused = subprocess.run(command, capture_output=True, text=True, timeout=300,
+                             env=modes.environment(mode), cwd=world["folder"])
+    assert refused.returncode == 2, refused.stderr[-2000:]
+    assert len(refused.stderr.strip().splitlines()) == 1 and "--allow-unisolated" in refused.stderr
+    assert not out.exists()
+    allowed = subprocess.run([*command, "--allow-unisolated"], capture_output=True, text=True,
+                             timeout=300, env=modes.environment(mode), cwd=world["folder"])
+    assert allowed.returncode == 0, allowed.stderr[-2000:]
+    doc = json.loads((out / "lab01_graph" / "scores.json").read_text(encoding="utf-8"))
+    assert (doc["isolation"]["level"], doc["isolation"]["how"]) == ("limits", "none"), doc
+    assert "Warning:" in allowed.stdout, allowed.stdout[-2000:]

@@ -14,7 +14,8 @@ from grader.labs import COURSE_ROOT
 from grader.sandbox import Limits, Sandbox, reaper
 from grader.sandbox.jail import default_jail, jail_supported, processes_of_uid
 
-pytestmark = pytest.mark.skipif(not jail_supported(), reason="the jail needs root on Linux")
+pytestmark = pytest.mark.skipif(not jail_supported(),
+                                reason="the jail needs root, or user namespaces, on Linux")
 
 # Spawns `sleep 30` through _posixsubprocess, the one process-creating call that raises no
 # audit event (subprocess raises its own before calling it), so the audit guard cannot see it.
@@ -72,6 +73,8 @@ def _submission(tmp_path: Path, source: str) -> Path:
     return folder
 
 
+@pytest.mark.skipif(not getattr(default_jail(), "own_uid", False),
+                    reason="looks for the jail's processes by its own uid")
 def test_a_process_started_in_a_scenario_is_gone_when_the_scenario_returns(tmp_path: Path):
     # As in a grading run (the plugin does this): orphans come back to this process, which
     # reaps them, so a killed process does not linger as a zombie counted against the uid.

@@ -18,6 +18,8 @@ from grader.child.scenario import scenario
 from grader.sandbox import Limits, Sandbox
 from grader.sandbox.jail import available_isolation, default_jail
 
+IPC_CREAT, IPC_RMID = 0o1000, 0
+
 # The submission: runs the probe's code in a fresh interpreter, started through the one
 # process-creating call that raises no audit event, and returns what it printed.
 SUBMISSION = '''
@@ -87,6 +89,13 @@ def keyring():
         raise OSError(ctypes.get_errno(), "keyctl refused")
     return "the user's keyring"
 
+def message_queue():
+    import ctypes
+    # a System V message queue the grader made, open to every uid (0666)
+    if ctypes.CDLL(None, use_errno=True).msgget(config["queue_key"], 0) < 0:
+        raise OSError(ctypes.get_errno(), "no such queue")
+    return "found the grader's queue"
+
 def signal_grader():
     os.kill(config["grader_pid"], 0)
     return "may signal"
@@ -103,6 +112,7 @@ attempt("write_submission", lambda: write("value.py"))
 attempt("connect", connect)
 attempt("signal_grader", signal_grader)
 attempt("keyring", keyring)
+attempt("sysv_ipc", message_queue)
 attempt("sleeper", sleeper)
 print(json.dumps(result))
 '''
@@ -131,8 +141,13 @@ def sleepers(marker: str) -> list[int]:
 
 def main() -> None:
     """Probe and print the findings as JSON."""
+    import ctypes
+
     config = json.loads(sys.argv[1])
     config["grader_pid"] = os.getpid()
+    libc = ctypes.CDLL(None, use_errno=True)
+    config["queue_key"] = int.from_bytes(os.urandom(3), "big") + 1
+    queue = libc.msgget(config["queue_key"], IPC_CREAT | 0o666)
     workdir = Path(config["workdir"])
     (workdir / "value.py").write_text(SUBMISSION, encoding="utf-8")
     os.chmod(workdir / "value.py", 0o644)
@@ -141,6 +156,7 @@ def main() -> None:
                  jail=default_jail()) as sandbox:
         outcome = sandbox.run(try_everything, {"code": code})
         left = sleepers(config["sleeper"])
+    libc.msgctl(queue, IPC_RMID, None)
     printed = outcome.value["printed"] if outcome.ok else ""
     try:
         attempts = json.loads(printed)

@@ -29,8 +29,11 @@ SOLUTION = COURSE_ROOT / "solutions" / "lab01_graph" / "value.py"
 HOME_CANARY = "minigrad-mode-probe-home-canary"
 # What the probe's attempts must give in each mode; a mode not listed for an attempt must see
 # it fail (any error). "limits" is listed in full: it documents what that level leaves open.
-OPEN_IN_LIMITS = {"read_solution", "read_home", "list_proc", "keyring",
+OPEN_IN_LIMITS = {"read_solution", "read_home", "list_proc", "keyring", "sysv_ipc",
                   "write_host_folder", "write_tmp", "connect", "signal_grader"}
+# What the jail's private namespaces hide and a separate uid does not: System V IPC objects
+# that their owner opened to every uid.
+OPEN_IN_UID = {"sysv_ipc"}
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +105,7 @@ def test_each_mode_takes_the_strongest_isolation_and_holds_it(mode: str, world: 
         assert opened == OPEN_IN_LIMITS, f"{mode}: open {sorted(opened)}"
         return
     # the jail's private /tmp is the one writable place; nothing else may open
-    expected = {"write_tmp"} if level == "jail" else set()
+    expected = {"write_tmp"} if level == "jail" else OPEN_IN_UID
     assert opened == expected, f"{mode}: open beyond {sorted(expected)}: {attempts}"
     assert attempts["write_submission"] != "written", f"{mode}: the submission is writable"
     if level == "jail":

@@ -47,9 +47,10 @@ from typing import Any
 
 import pytest
 
-from grader.batch import REPORT_FILES, write_class_csv
+from grader.batch import REPORT_FILES
 from grader.i18n import Catalogue
 from grader.labs import COURSE_ROOT, get_lab
+from grader.platforms.gradebook import class_csv
 from grader.render import render_feedback
 from grader.sandbox import reaper
 
@@ -709,13 +710,13 @@ def test_every_report_says_the_isolation_of_its_mode(batch):
     assert not wrong, f"{batch.mode}: documents not at {level}/{how}: {wrong}"
 
 
-def test_class_csv_is_the_graders(batch, tmp_path):
-    """class.csv holds exactly what the grader writes for the documents it returned."""
+def test_class_csv_is_the_graders(batch):
+    """class.csv holds exactly the rows the grader writes for the documents it returned."""
     assert batch.error is None, batch.error
-    expected = tmp_path / "class.csv"
-    write_class_csv([batch.docs[a.name] for a in batch.order], expected)
-    written = (batch.out_dir / "class.csv").read_text(encoding="utf-8")
-    assert written == expected.read_text(encoding="utf-8"), f"class.csv was rewritten:\n{written[:500]}"
+    expected = class_csv([batch.docs[a.name] for a in batch.order]).splitlines()
+    written = (batch.out_dir / "class.csv").read_text(encoding="utf-8").splitlines()
+    assert written[:1] == expected[:1] and sorted(written) == sorted(expected), \
+        f"class.csv is not the grader's: {sorted(set(written) ^ set(expected))[:5]}"
 
 
 def test_instructor_homes_are_neither_read_nor_changed(batch):

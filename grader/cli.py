@@ -209,12 +209,14 @@ def cmd_kit(args: argparse.Namespace) -> int:
     """Build the student kit (folder and zip) without solutions or hidden checks."""
     from grader.authoring.student_kit import KitError, build_kit
 
+    _lab(args.release)
+    out = Path(args.out or f"dist/minigrad-labs-kit-{args.release}")
     try:
-        archive = build_kit(Path(args.out))
+        archive = build_kit(out, args.release)
     except KitError as exc:
         print(f"grader failure: {exc}", file=sys.stderr)
         return EXIT_GRADER
-    print(f"student kit: {args.out}/ and {archive}")
+    print(f"student kit: {out}/ and {archive}")
     return EXIT_OK
 
 
@@ -310,7 +312,9 @@ def build_parser() -> argparse.ArgumentParser:
     build.set_defaults(handler=cmd_build_labs)
 
     kit = commands.add_parser("kit", help="build the student kit (no solutions, no hidden checks)")
-    kit.add_argument("--out", default="dist/minigrad-labs-kit", help="kit folder (zip beside it)")
+    kit.add_argument("--release", required=True, metavar="LAB",
+                     help="the lab that opens: the kit holds it and the earlier labs, no later one")
+    kit.add_argument("--out", help="kit folder, zip beside it (default dist/minigrad-labs-kit-LAB)")
     kit.set_defaults(handler=cmd_kit)
 
     labs = commands.add_parser("labs", help="list the labs")

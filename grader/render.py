@@ -183,27 +183,32 @@ def _summary_row(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, str]
     }
 
 
-def render_summary(docs: Sequence[Mapping[str, Any]], lang: str) -> str:
-    """Render a plain-text table of submissions: status, score and pitfalls of each."""
+def summary_context(docs: Sequence[Mapping[str, Any]], lang: str) -> dict[str, Any]:
+    """Return the class summary as data: headers, one row of strings per document, totals."""
     catalogue = Catalogue.load(lang)
     rows = [_summary_row(doc, catalogue) for doc in docs]
     columns = ("submission", "status", "score")
     headers = {name: catalogue.text(f"ui.summary_{name}") for name in (*columns, "pitfalls")}
     widths = {name: max([len(headers[name])] + [len(row[name]) for row in rows]) for name in columns}
     statuses = [doc["status"] for doc in docs]
-    context = {
+    totals = {"graded": statuses.count("graded"), "ungradable": statuses.count("ungradable"),
+              "errors": statuses.count("grader-error")}
+    return {
         "rows": rows,
         "headers": headers,
         "widths": widths,
         "count": len(docs),
-        "totals": {
-            "graded": statuses.count("graded"),
-            "ungradable": statuses.count("ungradable"),
-            "errors": statuses.count("grader-error"),
-        },
+        "totals": totals,
+        "title": catalogue.text("ui.summary_title", count=str(len(docs))),
+        "totals_line": catalogue.text("ui.summary_totals",
+                                      **{key: str(value) for key, value in totals.items()}),
         "t": catalogue.text,
     }
-    return environment().get_template(SUMMARY_TEMPLATE).render(context)
+
+
+def render_summary(docs: Sequence[Mapping[str, Any]], lang: str) -> str:
+    """Render a plain-text table of submissions: status, score and pitfalls of each."""
+    return environment().get_template(SUMMARY_TEMPLATE).render(summary_context(docs, lang))
 
 
 def render_dashboard(docs: Sequence[Mapping[str, Any]], lang: str) -> str:

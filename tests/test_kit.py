@@ -48,7 +48,7 @@ def test_kit_requirements_are_runtime_only(kit):
 
 def test_no_file_in_the_kit_imports_what_the_kit_does_not_install(kit):
     folder, _ = kit
-    pattern = re.compile(r"^\s*(from|import)\s+(%s)\b" % "|".join(NOT_IN_KIT_DEPENDENCIES), re.M)
+    pattern = re.compile(r"^(from|import)\s+({})\b".format("|".join(NOT_IN_KIT_DEPENDENCIES)), re.M)
     importing = [str(path.relative_to(folder)) for path in kit_files(folder)
                  if path.suffix == ".py" and pattern.search(path.read_text(encoding="utf-8"))]
     assert importing == [], f"these kit files import a dependency the kit lacks: {importing}"

@@ -8,8 +8,6 @@ do, with the reason, and the test proves each one ships only once that lab has c
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from grader.authoring.student_kit import build_kit, kit_files, later_labs, release_labs

@@ -31,7 +31,6 @@ PYTEST_ROOT = Path(os.path.commonpath([COURSE_ROOT, PACKAGE_DIR]))
 PLUGINS = ("pytest_jsonreport.plugin", "pytest_metadata.plugin", "grader.plugin")
 REPORT_OMIT = ("collectors", "keywords", "log", "streams", "warnings", "traceback")
 POLL_S = 0.05  # how often the stream of finished submissions is read
-STOP_GRACE_S = 1.0  # after SIGINT, how long pytest gets to close its sandboxes before SIGKILL
 
 
 @dataclass(frozen=True)
@@ -183,7 +182,7 @@ def _run_pytest(command: list[str], timeout_s: float, interactive: bool, stream:
         except subprocess.TimeoutExpired:
             stream.read()
             if stop is not None and stop.is_set():
-                _interrupt(process)
+                _kill(process)
                 returncode = process.returncode
             elif time.monotonic() > deadline:
                 _kill(process)
@@ -213,16 +212,13 @@ class _OutputTail:
         return lines[-1] if lines else ""
 
 
-def _interrupt(process: subprocess.Popen[bytes]) -> None:
-    """SIGINT, so pytest tears its sandboxes down; SIGKILL to the group if it takes too long."""
-    try:
-        os.killpg(process.pid, signal.SIGINT)
-        process.wait(STOP_GRACE_S)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        _kill(process)
-
-
 def _kill(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL to the shard's process group, at once.
+
+    pytest takes seconds to wind down on SIGINT, too long for a grader told to stop. Its
+    sandboxes (each a session of its own) do not outlive it for long: a zygote exits when
+    its request pipe closes, once the scenario it runs ends or hits its CPU limit.
+    """
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except ProcessLookupError:

@@ -42,6 +42,11 @@ class GradingState:
     statuses: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
+# What a failed check shows of the student's output: per scenario the sandbox keeps 4096
+# bytes; across a check's scenarios this many characters, then the sandbox's own marker.
+OUTPUT_CAP = 4096
+OUTPUT_CUT = "\n[... {omitted} more bytes not shown]"
+
 STATE_KEY = pytest.StashKey[GradingState]()
 SPEC_KEY = pytest.StashKey[CheckSpec]()
 NOT_STATE_KEY = pytest.StashKey[dict[str, Any]]()
@@ -156,6 +161,7 @@ class SubmissionContext:
     digest: str
     runner: Sandbox | InProcessRunner
     flags: list[dict[str, Any]] = field(default_factory=list)  # runtime flags of the check running
+    output: list[str] = field(default_factory=list)  # what its scenarios printed, in order
 
 
 @pytest.fixture(scope="session")
@@ -195,10 +201,13 @@ def sandboxed(request: pytest.FixtureRequest, submission: SubmissionContext) -> 
     lab = _grading_state(request.config).lab
 
     submission.flags.clear()
+    submission.output.clear()
 
     def run_scenario(scen: Scenario, **params: Any) -> Any:
         outcome = submission.runner.run(scen, params, timeout_s=spec.timeout_s or lab.timeout_s)
         submission.flags.extend(outcome.flags)
+        if outcome.output:
+            submission.output.append(outcome.output)
         if not outcome.ok:
             raise failure_from_outcome(outcome, params, lab.main_file)
         return outcome.value
@@ -232,6 +241,16 @@ def rng(request: pytest.FixtureRequest, submission: SubmissionContext) -> random
     return random.Random(f"{seed}:{submission.id}:{submission.digest}:{spec.id}")
 
 
+def _check_output(item: pytest.Item) -> str:
+    """What the student's code printed during the check's scenarios, capped at OUTPUT_CAP."""
+    context = item.funcargs.get("submission") if hasattr(item, "funcargs") else None
+    printed = "".join(context.output) if isinstance(context, SubmissionContext) else ""
+    if len(printed) <= OUTPUT_CAP:
+        return printed
+    omitted = len(printed.encode("utf-8")) - len(printed[:OUTPUT_CAP].encode("utf-8"))
+    return printed[:OUTPUT_CAP] + OUTPUT_CUT.format(omitted=omitted)
+
+
 def _submission_id(item: pytest.Item) -> str:
     return item.callspec.params["submission"]["id"]  # type: ignore[attr-defined, no-any-return]
 
@@ -259,7 +278,7 @@ def _classify(item: pytest.Item, call: pytest.CallInfo[None],
     if excinfo is None:
         return "passed", None, ""
     if isinstance(excinfo.value, CheckFailed):
-        return "failed", excinfo.value.detail, excinfo.value.output
+        return "failed", excinfo.value.detail, _check_output(item) or excinfo.value.output
     if isinstance(excinfo.value, NotRun):
         return "not-run", excinfo.value.detail, ""
     where = f"{excinfo.type.__name__} in {item.stash[SPEC_KEY].id} ({report.when})"

@@ -43,6 +43,9 @@ _ANSI: Mapping[str, str] = {
 # Control characters student output could use to rewrite the terminal (escape sequences).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
+# How the sandbox and the plugin end output they capped (grader/sandbox/sandbox.py,
+# grader/plugin.py); feedback shows that note in the reader's language.
+_OUTPUT_CUT = re.compile(r"\n\[\.\.\. (\d+) more bytes not shown\]$")
 _MD_SPECIAL = re.compile(r"[\\`*_\[\]<>~]")
 
 
@@ -137,6 +140,14 @@ def graph_view(detail: Mapping[str, Any] | None, catalogue: Catalogue) -> dict[s
             "calls": list(graph.calls) if graph.calls is not None else None}
 
 
+def _output_text(output: str, catalogue: Catalogue) -> str:
+    """A check's captured output, its cut note (if capped) in the catalogue's language."""
+    cut = _OUTPUT_CUT.search(output)
+    if cut is None:
+        return output
+    return output[: cut.start()] + "\n" + catalogue.text("ui.output_cut", omitted=cut.group(1))
+
+
 def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
     """Return the template context for one score document in the catalogue's language."""
     localised = localise_document(doc, catalogue)
@@ -153,6 +164,7 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any
         "grader_error_notice": catalogue.text("ui.grader_error_notice"),
         "lang": catalogue.lang,
         "t": catalogue.text,
+        "output_text": functools.partial(_output_text, catalogue=catalogue),
     }
 
 

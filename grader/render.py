@@ -46,7 +46,10 @@ _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 # How the sandbox and the plugin end output they capped (grader/sandbox/sandbox.py,
 # grader/plugin.py); feedback shows that note in the reader's language.
 _OUTPUT_CUT = re.compile(r"\n\[\.\.\. (\d+) more bytes not shown\]$")
-_MD_SPECIAL = re.compile(r"[\\`*_\[\]<>~]")
+_MD_SPECIAL = re.compile(r"[\\`*_\[\]<>~|#]")
+# Line breaks in prose would let student text start a block of its own (a heading, a table,
+# a list, a fence): one paragraph is one line.
+_LINE_BREAKS = re.compile(r"\s*[\r\n\u2028\u2029\x0b\x0c\x85]+\s*")
 
 
 def _is_html(template_name: str | None) -> bool:
@@ -72,7 +75,7 @@ def _md_escape(text: str) -> str:
 
 def _md_text(text: Any) -> str:
     """Escape text for Markdown outside its `code spans`, which are kept as they are."""
-    parts = _CODE_SPAN.split(_plain(text))
+    parts = _CODE_SPAN.split(_plain(_LINE_BREAKS.sub(" ", str(text))))
     # split() with one group alternates prose, code, prose, ...: odd items are code spans.
     return "".join(f"`{part}`" if index % 2 else _md_escape(part) for index, part in enumerate(parts))
 

@@ -34,9 +34,8 @@ FORBIDDEN_IN_KIT = ("solutions", "grader/suites", "grader/authoring", "grader/co
 # Runtime dependencies the kit leaves out, and why: only the hidden suites use hypothesis,
 # only `grade` prints rich progress bars and tables. `check` needs neither.
 NOT_IN_KIT_DEPENDENCIES = {"hypothesis": "hidden suites only", "rich": "`grade` output only"}
-# Measured on the course machine (2 cores, under load), see README "Releases and the student
-# kit": a fresh `make check`
-# in the kit, virtual environment included.
+# Measured on the course machine (2 cores, under load; README "Releases and the student kit"):
+# a fresh `make check` in the kit, virtual environment included.
 KIT_VENV_MB = 49
 KIT_FIRST_CHECK_S = 60
 

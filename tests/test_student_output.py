@@ -10,7 +10,7 @@ import pytest
 
 from grader.batch import BatchOptions, grade_class
 from grader.i18n import LANGUAGES, Catalogue
-from grader.labs import LABS, REPO_ROOT
+from grader.labs import COURSE_ROOT, LABS
 from grader.plugin import OUTPUT_CAP
 from grader.render import FEEDBACK_TEMPLATES, render_feedback
 from grader.shard import GradingPlan, suites_for
@@ -21,7 +21,7 @@ MUL_BACKWARD = "            other.grad += self.data * out.grad  # d(out)/d(other
 
 def submission(tmp_path: Path, name: str, printed: str) -> Path:
     """The lab01 solution with `=` for `+=` in mul's backward, printing `printed` there."""
-    source = (REPO_ROOT / "solutions" / "lab01_graph" / "value.py").read_text(encoding="utf-8")
+    source = (COURSE_ROOT / "solutions" / "lab01_graph" / "value.py").read_text(encoding="utf-8")
     assert MUL_BACKWARD in source, "the solution's mul backward moved; update this test"
     buggy = (f"            print({printed!r})\n"
              "            other.grad = self.data * out.grad\n")

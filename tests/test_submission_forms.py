@@ -14,7 +14,7 @@ from grader.intake import Ungradable, clean_export, read_files
 from grader.labs import LABS
 from grader.shard import GradingPlan, suites_for
 
-FORMS = Path(__file__).resolve().parent / "fixtures" / "forms" / "lab01_graph"
+FORMS = Path(__file__).resolve().parent / "data" / "submission_forms" / "lab01_graph"
 LAB = LABS["lab01_graph"]
 GRADABLE = ("notebook-in-folder", "notebook-in-zip.zip", "colab-export.py", "jupyter-export.py")
 

@@ -100,7 +100,7 @@ def _shard(text: str | None) -> tuple[int, int] | None:
         return None
     index, _, count = text.partition("/")
     if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
-        raise UsageError(f"--shard takes K/N with 1 <= K <= N, such as 2/4; not {text!r}")
+        raise UsageError("shard_format", text=repr(text))
     return int(index), int(count)
 
 
@@ -109,7 +109,7 @@ def _class_submissions(kind: str, export: Path, scratch: Path) -> list[Submissio
     try:
         members = lms.read_export(kind, export, scratch)
     except lms.ExportError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError("lms_export", reason=str(exc)) from None
     return [Submission(m.submission_id, m.source, {
         "student_id": m.student_id, "name": m.name, "lms": m.lms, "late": m.late,
         "earlier": list(m.earlier), "label": m.label}) for m in members]
@@ -120,8 +120,7 @@ def _refuse_classes(lab: Lab, paths: Sequence[Path]) -> None:
     for path in paths:
         kind = lms.guess_class(path, lab)
         if kind is not None:
-            raise UsageError(f"{path} looks like a class, not one submission; grade each with "
-                             f"{path}/* or the whole export with --lms {kind}")
+            raise UsageError("looks_like_class", path=str(path), kind=kind)
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -134,27 +133,28 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if missing:
         raise UsageError("no_such_submission", paths=", ".join(missing))
     if args.lms and len(paths) != 1:
-        raise UsageError("--lms takes one export: the LMS's zip or its unpacked folder")
+        raise UsageError("lms_one_export")
     try:
         suites = suites_for(lab, hidden=not args.public_only)
     except FileNotFoundError:
         raise UsageError("no_hidden_suite", lab=lab.name, path=str(lab.hidden_tests)) from None
-    out_dir = _writable_out(args.out)
+    shard = _shard(args.shard)
+    if not args.lms:
+        _refuse_classes(lab, paths)
+    out_dir = _writable_out(args.out)  # last: a usage error leaves no folder behind
     seed = args.seed or os.environ.get("GRADER_SEED") or ""
-    if not seed:
-        say("cli.seed_warning", args.lang)
     plan = GradingPlan(lab, suites, seed or DEFAULT_SEED, args.lang)
     options = BatchOptions(out_dir=out_dir, workers=args.workers, resume=args.resume,
-                           shard=_shard(args.shard), points=args.points,
-                           canvas_column=args.canvas_column)
+                           shard=shard, points=args.points, canvas_column=args.canvas_column)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="minigrad-export-") as scratch:
         if args.lms:
             items: list[Path | Submission] = [
                 *_class_submissions(args.lms, paths[0], Path(scratch))]
         else:
-            _refuse_classes(lab, paths)
             items = [*paths]
+        if not seed:  # after every usage check: a usage error stays one line
+            say("cli.seed_warning", args.lang)
         display = progress_display(args.lang)
         signal.signal(signal.SIGTERM, _on_sigterm)
         try:
@@ -180,14 +180,15 @@ def cmd_merge(args: argparse.Namespace) -> int:
     folders = [Path(folder) for folder in args.folders]
     missing = [str(folder) for folder in folders if not folder.is_dir()]
     if missing:
-        raise UsageError(f"no such report folder: {', '.join(missing)}")
+        raise UsageError("no_report_folder", paths=", ".join(missing))
     out_dir = Path(args.out)
     if out_dir.exists() and not out_dir.is_dir():
-        raise UsageError(f"--out {out_dir} is a file, not a folder")
+        raise UsageError("out_is_file", path=str(out_dir))
     docs = merge(folders, out_dir, args.lang)
     print(render_summary(docs, args.lang))
-    print(f"{len(docs)} reports from {len(folders)} folders in {out_dir}/; "
-          f"{out_dir / 'class.csv'} and {out_dir / 'dashboard.html'}")
+    say("cli.merged", args.lang, stream=sys.stdout, count=str(len(docs)),
+        folders=str(len(folders)), out=str(out_dir), csv=str(out_dir / "class.csv"),
+        dashboard=str(out_dir / "dashboard.html"))
     return EXIT_GRADER if any(d["status"] == "grader-error" for d in docs) else EXIT_OK
 
 
@@ -197,25 +198,24 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     lab = _lab(args.lab)
     if not lab.hidden_tests.is_dir():
-        raise UsageError(f"no hidden suite for {lab.name} at {lab.hidden_tests}")
+        raise UsageError("no_hidden_suite", lab=lab.name, path=str(lab.hidden_tests))
     out = Path(args.out)
     if args.platform == "gradescope":
         if out.is_dir():
-            raise UsageError(f"--out {out} is a folder; give the zip's path, e.g. autograder.zip")
+            raise UsageError("export_out_is_folder", path=str(out))
         config = gradescope.Config(lab.name, args.lang, args.seed, args.hidden_visibility)
         gradescope.export_bundle(lab, out, config)
-        print(f"Gradescope autograder for {lab.name}: {out} (setup.sh and run_autograder at "
-              "its root; upload it on the assignment's Configure Autograder page)")
+        say("cli.gradescope_built", args.lang, stream=sys.stdout, lab=lab.name, out=str(out))
     else:
         if out.exists() and not out.is_dir():
-            raise UsageError(f"--out {out} is a file; give the question's folder")
+            raise UsageError("export_out_is_file", path=str(out))
         if not 1 <= args.timeout <= 600:
-            raise UsageError("--timeout must be between 1 and 600 s (PrairieLearn's limit)")
+            raise UsageError("timeout_range")
         config_pl = prairielearn.Config(lab.name, args.lang, args.seed)
         prairielearn.export_question(lab, out, config_pl, image=args.image, widget=args.widget,
                                      timeout_s=args.timeout)
-        print(f"PrairieLearn question for {lab.name}: {out}/ (copy it under the course's "
-              f"questions/; its grader image is {args.image})")
+        say("cli.prairielearn_built", args.lang, stream=sys.stdout, lab=lab.name, out=str(out),
+            image=args.image)
     return EXIT_OK
 
 
@@ -393,7 +393,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         catalogue = Catalogue.load(lang)
         key = f"cli.errors.{exc.key}"
-        message = catalogue.text(key, **exc.params) if catalogue.has(key) else exc.key
+        message = catalogue.text(key, **exc.params)
         say("cli.error", lang, message=message)
         return EXIT_USAGE
     except KeyboardInterrupt as interrupt:

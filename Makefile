@@ -15,7 +15,7 @@ help:
 	@echo "make demo                      grade the bundled demo class and print where the reports are"
 	@echo "make grade SUBMISSIONS='a b'   grade submissions with the hidden suite (instructors)"
 	@echo "make labs                      regenerate labs/ stubs from solutions/"
-	@echo "make kit                       build the student kit in dist/ (no solutions, no hidden checks)"
+	@echo "make kit LAB=lab02_ops          the student kit of a release in dist/ (that lab and earlier ones)"
 	@echo "make bench                     run the grading benchmark"
 	@echo "make screenshots               grade the demo class and write docs/feedback.png, docs/dashboard.png"
 
@@ -54,7 +54,7 @@ labs: venv
 	$(PY) -m grader build-labs
 
 kit: venv
-	$(PY) -m grader kit --out dist/minigrad-labs-kit
+	$(PY) -m grader kit --release $(LAB)
 
 bench: venv
 	$(PY) bench/grade_class.py

@@ -1,8 +1,8 @@
 """Grading submissions: prepare each one, grade shards in parallel, write one report each.
 
 The one grading path: `grade` runs it over a class with report files, `check` over one
-submission with the public suite and no files. Reports are written atomically as each shard
-finishes, so an interrupted run loses at most the shards in flight, and `--resume` skips
+submission with the public suite and no files. Each report is written, whole, as soon as its
+submission finishes, so an interrupted run keeps every finished report, and `--resume` skips
 submissions whose report matches their content.
 
 Side: trusted process.
@@ -14,7 +14,9 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -36,6 +38,25 @@ from grader.results.build import ungradable_document
 from grader.shard import GradingPlan, grade_shard
 
 REPORT_FILES = {"scores.json": None, "feedback.md": "markdown", "feedback.html": "html"}
+# progress(done, total, doc, kept): called once per submission, as soon as its report exists;
+# kept is True for a report --resume kept from an earlier run.
+Progress = Callable[[int, int, dict[str, Any], bool], None]
+
+
+class StopRequested(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that one path stops grading for both."""
+
+    signum = signal.SIGTERM
+
+
+class GradingInterrupted(Exception):
+    """Ctrl-C or SIGTERM stopped grading; the finished submissions' reports were written."""
+
+    def __init__(self, written: int, total: int, signum: int) -> None:
+        super().__init__(f"interrupted: {written} of {total} reports written")
+        self.written = written
+        self.total = total
+        self.signum = signum
 
 
 @dataclass(frozen=True)
@@ -64,13 +85,25 @@ def _write_atomically(path: Path, text: str) -> None:
 
 
 def write_reports(doc: dict[str, Any], out_dir: Path) -> Path:
-    """Write scores.json and the feedback files of one submission; scores.json last."""
+    """Write scores.json and the feedback files of one submission, all or none.
+
+    The files are written in a hidden folder beside the report and renamed into place, so a
+    report folder is complete or absent, whenever the run is stopped.
+    """
     folder = out_dir / doc["submission"]["id"]
-    folder.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=out_dir))
     for name, fmt in REPORT_FILES.items():
-        if fmt:
-            _write_atomically(folder / name, render_feedback(doc, fmt))
-    _write_atomically(folder / "scores.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        text = (render_feedback(doc, fmt) if fmt
+                else json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        (staging / name).write_text(text, encoding="utf-8")
+    staging.chmod(0o755)
+    if folder.exists():  # a regrade: the old report goes aside first, then away
+        old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old.", dir=out_dir))
+        os.replace(folder, old / folder.name)
+        os.replace(staging, folder)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(staging, folder)
     return folder
 
 
@@ -176,9 +209,15 @@ def merge(folders: Sequence[Path], out_dir: Path, lang: str) -> list[dict[str, A
 
 
 def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: BatchOptions,
-                progress: Callable[[int, int, str], None]) -> list[dict[str, Any]]:
+                progress: Progress) -> list[dict[str, Any]]:
     """Grade every submission (paths, or submissions an LMS export named); returns the
-    documents in the order given, only those of shard K of N when `options.shard` is set."""
+    documents in the order given, only those of shard K of N when `options.shard` is set.
+
+    Each report is written as soon as its submission has finished. On KeyboardInterrupt (the
+    CLI turns SIGTERM into one too) the running shards are stopped within about a second,
+    the class files are written from the reports on disk, and GradingInterrupted says how
+    many of this run's submissions have one.
+    """
     out_dir = options.out_dir
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -188,49 +227,78 @@ def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: 
         submissions = [sub for sub in submissions if in_shard(sub.id, options.shard)]
     recorded = report_options(plan)
     docs: dict[str, dict[str, Any]] = {}
-    done = 0
+    lock = threading.Lock()
+    stop = threading.Event()
 
-    def finished(doc: dict[str, Any], note: str) -> None:
-        nonlocal done
-        doc["options"] = recorded
-        docs[doc["submission"]["id"]] = doc
-        if out_dir is not None:
-            write_reports(doc, out_dir)
-        done += 1
-        progress(done, len(submissions), f"{doc['submission']['id']}: {note}")
+    def finished(doc: dict[str, Any], kept: bool = False) -> None:
+        with lock:
+            if not kept:
+                doc["options"] = recorded
+                if out_dir is not None:
+                    write_reports(doc, out_dir)
+            docs[doc["submission"]["id"]] = doc
+            progress(len(docs), len(submissions), doc, kept)
 
-    with tempfile.TemporaryDirectory(prefix="minigrad-grader-") as scratch_name:
+    with tempfile.TemporaryDirectory(prefix="minigrad-grader-",
+                                     ignore_cleanup_errors=True) as scratch_name:
         scratch = Path(scratch_name)
         os.chmod(scratch, 0o711)
-        pending = []
-        for sub in submissions:
-            try:
-                prepared = prepare(sub, plan.lab, scratch)
-            except Ungradable as exc:
-                record = {**sub.meta, "id": sub.id, "source": source_label(sub), "digest": ""}
-                finished(ungradable_document(plan.lab.name, record, exc.detail, plan.lang,
-                                             plan.isolation()), "ungradable")
-                continue
-            previous = (_previous(out_dir, prepared, plan)
-                        if options.resume and out_dir is not None else None)
-            if previous is not None:
-                docs[sub.id] = previous
-                done += 1
-                progress(done, len(submissions), f"{sub.id}: unchanged, kept")
-            else:
-                pending.append(prepared)
-        shards = _shards(pending, options.workers, options.shard_size)
-        with ThreadPoolExecutor(max_workers=options.workers) as pool:
-            futures = []
-            for index, shard in enumerate(shards):
-                workdir = scratch / f"shard-{index}"
-                workdir.mkdir()
-                futures.append(pool.submit(grade_shard, plan, shard, workdir,
-                                           options.shard_timeout_s, options.interactive))
-            for future in as_completed(futures):
-                for doc in future.result():
-                    finished(doc, doc["status"])
+        try:
+            pending = _prepare_all(plan, submissions, options, scratch, finished)
+            _grade_pending(plan, pending, options, scratch, finished, stop)
+        except KeyboardInterrupt as interrupt:
+            stop.set()
+            with lock:
+                written = sum(sub.id in docs for sub in submissions)
+            if out_dir is not None:
+                write_class_files(out_dir, plan.lang, options)
+            signum = getattr(interrupt, "signum", signal.SIGINT)
+            raise GradingInterrupted(written, len(submissions), signum) from None
     ordered = [docs[sub.id] for sub in submissions]
     if out_dir is not None:
         write_class_files(out_dir, plan.lang, options)
     return ordered
+
+
+def _prepare_all(plan: GradingPlan, submissions: Sequence[Any], options: BatchOptions,
+                 scratch: Path, finished: Callable[..., None]) -> list[PreparedSubmission]:
+    """Copy each submission into the scratch folder; report the unreadable and the unchanged."""
+    pending = []
+    for sub in submissions:
+        try:
+            prepared = prepare(sub, plan.lab, scratch)
+        except Ungradable as exc:
+            record = {**sub.meta, "id": sub.id, "source": source_label(sub), "digest": ""}
+            finished(ungradable_document(plan.lab.name, record, exc.detail, plan.lang,
+                                         plan.isolation()))
+            continue
+        previous = (_previous(options.out_dir, prepared, plan)
+                    if options.resume and options.out_dir is not None else None)
+        if previous is not None:
+            finished(previous, kept=True)
+        else:
+            pending.append(prepared)
+    return pending
+
+
+def _grade_pending(plan: GradingPlan, pending: Sequence[PreparedSubmission],
+                   options: BatchOptions, scratch: Path, finished: Callable[..., None],
+                   stop: threading.Event) -> None:
+    """Grade the shards in parallel; every document reaches `finished` as it is built."""
+    shards = _shards(pending, options.workers, options.shard_size)
+    pool = ThreadPoolExecutor(max_workers=options.workers)
+    futures = []
+    try:
+        for index, shard in enumerate(shards):
+            workdir = scratch / f"shard-{index}"
+            workdir.mkdir()
+            futures.append(pool.submit(grade_shard, plan, shard, workdir,
+                                       options.shard_timeout_s, options.interactive,
+                                       finished, stop))
+        for future in as_completed(futures):
+            future.result()
+    except BaseException:
+        stop.set()  # an interrupt or a failure: running shards stop, queued ones never start
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

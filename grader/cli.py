@@ -1,7 +1,8 @@
 """The command line: `python -m grader check | grade | merge | export | render | build-labs | labs`.
 
 Exit codes: 0 the command finished (whatever the scores), 1 `build-labs --check` found
-stale stubs, 2 usage error, 3 the grader failed.
+stale stubs, 2 usage error, 3 the grader failed, 130 (143) stopped by Ctrl-C (SIGTERM).
+Every line printed comes from the catalogue (`cli.*`), in the language of --lang or the locale.
 """
 
 from __future__ import annotations
@@ -9,43 +10,59 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
+from typing import NoReturn
 
 from grader import __version__
-from grader.batch import BatchOptions, grade_class, merge
+from grader.batch import BatchOptions, GradingInterrupted, StopRequested, grade_class, merge
+from grader.console import print_summary, progress_display, say
 from grader.i18n import LANGUAGES, Catalogue, default_language
 from grader.intake import Submission
-from grader.labs import COURSE_ROOT, LABS, Lab, UnknownLab, get_lab
+from grader.labs import COURSE_ROOT, LABS, Lab
 from grader.platforms import lms
 from grader.render import isolation_notes, render_feedback, render_summary
 from grader.sandbox.jail import available_isolation
 from grader.shard import GradingPlan, suites_for
 
 EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_GRADER = 0, 1, 2, 3
+EXIT_SIGNAL = 128  # plus the signal's number, as shells report it: 130 Ctrl-C, 143 SIGTERM
 DEFAULT_SEED = "minigrad-labs"
 
 
 class UsageError(Exception):
-    """A bad command line; the message is printed as one line."""
+    """A bad command line: a catalogue key under cli.errors and its parameters, one line."""
+
+    def __init__(self, key: str, **params: str) -> None:
+        super().__init__(f"{key}: {params}")
+        self.key = key
+        self.params = params
 
 
-def _lab(name: str):  # type: ignore[no-untyped-def]
-    try:
-        return get_lab(name)
-    except UnknownLab as exc:
-        raise UsageError(str(exc)) from None
+def _lab(name: str) -> Lab:
+    if name not in LABS:
+        raise UsageError("unknown_lab", lab=name, known=", ".join(sorted(LABS)))
+    return LABS[name]
+
+
+def _labs_here() -> list[str]:
+    """The labs whose folder is here: all of them in the repository, the release's in a kit."""
+    return [name for name, lab in LABS.items() if lab.public_tests.is_dir()]
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Public checks on the student's own lab folder, feedback to the terminal."""
     lab = _lab(args.lab)
+    if not lab.public_tests.is_dir():
+        raise UsageError("not_in_kit", lab=lab.name, labs=", ".join(_labs_here()))
     path = Path(args.path) if args.path else lab.student_dir
     if not path.exists():
-        raise UsageError(f"{path} does not exist")
+        raise UsageError("no_such_path", path=str(path))
     # Where no sandbox can run (Windows outside WSL), the student's own code runs in-process,
     # as with --debug: it is their code on their machine.
     in_process = args.debug or available_isolation().how == "in-process"
@@ -59,18 +76,29 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(render_feedback(doc, args.format, color=color and args.format == "terminal"))
     if args.json:
         Path(args.json).write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
-    print(f"({time.perf_counter() - started:.2f} s)", file=sys.stderr)
+    say("cli.elapsed", args.lang, seconds=f"{time.perf_counter() - started:.2f}")
     if args.verbose:
         for note in isolation_notes([doc], Catalogue.load(args.lang)):
             print(note["text"], file=sys.stderr)
     return EXIT_GRADER if doc["status"] == "grader-error" else EXIT_OK
 
 
-def _progress(done: int, total: int, note: str) -> None:
-    width = 24
-    filled = width * done // max(total, 1)
-    print(f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {note}", file=sys.stderr,
-          flush=True)
+def _writable_out(out: str) -> Path:
+    """The --out folder, created if need be; a usage error if it is a file or unwritable."""
+    out_dir = Path(out)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError("out_is_file", path=out)
+    try:  # trying is the only honest test: root passes every access() check
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out_dir):
+            pass
+    except OSError as exc:
+        raise UsageError("out_unwritable", path=out, reason=exc.strerror or str(exc)) from None
+    return out_dir
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> NoReturn:
+    raise StopRequested()
 
 
 def _shard(text: str | None) -> tuple[int, int] | None:
@@ -79,7 +107,7 @@ def _shard(text: str | None) -> tuple[int, int] | None:
         return None
     index, _, count = text.partition("/")
     if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
-        raise UsageError(f"--shard takes K/N with 1 <= K <= N, such as 2/4; not {text!r}")
+        raise UsageError("shard_format", text=repr(text))
     return int(index), int(count)
 
 
@@ -88,7 +116,7 @@ def _class_submissions(kind: str, export: Path, scratch: Path) -> list[Submissio
     try:
         members = lms.read_export(kind, export, scratch)
     except lms.ExportError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError("lms_export", reason=str(exc)) from None
     return [Submission(m.submission_id, m.source, {
         "student_id": m.student_id, "name": m.name, "lms": m.lms, "late": m.late,
         "earlier": list(m.earlier), "label": m.label}) for m in members]
@@ -99,50 +127,65 @@ def _refuse_classes(lab: Lab, paths: Sequence[Path]) -> None:
     for path in paths:
         kind = lms.guess_class(path, lab)
         if kind is not None:
-            raise UsageError(f"{path} looks like a class, not one submission; grade each with "
-                             f"{path}/* or the whole export with --lms {kind}")
+            raise UsageError("looks_like_class", path=str(path), kind=kind)
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
     """Hidden and public checks on every submission; reports per submission and class files."""
     lab = _lab(args.lab)
     paths = [Path(p) for p in args.submissions]
+    if not paths:
+        raise UsageError("no_submissions")
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
-        raise UsageError(f"no such submission: {', '.join(missing)}")
+        raise UsageError("no_such_submission", paths=", ".join(missing))
     if args.lms and len(paths) != 1:
-        raise UsageError("--lms takes one export: the LMS's zip or its unpacked folder")
+        raise UsageError("lms_one_export")
     try:
         suites = suites_for(lab, hidden=not args.public_only)
-    except FileNotFoundError as exc:
-        raise UsageError(str(exc)) from None
+    except FileNotFoundError:
+        raise UsageError("no_hidden_suite", lab=lab.name, path=str(lab.hidden_tests)) from None
     isolation = available_isolation()
     if not isolation.at_least("uid") and not args.allow_unisolated:
         catalogue = Catalogue.load(args.lang)
-        raise UsageError(catalogue.text("ui.isolation_refused", **{
+        raise UsageError("isolation_refused", **{
             key: catalogue.text(f"ui.isolation_{key}.{value}")
-            for key, value in isolation.as_dict().items() if key != "memory"}))
-    plan = GradingPlan(lab, suites, args.seed, args.lang,
+            for key, value in isolation.as_dict().items() if key != "memory"})
+    shard = _shard(args.shard)
+    if not args.lms:
+        _refuse_classes(lab, paths)
+    out_dir = _writable_out(args.out)  # last: a usage error leaves no folder behind
+    seed = args.seed or os.environ.get("GRADER_SEED") or ""
+    plan = GradingPlan(lab, suites, seed or DEFAULT_SEED, args.lang,
                        in_process=isolation.how == "in-process")  # only with --allow-unisolated
-    out_dir = Path(args.out)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise UsageError(f"--out {out_dir} is a file, not a folder")
     options = BatchOptions(out_dir=out_dir, workers=args.workers, resume=args.resume,
-                           shard=_shard(args.shard), points=args.points,
-                           canvas_column=args.canvas_column)
+                           shard=shard, points=args.points, canvas_column=args.canvas_column)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="minigrad-export-") as scratch:
         if args.lms:
             items: list[Path | Submission] = [
                 *_class_submissions(args.lms, paths[0], Path(scratch))]
         else:
-            _refuse_classes(lab, paths)
             items = [*paths]
-        docs = grade_class(plan, items, options, _progress)
+        if not seed:  # after every usage check: a usage error stays one line
+            say("cli.seed_warning", args.lang)
+        display = progress_display(args.lang)
+        signal.signal(signal.SIGTERM, _on_sigterm)
+        try:
+            docs = grade_class(plan, items, options, display)
+        except GradingInterrupted as stopped:
+            display.close()
+            say("cli.interrupted", args.lang, written=str(stopped.written),
+                total=str(stopped.total), out=str(out_dir))
+            return EXIT_SIGNAL + stopped.signum
+        finally:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        display.close()
     elapsed = time.perf_counter() - started
-    print(render_summary(docs, args.lang))
-    print(f"{len(docs)} submissions in {elapsed:.2f} s; reports in {out_dir}/<submission>/"
-          f", {out_dir / 'class.csv'} and {out_dir / 'dashboard.html'}")
+    print_summary(docs, args.lang)
+    say("cli.finished", args.lang, stream=sys.stdout, count=str(len(docs)),
+        seconds=f"{elapsed:.2f}", out=str(out_dir), csv=str(out_dir / "class.csv"),
+        dashboard=str(out_dir / "dashboard.html"))
     return EXIT_GRADER if any(d["status"] == "grader-error" for d in docs) else EXIT_OK
 
 
@@ -151,14 +194,15 @@ def cmd_merge(args: argparse.Namespace) -> int:
     folders = [Path(folder) for folder in args.folders]
     missing = [str(folder) for folder in folders if not folder.is_dir()]
     if missing:
-        raise UsageError(f"no such report folder: {', '.join(missing)}")
+        raise UsageError("no_report_folder", paths=", ".join(missing))
     out_dir = Path(args.out)
     if out_dir.exists() and not out_dir.is_dir():
-        raise UsageError(f"--out {out_dir} is a file, not a folder")
+        raise UsageError("out_is_file", path=str(out_dir))
     docs = merge(folders, out_dir, args.lang)
     print(render_summary(docs, args.lang))
-    print(f"{len(docs)} reports from {len(folders)} folders in {out_dir}/; "
-          f"{out_dir / 'class.csv'} and {out_dir / 'dashboard.html'}")
+    say("cli.merged", args.lang, stream=sys.stdout, count=str(len(docs)),
+        folders=str(len(folders)), out=str(out_dir), csv=str(out_dir / "class.csv"),
+        dashboard=str(out_dir / "dashboard.html"))
     return EXIT_GRADER if any(d["status"] == "grader-error" for d in docs) else EXIT_OK
 
 
@@ -168,25 +212,24 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     lab = _lab(args.lab)
     if not lab.hidden_tests.is_dir():
-        raise UsageError(f"no hidden suite for {lab.name} at {lab.hidden_tests}")
+        raise UsageError("no_hidden_suite", lab=lab.name, path=str(lab.hidden_tests))
     out = Path(args.out)
     if args.platform == "gradescope":
         if out.is_dir():
-            raise UsageError(f"--out {out} is a folder; give the zip's path, e.g. autograder.zip")
+            raise UsageError("export_out_is_folder", path=str(out))
         config = gradescope.Config(lab.name, args.lang, args.seed, args.hidden_visibility)
         gradescope.export_bundle(lab, out, config)
-        print(f"Gradescope autograder for {lab.name}: {out} (setup.sh and run_autograder at "
-              "its root; upload it on the assignment's Configure Autograder page)")
+        say("cli.gradescope_built", args.lang, stream=sys.stdout, lab=lab.name, out=str(out))
     else:
         if out.exists() and not out.is_dir():
-            raise UsageError(f"--out {out} is a file; give the question's folder")
+            raise UsageError("export_out_is_file", path=str(out))
         if not 1 <= args.timeout <= 600:
-            raise UsageError("--timeout must be between 1 and 600 s (PrairieLearn's limit)")
+            raise UsageError("timeout_range")
         config_pl = prairielearn.Config(lab.name, args.lang, args.seed)
         prairielearn.export_question(lab, out, config_pl, image=args.image, widget=args.widget,
                                      timeout_s=args.timeout)
-        print(f"PrairieLearn question for {lab.name}: {out}/ (copy it under the course's "
-              f"questions/; its grader image is {args.image})")
+        say("cli.prairielearn_built", args.lang, stream=sys.stdout, lab=lab.name, out=str(out),
+            image=args.image)
     return EXIT_OK
 
 
@@ -195,7 +238,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     try:
         doc = json.loads(Path(args.scores).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read {args.scores}: {exc}") from None
+        raise UsageError("cannot_read", path=args.scores, reason=str(exc)) from None
     print(render_feedback(doc, args.format, lang=args.lang))
     return EXIT_OK
 
@@ -205,17 +248,18 @@ def cmd_build_labs(args: argparse.Namespace) -> int:
     from grader.authoring.build import build_labs
     from grader.authoring.stubgen import MarkerError
 
+    lang = default_language()
     try:
         changed = build_labs(COURSE_ROOT, check=args.check)
     except MarkerError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        say("cli.grader_failure", lang, reason=str(exc))
         return EXIT_GRADER
     if args.check:
         for name in changed:
-            print(f"stale: {name} differs from what `make labs` generates", file=sys.stderr)
+            say("cli.stale", lang, name=str(name))
         return EXIT_STALE if changed else EXIT_OK
     for name in changed:
-        print(f"wrote {name}")
+        say("cli.wrote", lang, stream=sys.stdout, name=str(name))
     return EXIT_OK
 
 
@@ -223,27 +267,41 @@ def cmd_kit(args: argparse.Namespace) -> int:
     """Build the student kit (folder and zip) without solutions or hidden checks."""
     from grader.authoring.student_kit import KitError, build_kit
 
+    _lab(args.release)
+    lang = default_language()
+    out = Path(args.out or f"dist/minigrad-labs-kit-{args.release}")
     try:
-        archive = build_kit(Path(args.out))
+        archive = build_kit(out, args.release)
     except KitError as exc:
-        print(f"grader failure: {exc}", file=sys.stderr)
+        say("cli.grader_failure", lang, reason=str(exc))
         return EXIT_GRADER
-    print(f"student kit: {args.out}/ and {archive}")
+    say("cli.kit_built", lang, stream=sys.stdout, release=args.release, folder=str(out),
+        archive=str(archive))
     return EXIT_OK
 
 
 def cmd_labs(args: argparse.Namespace) -> int:
     """List the labs."""
-    for lab in LABS.values():
-        print(f"{lab.name}\t{', '.join(lab.files)}")
+    for name in _labs_here():
+        print("\t".join((name, ", ".join(LABS[name].files))))
     return EXIT_OK
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: the message and where to read more, exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("python -m grader").strip()
+        say("cli.usage", default_language(), message=message, command=command)
+        raise SystemExit(EXIT_USAGE)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every command."""
-    parser = argparse.ArgumentParser(prog="python -m grader",
-                                     description="minigrad-labs: check and grade minigrad labs.")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser = _Parser(prog="python -m grader",
+                     description="minigrad-labs: check and grade minigrad labs.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                     parser_class=_Parser)
     language = {"choices": LANGUAGES, "default": default_language(),
                 "help": "feedback language (default: from GRADER_LANG / LANG)"}
 
@@ -262,14 +320,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     grade = commands.add_parser("grade", help="grade submissions with the hidden suite")
     grade.add_argument("lab", help="lab name, e.g. lab01_graph")
-    grade.add_argument("submissions", nargs="+", help="folders, zips, .py files or notebooks")
+    grade.add_argument("submissions", nargs="*", help="folders, zips, .py files or notebooks")
     grade.add_argument("--out", required=True, help="folder for the reports")
     grade.add_argument("--lang", **language)  # type: ignore[arg-type]
-    grade.add_argument("--workers", type=int, default=max(1, os.cpu_count() or 1))
+    grade.add_argument("--workers", type=int, default=max(1, os.cpu_count() or 1),
+                       help="shards graded in parallel, one pytest process each "
+                            "(default: the number of CPUs)")
     grade.add_argument("--resume", action="store_true",
                        help="keep reports whose submission content has not changed")
-    grade.add_argument("--seed", default=os.environ.get("GRADER_SEED", DEFAULT_SEED),
-                       help="course seed for randomized inputs (default: GRADER_SEED)")
+    grade.add_argument("--seed", default=None,
+                       help="course secret seeding the randomized inputs (default: GRADER_SEED; "
+                            "without either, a public seed and a warning)")
     grade.add_argument("--public-only", action="store_true", help="run only the public checks")
     grade.add_argument("--lms", choices=lms.LMS_KINDS,
                        help="the one submission given is a class export named as this LMS "
@@ -328,7 +389,9 @@ def build_parser() -> argparse.ArgumentParser:
     build.set_defaults(handler=cmd_build_labs)
 
     kit = commands.add_parser("kit", help="build the student kit (no solutions, no hidden checks)")
-    kit.add_argument("--out", default="dist/minigrad-labs-kit", help="kit folder (zip beside it)")
+    kit.add_argument("--release", required=True, metavar="LAB",
+                     help="the lab that opens: the kit holds it and the earlier labs, no later one")
+    kit.add_argument("--out", help="kit folder, zip beside it (default dist/minigrad-labs-kit-LAB)")
     kit.set_defaults(handler=cmd_kit)
 
     labs = commands.add_parser("labs", help="list the labs")
@@ -339,20 +402,24 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     args = build_parser().parse_args(argv)
+    lang = getattr(args, "lang", None) or default_language()
     if getattr(args, "workers", 1) < 1:
-        print("error: --workers must be at least 1", file=sys.stderr)
+        say("cli.error", lang, message=Catalogue.load(lang).text("cli.errors.workers"))
         return EXIT_USAGE
     try:
         return int(args.handler(args))
     except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        catalogue = Catalogue.load(lang)
+        key = f"cli.errors.{exc.key}"
+        message = catalogue.text(key, **exc.params)
+        say("cli.error", lang, message=message)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("interrupted; finished reports were kept", file=sys.stderr)
-        return EXIT_GRADER
+    except KeyboardInterrupt as interrupt:
+        say("cli.interrupted_no_out", lang)
+        return EXIT_SIGNAL + getattr(interrupt, "signum", signal.SIGINT)
     except BrokenPipeError:  # the reader went away (`... | head`): not a failure
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except Exception as exc:  # the grader's own failure: say so, with exit code 3
-        print(f"grader failure: {type(exc).__name__}: {exc}", file=sys.stderr)
+        say("cli.grader_failure", lang, reason=f"{type(exc).__name__}: {exc}")
         return EXIT_GRADER

@@ -160,6 +160,32 @@ def _from_zip(archive: Path, lab: Lab) -> dict[str, bytes]:
         raise Ungradable("unreadable-submission", reason=f"not a readable zip ({exc})") from exc
 
 
+# A notebook saved as a script: Jupyter's `# In[ ]:` cell markers, or IPython calls.
+_EXPORT_MARK = re.compile(rb"^# In\[[ 0-9]*\]:|^\s*get_ipython\(\)", re.M)
+
+
+def clean_export(source: bytes) -> bytes:
+    """A Colab or Jupyter `.py` export as plain Python: each `get_ipython()` line (and, if the
+    file still does not parse, each `%magic` and `!shell` line) becomes `pass` at its own
+    indentation, so blocks and line numbers stay as the student wrote them. Other files are
+    returned unchanged."""
+    if not _EXPORT_MARK.search(source):
+        return source
+    text = source.decode("utf-8", errors="replace")
+    lines = [_as_pass(line) if line.lstrip().startswith("get_ipython()") else line
+             for line in text.splitlines()]
+    try:
+        ast.parse("\n".join(lines))
+    except SyntaxError:
+        lines = [_as_pass(line) if line.lstrip().startswith(("%", "!")) else line
+                 for line in lines]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _as_pass(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())] + "pass"
+
+
 def _cell_code(source: str) -> str:
     """A code cell as module code: cell magics (`%%...`) drop the cell, line magics and shell
     lines (`%...`, `!...`) are dropped only when the cell is not valid Python as it stands,
@@ -220,7 +246,8 @@ def digest(files: dict[str, bytes]) -> str:
 
 def prepare(submission: Submission, lab: Lab, scratch_root: Path) -> PreparedSubmission:
     """Copy the submission's lab files into a fresh scratch folder under scratch_root."""
-    files = read_files(submission.source, lab)
+    files = {name: clean_export(content) if name.endswith(".py") else content
+             for name, content in read_files(submission.source, lab).items()}
     workdir = Path(tempfile.mkdtemp(prefix=f"{submission.id}-", dir=scratch_root))
     os.chmod(workdir, 0o755)
     for name in lab.support_files:

@@ -11,6 +11,7 @@ and attaches one `grader` user property per test for pytest-json-report.
 from __future__ import annotations
 
 import json
+import os
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -41,15 +42,25 @@ class GradingState:
     statuses: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
+# What a failed check shows of the student's output: per scenario the sandbox keeps 4096
+# bytes; across a check's scenarios this many characters, then the sandbox's own marker.
+OUTPUT_CAP = 4096
+OUTPUT_CUT = "\n[... {omitted} more bytes not shown]"
+
 STATE_KEY = pytest.StashKey[GradingState]()
 SPEC_KEY = pytest.StashKey[CheckSpec]()
 NOT_STATE_KEY = pytest.StashKey[dict[str, Any]]()
+STREAM_KEY = pytest.StashKey["SubmissionStream"]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     """The manifest option."""
-    parser.getgroup("grader").addoption(
+    group = parser.getgroup("grader")
+    group.addoption(
         "--grader-manifest", default=None, help="JSON manifest written by `python -m grader`")
+    group.addoption(
+        "--grader-stream", default=None,
+        help="append one JSON line per submission as its last check finishes")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -66,6 +77,10 @@ def pytest_configure(config: pytest.Config) -> None:
         submissions=manifest["submissions"],
         in_process=bool(manifest.get("in_process", False)),
     )
+    stream = config.getoption("--grader-stream")
+    if stream:
+        config.stash[STREAM_KEY] = SubmissionStream(stream)
+        config.pluginmanager.register(config.stash[STREAM_KEY], "grader-stream")
     reaper.enable_subreaper()
 
 
@@ -133,6 +148,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         raise pytest.UsageError(str(exc)) from None
     order = {entry["id"]: index for index, entry in enumerate(state.submissions)}
     items.sort(key=lambda item: _submission_index(item, order))
+    stream = config.stash.get(STREAM_KEY, None)
+    if stream is not None:
+        stream.plan(items)
 
 
 @dataclass
@@ -143,6 +161,7 @@ class SubmissionContext:
     digest: str
     runner: Sandbox | InProcessRunner
     flags: list[dict[str, Any]] = field(default_factory=list)  # runtime flags of the check running
+    output: list[str] = field(default_factory=list)  # what its scenarios printed, in order
 
 
 @pytest.fixture(scope="session")
@@ -182,10 +201,13 @@ def sandboxed(request: pytest.FixtureRequest, submission: SubmissionContext) -> 
     lab = _grading_state(request.config).lab
 
     submission.flags.clear()
+    submission.output.clear()
 
     def run_scenario(scen: Scenario, **params: Any) -> Any:
         outcome = submission.runner.run(scen, params, timeout_s=spec.timeout_s or lab.timeout_s)
         submission.flags.extend(outcome.flags)
+        if outcome.output:
+            submission.output.append(outcome.output)
         if not outcome.ok:
             raise failure_from_outcome(outcome, params, lab.main_file)
         return outcome.value
@@ -219,6 +241,16 @@ def rng(request: pytest.FixtureRequest, submission: SubmissionContext) -> random
     return random.Random(f"{seed}:{submission.id}:{submission.digest}:{spec.id}")
 
 
+def _check_output(item: pytest.Item) -> str:
+    """What the student's code printed during the check's scenarios, capped at OUTPUT_CAP."""
+    context = item.funcargs.get("submission") if hasattr(item, "funcargs") else None
+    printed = "".join(context.output) if isinstance(context, SubmissionContext) else ""
+    if len(printed) <= OUTPUT_CAP:
+        return printed
+    omitted = len(printed.encode("utf-8")) - len(printed[:OUTPUT_CAP].encode("utf-8"))
+    return printed[:OUTPUT_CAP] + OUTPUT_CUT.format(omitted=omitted)
+
+
 def _submission_id(item: pytest.Item) -> str:
     return item.callspec.params["submission"]["id"]  # type: ignore[attr-defined, no-any-return]
 
@@ -246,7 +278,7 @@ def _classify(item: pytest.Item, call: pytest.CallInfo[None],
     if excinfo is None:
         return "passed", None, ""
     if isinstance(excinfo.value, CheckFailed):
-        return "failed", excinfo.value.detail, excinfo.value.output
+        return "failed", excinfo.value.detail, _check_output(item) or excinfo.value.output
     if isinstance(excinfo.value, NotRun):
         return "not-run", excinfo.value.detail, ""
     where = f"{excinfo.type.__name__} in {item.stash[SPEC_KEY].id} ({report.when})"
@@ -274,3 +306,49 @@ def pytest_runtest_makereport(
         "detail": detail, "output": output or None, "flags": flags, "isolation": isolation,
     }))
     return report  # type: ignore[return-value]
+
+
+
+class SubmissionStream:
+    """Writes one JSON line per submission as soon as its last check has finished.
+
+    A line has the shape of pytest-json-report's `tests` (node id, phase durations, user
+    properties), so the batch builds that submission's document from it at once, as it would
+    from the whole report, instead of waiting for the rest of the shard.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        self.submission_of: dict[str, str] = {}  # node id -> submission id
+        self.last_of: dict[str, str] = {}  # submission id -> node id of its last check
+        self.count_of: dict[str, int] = {}  # submission id -> number of its checks
+        self.tests: dict[str, list[dict[str, Any]]] = {}  # submission id -> finished tests
+
+    def plan(self, items: list[pytest.Item]) -> None:
+        """Note which item closes each submission (items are already in run order)."""
+        for item in items:
+            self.submission_of[item.nodeid] = _submission_id(item)
+            self.last_of[_submission_id(item)] = item.nodeid
+            self.count_of[_submission_id(item)] = self.count_of.get(_submission_id(item), 0) + 1
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Keep each phase's duration and, at teardown, the test's grader property."""
+        submission_id = self.submission_of.get(report.nodeid)
+        if submission_id is None:
+            return
+        tests = self.tests.setdefault(submission_id, [])
+        if not tests or tests[-1]["nodeid"] != report.nodeid:
+            tests.append({"nodeid": report.nodeid})
+        tests[-1][report.when] = {"duration": report.duration}
+        if report.when == "teardown":
+            tests[-1]["user_properties"] = [{key: value} for key, value in report.user_properties]
+
+    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        """After a submission's last check, write its line: whole, in one write, or not at all."""
+        submission_id = self.submission_of.get(nodeid)
+        if submission_id is None or self.last_of.get(submission_id) != nodeid:
+            return
+        tests = self.tests.pop(submission_id, [])
+        line = json.dumps({"submission": submission_id, "checks": self.count_of[submission_id],
+                           "tests": tests}) + "\n"
+        os.write(self.fd, line.encode("utf-8"))

@@ -43,7 +43,13 @@ _ANSI: Mapping[str, str] = {
 # Control characters student output could use to rewrite the terminal (escape sequences).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
-_MD_SPECIAL = re.compile(r"[\\`*_\[\]<>~]")
+# How the sandbox and the plugin end output they capped (grader/sandbox/sandbox.py,
+# grader/plugin.py); feedback shows that note in the reader's language.
+_OUTPUT_CUT = re.compile(r"\n\[\.\.\. (\d+) more bytes not shown\]$")
+_MD_SPECIAL = re.compile(r"[\\`*_\[\]<>~|#]")
+# Line breaks in prose would let student text start a block of its own (a heading, a table,
+# a list, a fence): one paragraph is one line.
+_LINE_BREAKS = re.compile(r"\s*[\r\n\u2028\u2029\x0b\x0c\x85]+\s*")
 
 
 def _is_html(template_name: str | None) -> bool:
@@ -69,7 +75,7 @@ def _md_escape(text: str) -> str:
 
 def _md_text(text: Any) -> str:
     """Escape text for Markdown outside its `code spans`, which are kept as they are."""
-    parts = _CODE_SPAN.split(_plain(text))
+    parts = _CODE_SPAN.split(_plain(_LINE_BREAKS.sub(" ", str(text))))
     # split() with one group alternates prose, code, prose, ...: odd items are code spans.
     return "".join(f"`{part}`" if index % 2 else _md_escape(part) for index, part in enumerate(parts))
 
@@ -137,6 +143,14 @@ def graph_view(detail: Mapping[str, Any] | None, catalogue: Catalogue) -> dict[s
             "calls": list(graph.calls) if graph.calls is not None else None}
 
 
+def _output_text(output: str, catalogue: Catalogue) -> str:
+    """A check's captured output, its cut note (if capped) in the catalogue's language."""
+    cut = _OUTPUT_CUT.search(output)
+    if cut is None:
+        return output
+    return output[: cut.start()] + "\n" + catalogue.text("ui.output_cut", omitted=cut.group(1))
+
+
 def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
     """Return the template context for one score document in the catalogue's language."""
     localised = localise_document(doc, catalogue)
@@ -153,6 +167,7 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any
         "grader_error_notice": catalogue.text("ui.grader_error_notice"),
         "lang": catalogue.lang,
         "t": catalogue.text,
+        "output_text": functools.partial(_output_text, catalogue=catalogue),
     }
 
 
@@ -201,28 +216,33 @@ def isolation_notes(docs: Sequence[Mapping[str, Any]], catalogue: Catalogue) -> 
     return notes
 
 
-def render_summary(docs: Sequence[Mapping[str, Any]], lang: str) -> str:
-    """Render a plain-text table of submissions: status, score and pitfalls of each."""
+def summary_context(docs: Sequence[Mapping[str, Any]], lang: str) -> dict[str, Any]:
+    """Return the class summary as data: headers, one row of strings per document, totals."""
     catalogue = Catalogue.load(lang)
     rows = [_summary_row(doc, catalogue) for doc in docs]
     columns = ("submission", "status", "score")
     headers = {name: catalogue.text(f"ui.summary_{name}") for name in (*columns, "pitfalls")}
     widths = {name: max([len(headers[name])] + [len(row[name]) for row in rows]) for name in columns}
     statuses = [doc["status"] for doc in docs]
-    context = {
+    totals = {"graded": statuses.count("graded"), "ungradable": statuses.count("ungradable"),
+              "errors": statuses.count("grader-error")}
+    return {
         "rows": rows,
         "headers": headers,
         "widths": widths,
         "count": len(docs),
-        "totals": {
-            "graded": statuses.count("graded"),
-            "ungradable": statuses.count("ungradable"),
-            "errors": statuses.count("grader-error"),
-        },
+        "totals": totals,
         "isolation": isolation_notes(docs, catalogue),
+        "title": catalogue.text("ui.summary_title", count=str(len(docs))),
+        "totals_line": catalogue.text("ui.summary_totals",
+                                      **{key: str(value) for key, value in totals.items()}),
         "t": catalogue.text,
     }
-    return environment().get_template(SUMMARY_TEMPLATE).render(context)
+
+
+def render_summary(docs: Sequence[Mapping[str, Any]], lang: str) -> str:
+    """Render a plain-text table of submissions: status, score and pitfalls of each."""
+    return environment().get_template(SUMMARY_TEMPLATE).render(summary_context(docs, lang))
 
 
 def render_dashboard(docs: Sequence[Mapping[str, Any]], lang: str) -> str:

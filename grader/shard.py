@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+import threading
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +31,7 @@ PYTEST_ROOT = Path(os.path.commonpath([COURSE_ROOT, PACKAGE_DIR]))
 # them) costs more start-up time than a whole submission's checks.
 PLUGINS = ("pytest_jsonreport.plugin", "pytest_metadata.plugin", "grader.plugin")
 REPORT_OMIT = ("collectors", "keywords", "log", "streams", "warnings", "traceback")
+POLL_S = 0.05  # how often the stream of finished submissions is read
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,8 @@ def suites_for(lab: Lab, hidden: bool) -> tuple[Path, ...]:
     return tuple(suites)
 
 
-def pytest_command(plan: GradingPlan, manifest: Path, report: Path, quiet: bool = True) -> list[str]:
+def pytest_command(plan: GradingPlan, manifest: Path, report: Path, quiet: bool = True,
+                   stream: Path | None = None) -> list[str]:
     """The pytest invocation for one shard."""
     # The suites come first: --json-report-omit takes every word that follows it.
     return [
@@ -63,6 +68,7 @@ def pytest_command(plan: GradingPlan, manifest: Path, report: Path, quiet: bool 
         "-q" if quiet else "-v", "-c", str(PYTEST_INI),
         "--rootdir", str(PYTEST_ROOT), *(arg for name in PLUGINS for arg in ("-p", name)),
         "--grader-manifest", str(manifest),
+        *(["--grader-stream", str(stream)] if stream else []),
         "--json-report", "--json-report-file", str(report), "--json-report-omit", *REPORT_OMIT,
         *(["-s"] if plan.in_process else []),
     ]
@@ -77,44 +83,153 @@ def _grader_error(plan: GradingPlan, sub: PreparedSubmission, reference: str) ->
                                  plan.isolation())
 
 
+OnDocument = Callable[[dict[str, Any]], None]
+
+
 def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir: Path,
-              timeout_s: float, interactive: bool = False) -> list[dict[str, Any]]:
-    """Grade the shard in one pytest process; one document per submission, in shard order."""
+                timeout_s: float, interactive: bool = False,
+                on_document: OnDocument | None = None,
+                stop: threading.Event | None = None) -> list[dict[str, Any]]:
+    """Grade the shard in one pytest process; one document per submission, in shard order.
+
+    Each submission's document is handed to on_document as soon as its last check finishes,
+    not when the shard ends. When `stop` is set, pytest is interrupted and only the
+    submissions that had finished get a document; the others get none.
+    """
+    if stop is not None and stop.is_set():
+        return []
     manifest = workdir / "manifest.json"
     report_path = workdir / "report.json"
+    stream = ShardStream(workdir / "finished.jsonl", plan, shard, on_document)
     manifest.write_text(json.dumps({
         "lab": plan.lab.name, "seed": plan.seed, "in_process": plan.in_process,
         "submissions": [{"id": s.id, "workdir": str(s.workdir), "digest": s.digest}
                         for s in shard],
     }), encoding="utf-8")
-    command = pytest_command(plan, manifest, report_path)
-    try:
-        completed = subprocess.run(
-            command, cwd=PYTEST_ROOT, timeout=timeout_s, check=False,
-            env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
-            stdin=None if interactive else subprocess.DEVNULL,
-            stdout=None if interactive else subprocess.PIPE,
-            stderr=None if interactive else subprocess.STDOUT,
-        )
-    except subprocess.TimeoutExpired:
-        return [_grader_error(plan, sub, f"the shard took over {timeout_s:.0f} s") for sub in shard]
-    if completed.returncode not in (0, 1) or not report_path.is_file():
-        tail = (completed.stdout or b"").decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-        reference = f"pytest exited with {completed.returncode}: {tail[0][:300]}"
-        return [_grader_error(plan, sub, reference) for sub in shard]
-    report = json.loads(report_path.read_text(encoding="utf-8"))
-    grouped = entries_by_submission(report)
-    expected = max((len(entries) for entries in grouped.values()), default=0)
-    documents = []
+    command = pytest_command(plan, manifest, report_path, stream=stream.path)
+    returncode, tail = _run_pytest(command, timeout_s, interactive, stream, stop)
+    stream.read()
+    if stop is not None and stop.is_set():
+        return [stream.documents[sub.id] for sub in shard if sub.id in stream.documents]
+    if returncode is None:
+        reference = f"the shard took over {timeout_s:.0f} s"
+    elif returncode not in (0, 1):
+        reference = f"pytest exited with {returncode}: {tail[:300]}"
+    else:
+        reference = "the check run ended early"
     for sub in shard:
-        entries = grouped.get(sub.id, [])
-        if not entries or len(entries) != expected:
-            documents.append(_grader_error(plan, sub, "the check run ended early"))
-        else:
-            flags = _flags(sub, entries)
-            documents.append(graded_document(plan.lab.name, _as_record(sub), entries, flags,
-                                             plan.lang, plan.isolation()))
-    return documents
+        if sub.id not in stream.documents:
+            stream.deliver(_grader_error(plan, sub, reference))
+    return [stream.documents[sub.id] for sub in shard]
+
+
+class ShardStream:
+    """The submissions a running shard has finished, read from the plugin's stream file."""
+
+    def __init__(self, path: Path, plan: GradingPlan, shard: Sequence[PreparedSubmission],
+                 on_document: OnDocument | None) -> None:
+        self.path = path
+        self.plan = plan
+        self.by_id = {sub.id: sub for sub in shard}
+        self.on_document = on_document
+        self.documents: dict[str, dict[str, Any]] = {}
+        self.offset = 0
+
+    def read(self) -> None:
+        """Build and deliver the documents of the complete lines written since the last read."""
+        try:
+            with self.path.open("rb") as handle:
+                handle.seek(self.offset)
+                data = handle.read()
+        except FileNotFoundError:
+            return
+        complete = data[: data.rfind(b"\n") + 1]  # a line being written is left for later
+        self.offset += len(complete)
+        for line in complete.splitlines():
+            self._document(json.loads(line))
+
+    def _document(self, line: dict[str, Any]) -> None:
+        sub = self.by_id.get(line.get("submission", ""))
+        if sub is None or sub.id in self.documents:
+            return
+        entries = entries_by_submission({"tests": line["tests"]}).get(sub.id, [])
+        if not entries or len(entries) != line.get("checks"):
+            self.deliver(_grader_error(self.plan, sub, "the check run ended early"))
+            return
+        flags = _flags(sub, entries)
+        self.deliver(graded_document(self.plan.lab.name, _as_record(sub), entries, flags,
+                                     self.plan.lang, self.plan.isolation()))
+
+    def deliver(self, doc: dict[str, Any]) -> None:
+        """Keep the document and hand it on."""
+        self.documents[doc["submission"]["id"]] = doc
+        if self.on_document is not None:
+            self.on_document(doc)
+
+
+def _run_pytest(command: list[str], timeout_s: float, interactive: bool, stream: ShardStream,
+                stop: threading.Event | None) -> tuple[int | None, str]:
+    """Run pytest, reading the stream as it goes; (exit code or None on timeout, last line)."""
+    process = subprocess.Popen(
+        command, cwd=PYTEST_ROOT, env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+        stdin=None if interactive else subprocess.DEVNULL,
+        stdout=None if interactive else subprocess.PIPE,
+        stderr=None if interactive else subprocess.STDOUT,
+        # Its own process group, so that Ctrl-C reaches the grader alone and the grader stops
+        # each shard itself; an interactive run shares the terminal with the student's code.
+        start_new_session=not interactive,
+    )
+    output = _OutputTail(process)
+    deadline = time.monotonic() + timeout_s
+    returncode: int | None = None
+    while returncode is None:
+        try:
+            returncode = process.wait(POLL_S)
+        except subprocess.TimeoutExpired:
+            stream.read()
+            if stop is not None and stop.is_set():
+                _kill(process)
+                returncode = process.returncode
+            elif time.monotonic() > deadline:
+                _kill(process)
+                return None, output.last_line()
+    return returncode, output.last_line()
+
+
+class _OutputTail:
+    """Drains pytest's output in a thread (a full pipe would block it) and keeps the end."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.tail = b""
+        self.thread: threading.Thread | None = None
+        if process.stdout is not None:
+            self.thread = threading.Thread(target=self._drain, args=(process.stdout,),
+                                           daemon=True)
+            self.thread.start()
+
+    def _drain(self, pipe: Any) -> None:
+        for chunk in iter(lambda: pipe.read(65536), b""):
+            self.tail = (self.tail + chunk)[-4096:]
+
+    def last_line(self) -> str:
+        if self.thread is not None:
+            self.thread.join(1.0)
+        lines = self.tail.decode("utf-8", "replace").strip().splitlines()
+        return lines[-1] if lines else ""
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL to the shard's process group, at once.
+
+    pytest takes seconds to wind down on SIGINT, too long for a grader told to stop. Its
+    sandboxes (each a session of its own) do not outlive it for long: a zygote exits when
+    its request pipe closes, once the scenario it runs ends or hits its CPU limit.
+    """
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
 
 
 def _flags(sub: PreparedSubmission, entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -42,6 +42,7 @@ def grader(*args: str | Path, isolation: str | None = None) -> Result:
            if key not in ("GRADER_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG",
                           "GRADER_ISOLATION")}
     env.update(GRADER_LANG="en", NO_COLOR="1", **({"GRADER_ISOLATION": isolation} if isolation else {}))
+    env.pop("GRADER_SEED", None)
     completed = subprocess.run(
         [sys.executable, "-m", "grader", *map(str, args)], cwd=ROOT, env=env,
         capture_output=True, text=True, timeout=300, check=False)
@@ -241,3 +242,76 @@ def test_render_of_an_unreadable_file_is_a_usage_error(tmp_path: Path) -> None:
 def test_build_labs_check_passes_on_the_committed_tree() -> None:
     result = grader("build-labs", "--check")
     assert result.code == EXIT_OK, result
+
+
+# --- usage errors are one line, exit 2 ---------------------------------------------------
+
+
+def one_error_line(result: Result) -> str:
+    """The only stderr line of a usage error."""
+    assert result.code == EXIT_USAGE, result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result
+    return lines[0]
+
+
+def test_out_that_is_a_file_is_a_usage_error(tmp_path: Path) -> None:
+    out = tmp_path / "grades.txt"
+    out.write_text("not a folder", encoding="utf-8")
+    line = one_error_line(grader("grade", "lab01_graph", DEMO / "ana", "--out", out))
+    assert f"--out {out} is a file" in line
+    assert out.read_text(encoding="utf-8") == "not a folder"
+
+
+@pytest.mark.parametrize("where", ["under-a-file", "proc"])
+def test_out_in_an_unwritable_place_is_a_usage_error(tmp_path: Path, where: str) -> None:
+    if where == "proc":
+        out = Path("/proc/minigrad-grades")
+    else:
+        (tmp_path / "file").write_text("x", encoding="utf-8")
+        out = tmp_path / "file" / "grades"
+    line = one_error_line(grader("grade", "lab01_graph", DEMO / "ana", "--out", out))
+    assert f"--out {out}: cannot write there" in line
+
+
+def test_an_empty_submission_list_is_a_usage_error(tmp_path: Path) -> None:
+    line = one_error_line(grader("grade", "lab01_graph", "--out", tmp_path / "out"))
+    assert "no submissions given" in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_missing_argument_is_one_line_too() -> None:
+    line = one_error_line(grader("grade"))
+    assert "required" in line and "--help" in line
+
+
+def test_workers_has_help_text() -> None:
+    result = grader("grade", "--help")
+    assert "--workers" in result.stdout and "in parallel" in result.stdout, result
+
+
+# --- the seed warning and Spanish output -------------------------------------------------
+
+
+def test_grading_without_a_seed_warns_once_and_still_grades(tmp_path: Path) -> None:
+    warning = Catalogue.load("en").text("cli.seed_warning")
+    unseeded = grader("grade", "lab01_graph", DEMO / "ana", "--out", tmp_path / "a",
+                      "--public-only")
+    assert unseeded.code == EXIT_OK, unseeded
+    assert unseeded.stderr.count(warning) == 1, unseeded
+    assert (tmp_path / "a" / "ana" / "scores.json").is_file()
+    seeded = grader("grade", "lab01_graph", DEMO / "ana", "--out", tmp_path / "b",
+                    "--public-only", "--seed", "course-secret")
+    assert warning not in seeded.stderr, seeded
+
+
+def test_under_lang_es_progress_summary_and_last_line_are_spanish(tmp_path: Path) -> None:
+    result = grader("grade", "lab01_graph", DEMO / "ana", DEMO / "ben", "--out", tmp_path / "o",
+                    "--public-only", "--seed", "s", "--lang", "es")
+    assert result.code == EXIT_OK, result
+    spanish = Catalogue.load("es")
+    progress = [line for line in result.stderr.splitlines() if line.startswith("[")]
+    assert len(progress) == 2 and all("transcurrido" in line for line in progress), result
+    assert spanish.text("ui.summary_submission") in result.stdout
+    last = result.stdout.strip().splitlines()[-1]
+    assert last.startswith("2 entregas en "), last

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 from pathlib import Path
@@ -196,3 +197,47 @@ def test_default_language_reads_os_environ(monkeypatch: pytest.MonkeyPatch) -> N
 )
 def test_format_number_keeps_six_significant_digits(value: float, expected: str) -> None:
     assert format_number(value) == expected
+
+
+# --- every line the command line prints comes from the catalogue -------------------------
+
+PRINTING_MODULES = ("cli.py", "console.py", "batch.py", "shard.py")
+GRADER = Path(__file__).resolve().parent.parent / "grader"
+
+
+def _literal_words(node: ast.AST) -> list[str]:
+    """The literal text with letters in a printed argument (a str, or an f-string's parts)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value] if re.search(r"[A-Za-z]", node.value) else []
+    if isinstance(node, ast.JoinedStr):
+        return [word for part in node.values for word in _literal_words(part)]
+    return []
+
+
+def _printing_calls(tree: ast.AST) -> list[ast.Call]:
+    calls = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            if name in ("print", "write", "error", "exit"):
+                calls.append(node)
+    return calls
+
+
+@pytest.mark.parametrize("module", PRINTING_MODULES)
+def test_the_command_line_prints_no_text_of_its_own(module: str) -> None:
+    tree = ast.parse((GRADER / module).read_text(encoding="utf-8"))
+    english = [(call.lineno, word) for call in _printing_calls(tree)
+               for arg in call.args for word in _literal_words(arg)]
+    assert english == [], f"{module} prints text that is not in the catalogue: {english}"
+
+
+@pytest.mark.parametrize("module", PRINTING_MODULES)
+def test_every_catalogue_key_the_command_line_uses_exists_in_both_languages(module: str) -> None:
+    source = (GRADER / module).read_text(encoding="utf-8")
+    keys = set(re.findall(r"[\"'](cli\.[a-z_.-]+|ui\.[a-z_.-]+)[\"']", source))
+    keys |= {f"cli.errors.{key}" for key in re.findall(r"UsageError\(\"([a-z_]+)\"", source)}
+    for lang in LANGUAGES:
+        catalogue = Catalogue.load(lang)
+        missing = sorted(key for key in keys if not catalogue.has(key))
+        assert missing == [], f"{module} uses {missing}, absent from {lang}"

@@ -97,7 +97,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], LabRun]:
             # A hung shard becomes grader-error documents (failures here), not a stalled run.
             options = BatchOptions(out_dir=tmp_path_factory.mktemp(folder),
                                    workers=max(2, os.cpu_count() or 1), shard_timeout_s=240)
-            docs = grade_class(spec, paths, options, lambda done, total, note: None)
+            docs = grade_class(spec, paths, options, lambda *_: None)
             *fixture_docs, solution, stub = docs
             runs[folder] = LabRun(
                 {f.name: doc for f, doc in zip(fixtures, fixture_docs, strict=True)},

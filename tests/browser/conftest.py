@@ -59,7 +59,7 @@ def lab01_pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Pat
     lab = get_lab("lab01_graph")
     plan = GradingPlan(lab, suites_for(lab, hidden=True), "browser", "en")
     options = BatchOptions(out_dir=out, workers=max(2, os.cpu_count() or 1), shard_timeout_s=240)
-    docs = grade_class(plan, LAB01_FIXTURES, options, lambda done, total, note: None)
+    docs = grade_class(plan, LAB01_FIXTURES, options, lambda *_: None)
     pages = {doc["submission"]["id"]: (out / doc["submission"]["id"] / "feedback.html", doc)
              for doc in docs}
     spanish = copy.deepcopy(pages[SPANISH_ID][1])

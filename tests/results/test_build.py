@@ -46,9 +46,9 @@ def grade(spec: GradingPlan, folders: list[Path], out_dir: Path, resume: bool = 
     """grade_class on the folders; documents by submission id."""
     options = BatchOptions(out_dir=out_dir, workers=2, resume=resume, shard_timeout_s=120)
 
-    def progress(done: int, total: int, note: str) -> None:
+    def progress(done: int, total: int, doc: dict[str, Any], kept: bool) -> None:
         if notes is not None:
-            notes.append(note)
+            notes.append(f"{doc['submission']['id']}: {'unchanged, kept' if kept else doc['status']}")
 
     return {doc["submission"]["id"]: doc for doc in grade_class(spec, folders, options, progress)}
 

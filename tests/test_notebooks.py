@@ -31,7 +31,7 @@ import math
 def f():
     # TODO(lab): Return one.
     # TODO(lab) es: Devuelve uno.
-    raise NotImplementedError('lab: Return one.')
+    raise NotImplementedError('lab, TODO 1: Return one.')
 
 
 X = 1
@@ -52,7 +52,7 @@ class K:
             #    Second line.
             # TODO(lab) es: Usa *args y [enlaces].
             #    Segunda línea.
-            raise NotImplementedError('lab: Use *args and [links]. Second line.')
+            raise NotImplementedError('lab, TODO 1: Use *args and [links]. Second line.')
         return inner
 '''
 
@@ -226,7 +226,7 @@ def test_lab01_notebook_code_behaves_like_the_stub() -> None:
     code = notebook_code(path.read_bytes())
     value = run_module(code, "value")["Value"]
     assert value(2.0).data == pytest.approx(2.0)
-    with pytest.raises(NotImplementedError, match="^lab01_graph: "):
+    with pytest.raises(NotImplementedError, match="^lab01_graph, TODO [0-9]+: "):
         value(2) + value(3)
 
 

@@ -67,7 +67,7 @@ INTRO_ES = """\
 Este cuaderno es el código de `{lab}`, una celda por función o clase. Lee `README.es.md`
 para saber qué implementar y completa cada `TODO({lab})`.
 
-- Solo se califican las celdas de código: el calificador las une, en orden, en un único
+- Solo se corrigen las celdas de código: el corrector las une, en orden, en un único
   módulo. Las líneas que empiezan por `%` o `!` (comandos mágicos de IPython y de la
   terminal) se omiten.
 - Cada celda de código forma parte de ese módulo: deja tus experimentos bajo
@@ -85,8 +85,8 @@ SMOKE_CELL = """\
 # grader imports the code cells as a module, where __name__ is not "__main__", so nothing
 # under it runs when you are graded.
 # Prueba rápida: ejecuta todas las celdas de arriba y luego esta. Prueba tu propio código
-# bajo el `if`: el calificador importa las celdas de código como un módulo, donde __name__
-# no es "__main__", así que nada de lo que hay debajo se ejecuta al calificar.
+# bajo el `if`: el corrector importa las celdas de código como un módulo, donde __name__
+# no es "__main__", así que nada de lo que hay debajo se ejecuta al corregir.
 if __name__ == "__main__":
     missing = [name for name in {names} if name not in globals()]
     print(f"not defined yet / aún sin definir: {{missing}}" if missing else "ok")"""

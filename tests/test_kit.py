@@ -47,3 +47,25 @@ def test_check_in_the_kit_grades_the_stub_zero_and_the_solution_full(kit, tmp_pa
     solved = _check(folder, "--path", str(finished), "--lang", "en")
     assert solved.returncode == 0, solved.stderr
     assert "All checks passed." in solved.stdout, solved.stdout
+
+
+@pytest.mark.parametrize("lab", ["lab01_graph", "lab04_xor"])
+def test_the_notebook_instructions_work_as_written_in_the_kit(kit, lab):
+    """The command the notebook's first cell gives, run as written at the root of the kit."""
+    import json
+    import re
+    import shlex
+
+    folder, _ = kit
+    notebook = json.loads((folder / "labs" / lab / f"{lab}.ipynb").read_text(encoding="utf-8"))
+    intro = "".join(notebook["cells"][0]["source"])
+    commands = sorted(set(re.findall(r"`(make check [^`]*NOTEBOOK=1[^`]*)`", intro)))
+    assert commands, f"the notebook of {lab} gives no command to check it: {intro}"
+    venv = REPO_ROOT / ".venv"  # the kit's Makefile would create its own; reuse this one as is
+    for command in commands:
+        argv = [*shlex.split(command), f"VENV={venv}", "-o", f"{venv}/.installed"]
+        env = {**os.environ, "PYTHONPATH": str(folder), "GRADER_LANG": "en"}
+        done = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, f"{command}: {done.stderr}"
+        assert f"Submission: {lab}" in done.stdout and "Score: 0 / " in done.stdout, done.stdout

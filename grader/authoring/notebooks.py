@@ -57,9 +57,10 @@ for what to implement, and fill in every `TODO({lab})`.
   that start with `%` or `!` (IPython magics and shell commands) are left out.
 - Every code cell is part of that module, so keep your experiments under
   `if __name__ == "__main__":`, as in the last cell.
-- To check this notebook, save it and run, from the root of the repository:
-  `python -m grader check {lab} --path labs/{lab}/{notebook}`.
-  `make check LAB={lab}` checks the `.py` files of `labs/{lab}/`, not this notebook."""
+- To check this notebook, save it and run, in a terminal at the root of the kit:
+  `make check LAB={lab} NOTEBOOK=1`.
+  Without `NOTEBOOK=1`, `make check LAB={lab}` checks the `.py` files of `labs/{lab}/`,
+  not this notebook."""
 
 INTRO_ES = """\
 # {title}
@@ -72,9 +73,10 @@ para saber qué implementar y completa cada `TODO({lab})`.
   terminal) se omiten.
 - Cada celda de código forma parte de ese módulo: deja tus experimentos bajo
   `if __name__ == "__main__":`, como en la última celda.
-- Para comprobar este cuaderno, guárdalo y ejecuta, desde la raíz del repositorio:
-  `python -m grader check {lab} --path labs/{lab}/{notebook}`.
-  `make check LAB={lab}` comprueba los archivos `.py` de `labs/{lab}/`, no este cuaderno."""
+- Para comprobar este cuaderno, guárdalo y ejecuta, en una terminal en la raíz del kit:
+  `make check LAB={lab} NOTEBOOK=1`.
+  Sin `NOTEBOOK=1`, `make check LAB={lab}` comprueba los archivos `.py` de `labs/{lab}/`,
+  no este cuaderno."""
 
 TODO_HEADING = "### TODO({lab})"
 TODO_ITEM = "- {where}\n  - en: {en}\n  - es: {es}"

@@ -57,7 +57,7 @@ def shows_hint(status: str) -> bool:
 
 def is_not_written(detail: Mapping[str, Any] | None) -> bool:
     """Whether a failure's detail says the code it ran into is not written yet."""
-    return bool(detail) and detail.get("kind") in NOT_WRITTEN_KINDS  # type: ignore[union-attr]
+    return detail is not None and detail.get("kind") in NOT_WRITTEN_KINDS
 
 
 def names_a_pitfall(detail: Mapping[str, Any] | None) -> bool:

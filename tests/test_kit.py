@@ -1,6 +1,9 @@
 """The student kit: nothing students must not get, and `check` works inside it."""
 
+import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -52,16 +55,12 @@ def test_check_in_the_kit_grades_the_stub_zero_and_the_solution_full(kit, tmp_pa
 @pytest.mark.parametrize("lab", ["lab01_graph", "lab04_xor"])
 def test_the_notebook_instructions_work_as_written_in_the_kit(kit, lab):
     """The command the notebook's first cell gives, run as written at the root of the kit."""
-    import json
-    import re
-    import shlex
-
     folder, _ = kit
     notebook = json.loads((folder / "labs" / lab / f"{lab}.ipynb").read_text(encoding="utf-8"))
     intro = "".join(notebook["cells"][0]["source"])
     commands = sorted(set(re.findall(r"`(make check [^`]*NOTEBOOK=1[^`]*)`", intro)))
     assert commands, f"the notebook of {lab} gives no command to check it: {intro}"
-    venv = REPO_ROOT / ".venv"  # the kit's Makefile would create its own; reuse this one as is
+    venv = Path(__file__).resolve().parent.parent / ".venv"  # the kit's Makefile would create its own; reuse this one as is
     for command in commands:
         argv = [*shlex.split(command), f"VENV={venv}", "-o", f"{venv}/.installed"]
         env = {**os.environ, "PYTHONPATH": str(folder), "GRADER_LANG": "en"}

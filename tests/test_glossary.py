@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from grader.authoring.notebooks import INTRO_EN, INTRO_ES
-from grader.labs import LABS, REPO_ROOT
+from grader.labs import LABS
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
 
 GLOSSARY = REPO_ROOT / "docs" / "glossary.md"
 CATALOGUE = REPO_ROOT / "grader" / "catalogue"

@@ -157,13 +157,13 @@ def _sibling_calls(sandboxed):
 
 
 @pytest.mark.check(id="example-topological-order", pitfall="topological-order", weight=1,
-                   requires=BUILT)
+                   requires=("example-seed",))
 def test_example_backward_runs_in_topological_order(sandboxed):
     verdicts.expect_topological_calls(*_sibling_calls(sandboxed))
 
 
 @pytest.mark.check(id="example-each-node-once", pitfall="missing-visited-set", weight=1,
-                   requires=BUILT)
+                   requires=("example-seed",))
 def test_example_backward_runs_each_node_once(sandboxed):
     verdicts.expect_each_called_once(*_sibling_calls(sandboxed))
 

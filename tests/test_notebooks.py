@@ -110,8 +110,8 @@ def test_first_cell_introduces_the_lab_in_english_then_spanish() -> None:
     assert english.startswith("# Small lab\n") and spanish.strip().startswith("# Lab pequeño\n")
     assert "`README.md`" in english and "`README.es.md`" in spanish
     for text in (english, spanish):
-        assert "python -m grader check lab --path labs/lab/lab.ipynb" in text
-        assert "make check LAB=lab" in text
+        assert "`make check LAB=lab NOTEBOOK=1`" in text, "the command that checks the notebook"
+        assert "make check LAB=lab`" in text, "and the one that checks the .py files instead"
         assert "`%`" in text and "`!`" in text, "the intro says magics and shell lines are dropped"
 
 

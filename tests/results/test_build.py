@@ -12,10 +12,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from grader.messages import names_a_pitfall
-
 from grader.batch import BatchOptions, grade_class
 from grader.labs import get_lab
+from grader.messages import names_a_pitfall
 from grader.shard import GradingPlan, suites_for
 
 ROOT = Path(__file__).resolve().parent.parent.parent

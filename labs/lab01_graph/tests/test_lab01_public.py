@@ -146,14 +146,15 @@ def test_example_numbers_on_either_side_of_times(sandboxed):
 @pytest.mark.check(id="example-seed", pitfall="seed-gradient", weight=1, requires=BUILT)
 def test_example_backward_seeds_the_output(sandboxed):
     result = sandboxed(scenarios.seed, x=A, y=B)
-    expect_results_close(result, {"out.grad": 1.0}, inputs={"out": "a * b", "a": A, "b": B},
-                         source="literal")
+    verdicts.expect_gradients(result, {"out.grad": 1.0}, shape=verdicts.one_op_shape("*"),
+                              leaves={"a": A, "b": B}, inputs={"out": "a * b", "a": A, "b": B},
+                              source="literal")
 
 
 def _sibling_calls(sandboxed):
     result = sandboxed(scenarios.sibling_calls, x=A, y=B, z=C, w=D)
-    shown = {"graph": verdicts.SIBLING_GRAPH, "a": A, "b": B, "c": C, "d": D}
-    return field(result, "calls", list), shown
+    leaves = {"a": A, "b": B, "c": C, "d": D}
+    return result, leaves, {"graph": verdicts.SIBLING_GRAPH, **leaves}
 
 
 @pytest.mark.check(id="example-topological-order", pitfall="topological-order", weight=1,
@@ -172,8 +173,9 @@ def test_example_backward_runs_each_node_once(sandboxed):
                    requires=PROPAGATING)
 def test_course_diamond_accumulates(sandboxed):
     result = sandboxed(scenarios.diamond, x=A, y=B)
-    expect_results_close(result, {"a.grad": B + 1, "b.grad": A},
-                         inputs={"d": "a*b + a", "a": A, "b": B}, source="literal")
+    verdicts.expect_gradients(result, {"a.grad": B + 1, "b.grad": A},
+                              shape=verdicts.DIAMOND_SHAPE, leaves={"a": A, "b": B},
+                              inputs={"d": "a*b + a", "a": A, "b": B}, source="literal")
 
 
 @pytest.mark.check(id="example-equal-data-nodes", pitfall="hash-trap", weight=1,
@@ -181,5 +183,7 @@ def test_course_diamond_accumulates(sandboxed):
 def test_example_nodes_with_equal_data_are_all_visited(sandboxed):
     result = sandboxed(scenarios.equal_data_nodes, x=A, y=B, z=C)
     shown = {"out": "a*b + (c*d)*e", "a": A, "b": B, "c": A, "d": B, "e": C}
-    expect_results_close(result, {"a": B, "b": A, "c": B * C, "d": A * C, "e": A * B},
-                         inputs=shown, source="literal")
+    verdicts.expect_gradients(result, {"a": B, "b": A, "c": B * C, "d": A * C, "e": A * B},
+                              shape=verdicts.EQUAL_DATA_NODES_SHAPE,
+                              leaves={"a": A, "b": B, "c": A, "d": B, "e": C}, inputs=shown,
+                              source="literal")

@@ -16,6 +16,11 @@ CHECKS_PARAM = "checks"
 # Parameters that carry data values from the student's code: strings are shown quoted,
 # so that a label '+' or an empty string '' is unmistakable.
 VALUE_PARAMS = frozenset({"expected", "actual"})
+# Details of code that is not written yet (see grader.checking.todos): they blame no pitfall,
+# and their hint says which TODO to write instead of the check's own hint.
+NOT_WRITTEN_KINDS = frozenset({"not-written", "not-implemented"})
+# Failures that fall into no pitfall: code not written yet, and a module that cannot be imported.
+NOT_A_PITFALL_KINDS = NOT_WRITTEN_KINDS | {"import-error"}
 
 
 def format_value(value: Any, quote_strings: bool = False) -> str:
@@ -50,9 +55,46 @@ def shows_hint(status: str) -> bool:
     return status == "failed"
 
 
-def check_hint(check_id: str, catalogue: Catalogue) -> str:
-    """Return a check's hint: why it matters and where to look."""
+def is_not_written(detail: Mapping[str, Any] | None) -> bool:
+    """Whether a failure's detail says the code it ran into is not written yet."""
+    return detail is not None and detail.get("kind") in NOT_WRITTEN_KINDS
+
+
+def names_a_pitfall(detail: Mapping[str, Any] | None) -> bool:
+    """Whether a failure with this detail counts towards the check's pitfall."""
+    return not detail or detail.get("kind") not in NOT_A_PITFALL_KINDS
+
+
+def todo_hint(detail: Mapping[str, Any], catalogue: Catalogue) -> str:
+    """The hint of code not written yet: where to start, or the next TODO to write."""
+    params = detail.get("params") or {}
+    file = str(params.get("file", ""))
+    following = params.get("next")
+    if not isinstance(following, int):
+        return catalogue.text("todo.finish", file=file)
+    if following == 1:
+        return catalogue.text("todo.start", file=file)
+    return catalogue.text("todo.next", next=format_value(following), file=file)
+
+
+def check_hint(check_id: str, catalogue: Catalogue,
+               detail: Mapping[str, Any] | None = None) -> str:
+    """Return a check's hint: why it matters and where to look (for code not written yet: which
+    TODO to write)."""
+    if detail is not None and is_not_written(detail):
+        return todo_hint(detail, catalogue)
     return catalogue.text(f"checks.{check_id}.hint")
+
+
+def check_section(check_id: str, pitfall_id: str, catalogue: Catalogue,
+                  detail: Mapping[str, Any] | None = None) -> str:
+    """Return where to read about a check: its own section if it has one, else its pitfall's;
+    for code not written yet, the README's list of TODOs."""
+    if detail is not None and is_not_written(detail):
+        return catalogue.text("todo.section")
+    if catalogue.has(f"checks.{check_id}.section"):
+        return catalogue.text(f"checks.{check_id}.section")
+    return pitfall_section(pitfall_id, catalogue)
 
 
 def pitfall_title(pitfall_id: str, catalogue: Catalogue) -> str:
@@ -127,9 +169,10 @@ def _localise_check(check: Mapping[str, Any], catalogue: Catalogue) -> dict[str,
     check_id, pitfall, detail = check["id"], check["pitfall"], check.get("detail")
     out["title"] = _or_keep(lambda: check_title(check_id, catalogue), check["title"])
     if check.get("hint"):
-        out["hint"] = _or_keep(lambda: check_hint(check_id, catalogue), check["hint"])
+        out["hint"] = _or_keep(lambda: check_hint(check_id, catalogue, detail), check["hint"])
     if check.get("section"):
-        out["section"] = _or_keep(lambda: pitfall_section(pitfall, catalogue), check["section"])
+        out["section"] = _or_keep(lambda: check_section(check_id, pitfall, catalogue, detail),
+                                  check["section"])
     if detail:
         out["message"] = _or_keep(lambda: describe_detail(detail, catalogue), check["message"])
     return out

@@ -22,6 +22,7 @@ import pytest
 
 from grader.checking.marker import CheckDefinitionError, CheckSpec, spec_from_marker, validate_suite
 from grader.checking.reference import load_reference_class, run_reference
+from grader.checking.todos import not_written, untouched_todos
 from grader.checking.verdict import CheckFailed, NotRun
 from grader.child.scenario import Scenario
 from grader.labs import COURSE_ROOT, Lab, get_lab
@@ -162,6 +163,14 @@ class SubmissionContext:
     runner: Sandbox | InProcessRunner
     flags: list[dict[str, Any]] = field(default_factory=list)  # runtime flags of the check running
     output: list[str] = field(default_factory=list)  # what its scenarios printed, in order
+    untouched: tuple[int, ...] = ()  # the TODOs still as the stub has them (see checking.todos)
+
+
+def _untouched(workdir: Path, lab: Lab) -> tuple[int, ...]:
+    """The TODOs the submission's files (read as text, never run) still hold as in the stub."""
+    texts = [(workdir / name).read_text(encoding="utf-8", errors="replace")
+             for name in lab.files if (workdir / name).is_file()]
+    return untouched_todos(texts, lab.name)
 
 
 @pytest.fixture(scope="session")
@@ -179,14 +188,24 @@ def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionContext]:
         runner = Sandbox(workdir, lab.module, lab.class_name, lab.files,
                          Limits(timeout_s=lab.timeout_s), jail=jail)
     try:
-        yield SubmissionContext(entry["id"], entry.get("digest", ""), runner)
+        yield SubmissionContext(entry["id"], entry.get("digest", ""), runner,
+                                untouched=_untouched(workdir, lab))
     finally:
         runner.close()
 
 
-def failure_from_outcome(outcome: Outcome, params: dict[str, Any], main_file: str) -> CheckFailed:
-    """The CheckFailed that a non-ok scenario outcome stands for."""
+def failure_from_outcome(outcome: Outcome, params: dict[str, Any], lab: Lab,
+                         untouched: tuple[int, ...] = ()) -> CheckFailed:
+    """The CheckFailed that a non-ok scenario outcome stands for.
+
+    A NotImplementedError is code not written yet (a TODO of the stub), never a pitfall.
+    """
     detail = dict(outcome.detail)
+    main_file = lab.main_file
+    if outcome.status == "exception":
+        unwritten = not_written(detail, lab.name, main_file, outcome.output, untouched)
+        if unwritten is not None:
+            return unwritten
     if outcome.status == "import-error":
         detail["file"] = main_file
     elif outcome.status == "wrong-type":
@@ -209,7 +228,7 @@ def sandboxed(request: pytest.FixtureRequest, submission: SubmissionContext) -> 
         if outcome.output:
             submission.output.append(outcome.output)
         if not outcome.ok:
-            raise failure_from_outcome(outcome, params, lab.main_file)
+            raise failure_from_outcome(outcome, params, lab, submission.untouched)
         return outcome.value
 
     return run_scenario

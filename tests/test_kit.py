@@ -1,7 +1,9 @@
 """The student kit: nothing students must not get; its Makefile and `check` work inside it."""
 
+import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -125,3 +127,21 @@ def test_check_of_a_lab_not_in_the_kit_is_a_one_line_usage_error(kit):
     assert result.returncode == 2, result
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert "lab03_backprop" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("lab", ["lab01_graph", "lab02_ops"])  # the labs of the kit fixture's release
+def test_the_notebook_instructions_work_as_written_in_the_kit(kit, lab):
+    """The command the notebook's first cell gives, run as written at the root of the kit."""
+    folder, _ = kit
+    notebook = json.loads((folder / "labs" / lab / f"{lab}.ipynb").read_text(encoding="utf-8"))
+    intro = "".join(notebook["cells"][0]["source"])
+    commands = sorted(set(re.findall(r"`(make check [^`]*NOTEBOOK=1[^`]*)`", intro)))
+    assert commands, f"the notebook of {lab} gives no command to check it: {intro}"
+    venv = Path(__file__).resolve().parent.parent / ".venv"  # the kit's Makefile would create its own; reuse this one as is
+    for command in commands:
+        argv = [*shlex.split(command), f"VENV={venv}", "-o", f"{venv}/.installed"]
+        env = {**os.environ, "PYTHONPATH": str(folder), "GRADER_LANG": "en"}
+        done = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, f"{command}: {done.stderr}"
+        assert f"Submission: {lab}" in done.stdout and "Score: 0 / " in done.stdout, done.stdout

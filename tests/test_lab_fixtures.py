@@ -1,10 +1,12 @@
-"""The meta-test: every buggy fixture fails exactly the hidden checks that name its pitfall.
+"""The meta-test: every buggy fixture fails exactly the checks that name its pitfall.
 
 For each lab with fixtures (`tests/fixtures/<lab>/<defect>/expected.toml`), the fixtures,
 the reference solution and the unedited stub are graded in one `grade_class` call; each
-fixture then proves its checks: the hidden checks it fails are exactly `failed`, every
-failure names `pitfall`, nothing is a grader error, correct engines score full marks and
-the stub scores zero. Coverage tests make sure no hidden check and no pitfall goes unproven.
+fixture then proves its checks: the hidden checks it fails are exactly `failed`, the public
+ones exactly `public_failed`, every failure names `pitfall`, nothing is a grader error,
+correct engines score full marks and the stub scores zero. Coverage tests make sure no hidden
+check, no public check and no pitfall goes unproven: every public check fails on a fixture of
+its own pitfall, so the public checks a student runs are shown to catch the bug they name.
 """
 
 from __future__ import annotations
@@ -126,12 +128,17 @@ def ids_where(doc: dict[str, Any], status: str, visibility: str | None = None) -
 @pytest.mark.parametrize("fixture", fixture_params(ALL_FIXTURES))
 def test_expected_toml_is_well_formed(fixture: Fixture) -> None:
     expected = fixture.expected
-    assert set(expected) == {"description", "pitfall", "failed"}, sorted(expected)
+    keys = {"description", "pitfall", "failed", "public_failed"}
+    assert set(expected) == keys or (fixture.correct and set(expected) == keys - {"public_failed"}), (
+        f"{fixture.id}: expected.toml has {sorted(expected)}; a buggy fixture names "
+        f"{sorted(keys)} (public_failed: the public checks it fails, [] if none)")
     assert isinstance(expected["description"], str) and expected["description"].strip()
-    assert isinstance(expected["failed"], list) and all(
-        isinstance(c, str) for c in expected["failed"]), expected["failed"]
+    for key in ("failed", "public_failed"):
+        listed = expected.get(key, [])
+        assert isinstance(listed, list) and all(isinstance(c, str) for c in listed), listed
     if fixture.correct:
-        assert (expected["pitfall"], expected["failed"]) == ("", []), expected
+        assert (expected["pitfall"], expected["failed"], expected.get("public_failed", [])) == (
+            "", [], []), expected
     else:
         assert expected["pitfall"] and expected["failed"], (
             f"a buggy fixture names its pitfall and the checks it fails: {expected}")
@@ -151,6 +158,18 @@ def test_fixture_fails_exactly_its_hidden_checks(
         f"{fixture.id}: failed hidden checks got {sorted(got)}, expected {sorted(expected)} "
         f"(unexpected: {sorted(got - expected)}, missing: {sorted(expected - got)}; "
         f"not run: {ids_where(doc, 'not-run', 'hidden')})")
+
+
+@pytest.mark.parametrize("fixture", fixture_params(ALL_FIXTURES))
+def test_fixture_fails_exactly_its_public_checks(
+    graded: Callable[[str], LabRun], fixture: Fixture
+) -> None:
+    doc = fixture_doc(graded, fixture)
+    got = ids_where(doc, "failed", "public")
+    expected = fixture.expected.get("public_failed", [])
+    assert sorted(got) == sorted(expected), (
+        f"{fixture.id}: failed public checks got {got}, expected {expected}; if the change is "
+        f"meant, write public_failed = {got!r} in its expected.toml")
 
 
 @pytest.mark.parametrize("fixture", fixture_params(ALL_FIXTURES))
@@ -234,6 +253,23 @@ def test_every_hidden_check_is_failed_by_some_fixture(
     failed = {c for f in ALL_FIXTURES if f.folder == folder for c in f.expected["failed"]}
     unproven = [check for check in checks if check not in failed]
     assert unproven == [], f"{folder}: hidden checks no fixture fails: {unproven}"
+
+
+def public_checks(doc: dict[str, Any]) -> dict[str, str]:
+    """Public check id -> pitfall, from a graded document."""
+    return {c["id"]: c["pitfall"] for c in doc["checks"] if c["visibility"] == "public"}
+
+
+@pytest.mark.parametrize("folder", LAB_FOLDERS)
+def test_every_public_check_fails_on_a_fixture_of_its_pitfall(
+    graded: Callable[[str], LabRun], folder: str
+) -> None:
+    checks = public_checks(graded(folder).solution)
+    caught = {(check, f.expected["pitfall"]) for f in ALL_FIXTURES if f.folder == folder
+              for check in f.expected.get("public_failed", [])}
+    unproven = sorted(check for check, pitfall in checks.items() if (check, pitfall) not in caught)
+    assert unproven == [], (
+        f"{folder}: public checks that no fixture of their own pitfall fails: {unproven}")
 
 
 def test_every_fixture_folder_is_named_after_a_registered_lab() -> None:

@@ -39,6 +39,14 @@ DETAIL_SAMPLES: dict[str, tuple[dict[str, Any], list[str]]] = {
          "where": "value.py, line 12, in __mul__"},
         ["ZeroDivisionError", "float division by zero", "value.py, line 12, in __mul__"],
     ),
+    "not-written": (
+        {"todo": 3, "file": "value.py", "where": "value.py, line 35, in _backward", "next": 1},
+        ["TODO 3", "value.py", "NotImplementedError", "value.py, line 35, in _backward"],
+    ),
+    "not-implemented": (
+        {"message": "later", "where": "value.py, line 9, in exp", "file": "value.py"},
+        ["NotImplementedError", "later", "value.py, line 9, in exp"],
+    ),
     "timeout": ({"seconds": 2}, ["2 s"]),
     "crash": ({"how": "killed by signal 9"}, ["killed by signal 9"]),
     "import-error": (

@@ -31,7 +31,7 @@ import math
 def f():
     # TODO(lab): Return one.
     # TODO(lab) es: Devuelve uno.
-    raise NotImplementedError('lab: Return one.')
+    raise NotImplementedError('lab, TODO 1: Return one.')
 
 
 X = 1
@@ -52,7 +52,7 @@ class K:
             #    Second line.
             # TODO(lab) es: Usa *args y [enlaces].
             #    Segunda línea.
-            raise NotImplementedError('lab: Use *args and [links]. Second line.')
+            raise NotImplementedError('lab, TODO 1: Use *args and [links]. Second line.')
         return inner
 '''
 
@@ -110,8 +110,8 @@ def test_first_cell_introduces_the_lab_in_english_then_spanish() -> None:
     assert english.startswith("# Small lab\n") and spanish.strip().startswith("# Lab pequeño\n")
     assert "`README.md`" in english and "`README.es.md`" in spanish
     for text in (english, spanish):
-        assert "python -m grader check lab --path labs/lab/lab.ipynb" in text
-        assert "make check LAB=lab" in text
+        assert "`make check LAB=lab NOTEBOOK=1`" in text, "the command that checks the notebook"
+        assert "make check LAB=lab`" in text, "and the one that checks the .py files instead"
         assert "`%`" in text and "`!`" in text, "the intro says magics and shell lines are dropped"
 
 
@@ -226,7 +226,7 @@ def test_lab01_notebook_code_behaves_like_the_stub() -> None:
     code = notebook_code(path.read_bytes())
     value = run_module(code, "value")["Value"]
     assert value(2.0).data == pytest.approx(2.0)
-    with pytest.raises(NotImplementedError, match="^lab01_graph: "):
+    with pytest.raises(NotImplementedError, match="^lab01_graph, TODO [0-9]+: "):
         value(2) + value(3)
 
 

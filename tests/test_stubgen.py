@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from grader.authoring.build import build_labs
-from grader.authoring.stubgen import MarkerError, generate_stub
+from grader.authoring.stubgen import TODO_NUMBER, UNTOUCHED_TODO, MarkerError, generate_stub
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 LAB01_SOLUTION = REPO_ROOT / "solutions" / "lab01_graph" / "value.py"
@@ -58,7 +58,7 @@ def test_region_is_replaced_by_bilingual_todo_and_raise() -> None:
         '    """Return a + b."""\n'
         "    # TODO(lab): Return the sum of a and b.\n"
         "    # TODO(lab) es: Devuelve la suma de a y b.\n"
-        "    raise NotImplementedError('lab: Return the sum of a and b. / Devuelve la suma de a y b.')\n"
+        "    raise NotImplementedError('lab, TODO 1: Return the sum of a and b. / Devuelve la suma de a y b.')\n"
     )
     assert stub_of(SMALL_SOLUTION) == expected
 
@@ -68,7 +68,7 @@ def test_text_outside_regions_is_copied_verbatim() -> None:
     after = "\n\ndef tail():\n    return math.pi  # after the region\n\n\n"
     stub = stub_of(before + SMALL_SOLUTION + after)
     assert stub.startswith(HEADER + before), "text before the region changed"
-    assert stub.endswith("raise NotImplementedError('lab: Return the sum of a and b. / Devuelve la suma de a y b.')\n" + after)
+    assert stub.endswith("raise NotImplementedError('lab, TODO 1: Return the sum of a and b. / Devuelve la suma de a y b.')\n" + after)
 
 
 def test_file_without_regions_only_gains_the_given_complete_header() -> None:
@@ -109,7 +109,7 @@ def test_region_keeps_its_indentation_and_nested_blocks_compile() -> None:
     )
     stub = stub_of(source)
     assert (
-        "            raise NotImplementedError('lab: Inner body. / Cuerpo interior.')\n        return inner\n" in stub
+        "            raise NotImplementedError('lab, TODO 1: Inner body. / Cuerpo interior.')\n        return inner\n" in stub
     )
 
 
@@ -130,7 +130,7 @@ def test_continuation_lines_stay_in_todo_and_join_in_message() -> None:
         "    #    second part.\n"
         "    # TODO(lab) es: Primera parte,\n"
         "    #    segunda parte.\n"
-        "    raise NotImplementedError('lab: First part, second part. / Primera parte, segunda parte.')\n"
+        "    raise NotImplementedError('lab, TODO 1: First part, second part. / Primera parte, segunda parte.')\n"
     )
 
 
@@ -151,7 +151,19 @@ def test_quotes_in_todo_text_survive_in_the_error_message(text: str) -> None:
     assert callable(add)
     with pytest.raises(NotImplementedError) as raised:
         add(1, 2)
-    assert str(raised.value) == f"lab: {text} / Devuelve la suma de a y b."
+    assert str(raised.value) == f"lab, TODO 1: {text} / Devuelve la suma de a y b."
+
+
+def test_todos_are_numbered_in_order_and_the_numbers_read_back() -> None:
+    two = SMALL_SOLUTION + SMALL_SOLUTION.replace("def add", "def add_again")
+    stub = stub_of(two)
+    assert [int(m["number"]) for m in UNTOUCHED_TODO.finditer(stub)] == [1, 2]
+    namespace: dict[str, object] = {}
+    exec(compile(stub, "sol.py", "exec"), namespace)
+    with pytest.raises(NotImplementedError) as raised:
+        namespace["add_again"](1, 2)  # type: ignore[operator]
+    found = TODO_NUMBER.match(str(raised.value))
+    assert found is not None and (found["lab"], found["number"]) == ("lab", "2")
 
 
 def test_windows_line_endings_are_kept() -> None:
@@ -161,7 +173,7 @@ def test_windows_line_endings_are_kept() -> None:
 
 def test_region_at_end_of_file_without_newline_keeps_no_newline() -> None:
     stub = stub_of(SMALL_SOLUTION.rstrip("\n"))
-    assert stub.endswith("raise NotImplementedError('lab: Return the sum of a and b. / Devuelve la suma de a y b.')")
+    assert stub.endswith("raise NotImplementedError('lab, TODO 1: Return the sum of a and b. / Devuelve la suma de a y b.')")
 
 
 # --- malformed markers ----------------------------------------------------------------------
@@ -315,7 +327,7 @@ def test_lab01_stub_builds_leaves_but_not_graphs(stub_value: type) -> None:
     ],
 )
 def test_every_lab01_todo_raises_not_implemented(stub_value: type, use_stub) -> None:
-    with pytest.raises(NotImplementedError, match="^lab01_graph: "):
+    with pytest.raises(NotImplementedError, match="^lab01_graph, TODO [0-9]+: "):
         use_stub(stub_value)
 
 

@@ -57,9 +57,10 @@ for what to implement, and fill in every `TODO({lab})`.
   that start with `%` or `!` (IPython magics and shell commands) are left out.
 - Every code cell is part of that module, so keep your experiments under
   `if __name__ == "__main__":`, as in the last cell.
-- To check this notebook, save it and run, from the root of the repository:
-  `python -m grader check {lab} --path labs/{lab}/{notebook}`.
-  `make check LAB={lab}` checks the `.py` files of `labs/{lab}/`, not this notebook."""
+- To check this notebook, save it and run, in a terminal at the root of the kit:
+  `make check LAB={lab} NOTEBOOK=1`.
+  Without `NOTEBOOK=1`, `make check LAB={lab}` checks the `.py` files of `labs/{lab}/`,
+  not this notebook."""
 
 INTRO_ES = """\
 # {title}
@@ -67,14 +68,15 @@ INTRO_ES = """\
 Este cuaderno es el código de `{lab}`, una celda por función o clase. Lee `README.es.md`
 para saber qué implementar y completa cada `TODO({lab})`.
 
-- Solo se califican las celdas de código: el calificador las une, en orden, en un único
+- Solo se corrigen las celdas de código: el corrector las une, en orden, en un único
   módulo. Las líneas que empiezan por `%` o `!` (comandos mágicos de IPython y de la
   terminal) se omiten.
 - Cada celda de código forma parte de ese módulo: deja tus experimentos bajo
   `if __name__ == "__main__":`, como en la última celda.
-- Para comprobar este cuaderno, guárdalo y ejecuta, desde la raíz del repositorio:
-  `python -m grader check {lab} --path labs/{lab}/{notebook}`.
-  `make check LAB={lab}` comprueba los archivos `.py` de `labs/{lab}/`, no este cuaderno."""
+- Para comprobar este cuaderno, guárdalo y ejecuta, en una terminal en la raíz del kit:
+  `make check LAB={lab} NOTEBOOK=1`.
+  Sin `NOTEBOOK=1`, `make check LAB={lab}` comprueba los archivos `.py` de `labs/{lab}/`,
+  no este cuaderno."""
 
 TODO_HEADING = "### TODO({lab})"
 TODO_ITEM = "- {where}\n  - en: {en}\n  - es: {es}"
@@ -85,8 +87,8 @@ SMOKE_CELL = """\
 # grader imports the code cells as a module, where __name__ is not "__main__", so nothing
 # under it runs when you are graded.
 # Prueba rápida: ejecuta todas las celdas de arriba y luego esta. Prueba tu propio código
-# bajo el `if`: el calificador importa las celdas de código como un módulo, donde __name__
-# no es "__main__", así que nada de lo que hay debajo se ejecuta al calificar.
+# bajo el `if`: el corrector importa las celdas de código como un módulo, donde __name__
+# no es "__main__", así que nada de lo que hay debajo se ejecuta al corregir.
 if __name__ == "__main__":
     missing = [name for name in {names} if name not in globals()]
     print(f"not defined yet / aún sin definir: {{missing}}" if missing else "ok")"""

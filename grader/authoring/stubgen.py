@@ -30,7 +30,12 @@ In the stub, the whole region (marker lines included) becomes, at the region's i
 
     # TODO(<lab>): <en text>
     # TODO(<lab>) es: <es text>
-    raise NotImplementedError('<lab>: <en text> / <es text>')
+    raise NotImplementedError('<lab>, TODO <n>: <en text> / <es text>')
+
+``<n>`` numbers the regions of the file from 1, in order: the README's table "What you
+implement" lists them with the same numbers, and the grader reads the number back from the
+message of a ``NotImplementedError`` (and from the raise lines a submission still holds) to
+tell the student which TODO is not written yet (:mod:`grader.checking.todos`).
 
 Continuation lines stay under their TODO line, and are joined with single spaces in the
 ``NotImplementedError`` message (a Python literal written with ``repr()``). Everything outside
@@ -54,6 +59,13 @@ CONTINUATION = "#    "
 # The stub's TODO lines (after the region's indentation); grader.authoring.notebooks reads them back.
 TODO_EN = "# TODO({lab}): "
 TODO_ES = "# TODO({lab}) es: "
+# The message of a TODO's NotImplementedError starts with this; TODO_NUMBER reads it back.
+TODO_MESSAGE = "{lab}, TODO {number}: "
+TODO_NUMBER = re.compile(r"^(?P<lab>\w+), TODO (?P<number>[1-9][0-9]*): ")
+# A TODO left as the stub has it: its raise statement, on a line of its own.
+UNTOUCHED_TODO = re.compile(
+    r"^[ \t]*raise NotImplementedError\((?P<quote>['\"])(?P<lab>\w+), TODO (?P<number>[1-9][0-9]*): ",
+    re.MULTILINE)
 HEADER_EN = "# Generated from {source} by `make labs`; edit the TODOs below."
 HEADER_ES = "# Generado a partir de {source} con `make labs`; edita los TODO de abajo."
 # A file with no solution regions is given to students complete (a support file).
@@ -89,6 +101,7 @@ class _Region:
     indent: str
     en: tuple[str, ...]
     es: tuple[str, ...]
+    code: int  # 0-based first line after the TODO texts: the solution code starts here
 
 
 def _indent_of(line: str) -> str:
@@ -149,7 +162,7 @@ def _parse_region(lines: list[str], begin: int, end: int, filename: str) -> _Reg
         raise MarkerError(
             filename, begin + 1, "empty solution region: it holds no code for the student to write"
         )
-    return _Region(begin=begin, end=end, indent=indent, en=en, es=es)
+    return _Region(begin=begin, end=end, indent=indent, en=en, es=es, code=index)
 
 
 def _find_regions(lines: list[str], filename: str) -> list[_Region]:
@@ -184,12 +197,14 @@ def _find_regions(lines: list[str], filename: str) -> list[_Region]:
     return regions
 
 
-def _render_todo(region: _Region, lab: str, newline: str, last_newline: str) -> list[str]:
-    """Return the stub lines that replace one region."""
+def _render_todo(region: _Region, lab: str, number: int, newline: str,
+                 last_newline: str) -> list[str]:
+    """Return the stub lines that replace one region, the file's TODO number `number`."""
     first_en, *more_en = region.en
     first_es, *more_es = region.es
     # The message reaches students through feedback in either language: it carries both.
-    message = f"{lab}: {' '.join(region.en)} / {' '.join(region.es)}"
+    prefix = TODO_MESSAGE.format(lab=lab, number=number)
+    message = f"{prefix}{' '.join(region.en)} / {' '.join(region.es)}"
     rendered = [TODO_EN.format(lab=lab) + first_en]
     rendered += [CONTINUATION + part for part in more_en]
     rendered.append(TODO_ES.format(lab=lab) + first_es)
@@ -221,8 +236,12 @@ def _compile_or_raise(code: str, filename: str, origins: list[int], what: str) -
         raise MarkerError(filename, lineno, f"{what} is not valid Python: {detail}") from error
 
 
-def generate_stub(source: str, lab: str, filename: str = "<solution>") -> str:
-    """Return the student stub for one solution file, with every solution region replaced."""
+def generate_stub(source: str, lab: str, filename: str = "<solution>", written: int = 0) -> str:
+    """Return the student stub for one solution file, with every solution region replaced.
+
+    `written` keeps the code of the first `written` regions instead (a student part-way through
+    the TODOs, in order: the tests of the student's loop grade these).
+    """
     lines = source.splitlines(keepends=True)
     regions = _find_regions(lines, filename)
     _compile_or_raise(source, filename, list(range(1, len(lines) + 1)), "the solution")
@@ -240,12 +259,15 @@ def generate_stub(source: str, lab: str, filename: str = "<solution>") -> str:
         origins.append(position + 1)
 
     copied_up_to = position
-    for region in regions:
+    for number, region in enumerate(regions, start=1):
         output += lines[copied_up_to : region.begin]
         origins += list(range(copied_up_to + 1, region.begin + 1))
-        todo = _render_todo(
-            region, lab, _ending_of(lines[region.begin]), _ending_of(lines[region.end])
-        )
+        if number <= written:
+            todo = lines[region.code : region.end]
+        else:
+            todo = _render_todo(
+                region, lab, number, _ending_of(lines[region.begin]), _ending_of(lines[region.end])
+            )
         output += todo
         origins += [region.begin + 1] * len(todo)
         copied_up_to = region.end + 1

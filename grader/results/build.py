@@ -10,10 +10,11 @@ from grader import __version__
 from grader.i18n import Catalogue
 from grader.messages import (
     check_hint,
+    check_section,
     check_title,
     describe_detail,
     describe_flag,
-    pitfall_section,
+    names_a_pitfall,
     shows_hint,
 )
 
@@ -48,10 +49,10 @@ def _check(entry: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
         "max_score": float(entry["weight"]),
         "visibility": entry["visibility"],
         "message": describe_detail(detail, catalogue) if detail else "",
-        "hint": check_hint(entry["check"], catalogue) if shows_hint(status) else "",
+        "hint": check_hint(entry["check"], catalogue, detail) if shows_hint(status) else "",
         "detail": detail if not passed else None,
         "output": entry.get("output") or None,
-        "section": pitfall_section(entry["pitfall"], catalogue),
+        "section": check_section(entry["check"], entry["pitfall"], catalogue, detail),
     }
 
 
@@ -88,11 +89,10 @@ def graded_document(lab: str, submission: Mapping[str, Any], entries: Sequence[M
     isolation = next((e["isolation"] for e in entries if e.get("isolation")), isolation)
     catalogue = Catalogue.load(lang)
     checks = [_check(entry, catalogue) for entry in entries]
-    # A module that cannot be imported fails every check that runs, but has fallen into no
-    # pitfall: the pitfall list names only failures of the checks' own behaviour.
+    # A module that cannot be imported, or code not written yet, fails the checks that run it
+    # but has fallen into no pitfall: the pitfall list names only failures of written code.
     pitfalls = list(dict.fromkeys(
-        c["pitfall"] for c in checks
-        if c["status"] == "failed" and (c["detail"] or {}).get("kind") != "import-error"))
+        c["pitfall"] for c in checks if c["status"] == "failed" and names_a_pitfall(c["detail"])))
     return {
         **_envelope(lab, submission, lang, isolation),
         "status": "graded",

@@ -62,12 +62,12 @@ class Value:
         #    in micrograd), then build the node for self ** other, with op label f'**{other}'.
         # TODO(lab02_ops) es: Rechaza un exponente que no sea int ni float (un TypeError, o un assert como en
         #    micrograd) y construye el nodo de self ** other, con la etiqueta f'**{other}'.
-        raise NotImplementedError("lab02_ops: Refuse an exponent that is not an int or a float (a TypeError, or an assert as in micrograd), then build the node for self ** other, with op label f'**{other}'. / Rechaza un exponente que no sea int ni float (un TypeError, o un assert como en micrograd) y construye el nodo de self ** other, con la etiqueta f'**{other}'.")
+        raise NotImplementedError("lab02_ops, TODO 1: Refuse an exponent that is not an int or a float (a TypeError, or an assert as in micrograd), then build the node for self ** other, with op label f'**{other}'. / Rechaza un exponente que no sea int ni float (un TypeError, o un assert como en micrograd) y construye el nodo de self ** other, con la etiqueta f'**{other}'.")
 
         def _backward():
             # TODO(lab02_ops): Chain rule for the power: self.grad += d(self ** other)/d(self) * out.grad.
             # TODO(lab02_ops) es: Regla de la cadena de la potencia: self.grad += d(self ** other)/d(self) * out.grad.
-            raise NotImplementedError('lab02_ops: Chain rule for the power: self.grad += d(self ** other)/d(self) * out.grad. / Regla de la cadena de la potencia: self.grad += d(self ** other)/d(self) * out.grad.')
+            raise NotImplementedError('lab02_ops, TODO 2: Chain rule for the power: self.grad += d(self ** other)/d(self) * out.grad. / Regla de la cadena de la potencia: self.grad += d(self ** other)/d(self) * out.grad.')
         out._backward = _backward
 
         return out
@@ -75,39 +75,39 @@ class Value:
     def __neg__(self):  # -self
         # TODO(lab02_ops): Return -self, built from the operations you already have (or as a node of its own).
         # TODO(lab02_ops) es: Devuelve -self, construido con las operaciones que ya tienes (o como un nodo propio).
-        raise NotImplementedError('lab02_ops: Return -self, built from the operations you already have (or as a node of its own). / Devuelve -self, construido con las operaciones que ya tienes (o como un nodo propio).')
+        raise NotImplementedError('lab02_ops, TODO 3: Return -self, built from the operations you already have (or as a node of its own). / Devuelve -self, construido con las operaciones que ya tienes (o como un nodo propio).')
 
     def __sub__(self, other):  # self - other
         # TODO(lab02_ops): Return self - other, built from + and unary - (or as a node of its own).
         # TODO(lab02_ops) es: Devuelve self - other, construido con + y el - unario (o como un nodo propio).
-        raise NotImplementedError('lab02_ops: Return self - other, built from + and unary - (or as a node of its own). / Devuelve self - other, construido con + y el - unario (o como un nodo propio).')
+        raise NotImplementedError('lab02_ops, TODO 4: Return self - other, built from + and unary - (or as a node of its own). / Devuelve self - other, construido con + y el - unario (o como un nodo propio).')
 
     def __rsub__(self, other):  # other - self, when other is a plain number
         # TODO(lab02_ops): Handle number - Value; Python calls this when the left operand is not a Value.
         # TODO(lab02_ops) es: Resuelve número - Value; Python lo llama si el operando izquierdo no es un Value.
-        raise NotImplementedError('lab02_ops: Handle number - Value; Python calls this when the left operand is not a Value. / Resuelve número - Value; Python lo llama si el operando izquierdo no es un Value.')
+        raise NotImplementedError('lab02_ops, TODO 5: Handle number - Value; Python calls this when the left operand is not a Value. / Resuelve número - Value; Python lo llama si el operando izquierdo no es un Value.')
 
     def __truediv__(self, other):  # self / other
         # TODO(lab02_ops): Return self / other, built from * and ** (or as a node of its own).
         # TODO(lab02_ops) es: Devuelve self / other, construido con * y ** (o como un nodo propio).
-        raise NotImplementedError('lab02_ops: Return self / other, built from * and ** (or as a node of its own). / Devuelve self / other, construido con * y ** (o como un nodo propio).')
+        raise NotImplementedError('lab02_ops, TODO 6: Return self / other, built from * and ** (or as a node of its own). / Devuelve self / other, construido con * y ** (o como un nodo propio).')
 
     def __rtruediv__(self, other):  # other / self, when other is a plain number
         # TODO(lab02_ops): Handle number / Value; Python calls this when the left operand is not a Value.
         # TODO(lab02_ops) es: Resuelve número / Value; Python lo llama si el operando izquierdo no es un Value.
-        raise NotImplementedError('lab02_ops: Handle number / Value; Python calls this when the left operand is not a Value. / Resuelve número / Value; Python lo llama si el operando izquierdo no es un Value.')
+        raise NotImplementedError('lab02_ops, TODO 7: Handle number / Value; Python calls this when the left operand is not a Value. / Resuelve número / Value; Python lo llama si el operando izquierdo no es un Value.')
 
     # -- lab 02: functions of one Value ---------------------------------------------------------
 
     def exp(self):
         # TODO(lab02_ops): Build the node for e ** self.data, with self as its parent and op label 'exp'.
         # TODO(lab02_ops) es: Construye el nodo de e ** self.data, con self como padre y la etiqueta 'exp'.
-        raise NotImplementedError("lab02_ops: Build the node for e ** self.data, with self as its parent and op label 'exp'. / Construye el nodo de e ** self.data, con self como padre y la etiqueta 'exp'.")
+        raise NotImplementedError("lab02_ops, TODO 8: Build the node for e ** self.data, with self as its parent and op label 'exp'. / Construye el nodo de e ** self.data, con self como padre y la etiqueta 'exp'.")
 
         def _backward():
             # TODO(lab02_ops): Chain rule: self.grad += d(exp(x))/dx * out.grad. Which number is that?
             # TODO(lab02_ops) es: Regla de la cadena: self.grad += d(exp(x))/dx * out.grad. ¿Qué número es?
-            raise NotImplementedError('lab02_ops: Chain rule: self.grad += d(exp(x))/dx * out.grad. Which number is that? / Regla de la cadena: self.grad += d(exp(x))/dx * out.grad. ¿Qué número es?')
+            raise NotImplementedError('lab02_ops, TODO 9: Chain rule: self.grad += d(exp(x))/dx * out.grad. Which number is that? / Regla de la cadena: self.grad += d(exp(x))/dx * out.grad. ¿Qué número es?')
         out._backward = _backward
 
         return out
@@ -115,12 +115,12 @@ class Value:
     def log(self):
         # TODO(lab02_ops): Build the node for the natural logarithm of self.data, with op label 'log'.
         # TODO(lab02_ops) es: Construye el nodo del logaritmo natural de self.data, con la etiqueta 'log'.
-        raise NotImplementedError("lab02_ops: Build the node for the natural logarithm of self.data, with op label 'log'. / Construye el nodo del logaritmo natural de self.data, con la etiqueta 'log'.")
+        raise NotImplementedError("lab02_ops, TODO 10: Build the node for the natural logarithm of self.data, with op label 'log'. / Construye el nodo del logaritmo natural de self.data, con la etiqueta 'log'.")
 
         def _backward():
             # TODO(lab02_ops): Chain rule: self.grad += d(log(x))/dx * out.grad.
             # TODO(lab02_ops) es: Regla de la cadena: self.grad += d(log(x))/dx * out.grad.
-            raise NotImplementedError('lab02_ops: Chain rule: self.grad += d(log(x))/dx * out.grad. / Regla de la cadena: self.grad += d(log(x))/dx * out.grad.')
+            raise NotImplementedError('lab02_ops, TODO 11: Chain rule: self.grad += d(log(x))/dx * out.grad. / Regla de la cadena: self.grad += d(log(x))/dx * out.grad.')
         out._backward = _backward
 
         return out
@@ -128,14 +128,14 @@ class Value:
     def tanh(self):
         # TODO(lab02_ops): Build the node for tanh(self.data), with op label 'tanh'.
         # TODO(lab02_ops) es: Construye el nodo de tanh(self.data), con la etiqueta 'tanh'.
-        raise NotImplementedError("lab02_ops: Build the node for tanh(self.data), with op label 'tanh'. / Construye el nodo de tanh(self.data), con la etiqueta 'tanh'.")
+        raise NotImplementedError("lab02_ops, TODO 12: Build the node for tanh(self.data), with op label 'tanh'. / Construye el nodo de tanh(self.data), con la etiqueta 'tanh'.")
 
         def _backward():
             # TODO(lab02_ops): Chain rule: self.grad += d(tanh(x))/dx * out.grad. Write the derivative in
             #    terms of tanh(x) itself.
             # TODO(lab02_ops) es: Regla de la cadena: self.grad += d(tanh(x))/dx * out.grad. Escribe la derivada
             #    en función del propio tanh(x).
-            raise NotImplementedError('lab02_ops: Chain rule: self.grad += d(tanh(x))/dx * out.grad. Write the derivative in terms of tanh(x) itself. / Regla de la cadena: self.grad += d(tanh(x))/dx * out.grad. Escribe la derivada en función del propio tanh(x).')
+            raise NotImplementedError('lab02_ops, TODO 13: Chain rule: self.grad += d(tanh(x))/dx * out.grad. Write the derivative in terms of tanh(x) itself. / Regla de la cadena: self.grad += d(tanh(x))/dx * out.grad. Escribe la derivada en función del propio tanh(x).')
         out._backward = _backward
 
         return out
@@ -143,14 +143,14 @@ class Value:
     def relu(self):
         # TODO(lab02_ops): Build the node for max(0, self.data), with op label 'ReLU'.
         # TODO(lab02_ops) es: Construye el nodo de max(0, self.data), con la etiqueta 'ReLU'.
-        raise NotImplementedError("lab02_ops: Build the node for max(0, self.data), with op label 'ReLU'. / Construye el nodo de max(0, self.data), con la etiqueta 'ReLU'.")
+        raise NotImplementedError("lab02_ops, TODO 14: Build the node for max(0, self.data), with op label 'ReLU'. / Construye el nodo de max(0, self.data), con la etiqueta 'ReLU'.")
 
         def _backward():
             # TODO(lab02_ops): Chain rule: self.grad += d(relu(x))/dx * out.grad; the slope is different on
             #    each side of 0.
             # TODO(lab02_ops) es: Regla de la cadena: self.grad += d(relu(x))/dx * out.grad; la pendiente es
             #    distinta a cada lado de 0.
-            raise NotImplementedError('lab02_ops: Chain rule: self.grad += d(relu(x))/dx * out.grad; the slope is different on each side of 0. / Regla de la cadena: self.grad += d(relu(x))/dx * out.grad; la pendiente es distinta a cada lado de 0.')
+            raise NotImplementedError('lab02_ops, TODO 15: Chain rule: self.grad += d(relu(x))/dx * out.grad; the slope is different on each side of 0. / Regla de la cadena: self.grad += d(relu(x))/dx * out.grad; la pendiente es distinta a cada lado de 0.')
         out._backward = _backward
 
         return out
@@ -158,14 +158,14 @@ class Value:
     def sigmoid(self):
         # TODO(lab02_ops): Build the node for 1 / (1 + e ** -self.data), with op label 'sigmoid'.
         # TODO(lab02_ops) es: Construye el nodo de 1 / (1 + e ** -self.data), con la etiqueta 'sigmoid'.
-        raise NotImplementedError("lab02_ops: Build the node for 1 / (1 + e ** -self.data), with op label 'sigmoid'. / Construye el nodo de 1 / (1 + e ** -self.data), con la etiqueta 'sigmoid'.")
+        raise NotImplementedError("lab02_ops, TODO 16: Build the node for 1 / (1 + e ** -self.data), with op label 'sigmoid'. / Construye el nodo de 1 / (1 + e ** -self.data), con la etiqueta 'sigmoid'.")
 
         def _backward():
             # TODO(lab02_ops): Chain rule: self.grad += d(sigmoid(x))/dx * out.grad. Write the derivative in
             #    terms of sigmoid(x) itself.
             # TODO(lab02_ops) es: Regla de la cadena: self.grad += d(sigmoid(x))/dx * out.grad. Escribe la
             #    derivada en función del propio sigmoid(x).
-            raise NotImplementedError('lab02_ops: Chain rule: self.grad += d(sigmoid(x))/dx * out.grad. Write the derivative in terms of sigmoid(x) itself. / Regla de la cadena: self.grad += d(sigmoid(x))/dx * out.grad. Escribe la derivada en función del propio sigmoid(x).')
+            raise NotImplementedError('lab02_ops, TODO 17: Chain rule: self.grad += d(sigmoid(x))/dx * out.grad. Write the derivative in terms of sigmoid(x) itself. / Regla de la cadena: self.grad += d(sigmoid(x))/dx * out.grad. Escribe la derivada en función del propio sigmoid(x).')
         out._backward = _backward
 
         return out

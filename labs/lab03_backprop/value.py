@@ -138,7 +138,7 @@ class Value:
         #    visited) y lanza ValueError (con un mensaje que mencione "cycle") si llegas otra vez
         #    a un nodo que sigue en el camino desde self. Después pon self.grad = 1.0 y llama al
         #    _backward de cada nodo desde self hasta las hojas. No pongas a cero ningún otro grad.
-        raise NotImplementedError('lab03_backprop: Sort the graph topologically WITHOUT recursion (an explicit stack and a visited set), and raise ValueError (a message that mentions "cycle") if a node is reached again while it is still on the path from self. Then set self.grad = 1.0 and call every node\'s _backward from self back to the leaves. Reset no other gradient. / Ordena el grafo topológicamente SIN recursión (una pila explícita y un conjunto visited) y lanza ValueError (con un mensaje que mencione "cycle") si llegas otra vez a un nodo que sigue en el camino desde self. Después pon self.grad = 1.0 y llama al _backward de cada nodo desde self hasta las hojas. No pongas a cero ningún otro grad.')
+        raise NotImplementedError('lab03_backprop, TODO 1: Sort the graph topologically WITHOUT recursion (an explicit stack and a visited set), and raise ValueError (a message that mentions "cycle") if a node is reached again while it is still on the path from self. Then set self.grad = 1.0 and call every node\'s _backward from self back to the leaves. Reset no other gradient. / Ordena el grafo topológicamente SIN recursión (una pila explícita y un conjunto visited) y lanza ValueError (con un mensaje que mencione "cycle") si llegas otra vez a un nodo que sigue en el camino desde self. Después pon self.grad = 1.0 y llama al _backward de cada nodo desde self hasta las hojas. No pongas a cero ningún otro grad.')
 
     def __repr__(self):
         return f"Value(data={self.data}, grad={self.grad})"
@@ -156,7 +156,7 @@ def zero_grad(nodes):
     # TODO(lab03_backprop) es: Recorre cada nodo alcanzable desde roots a través de _prev, una sola vez (un conjunto
     #    visited, y sin recursión: los grafos pueden tener 100.000 nodos de profundidad), y pon
     #    su grad a 0.0.
-    raise NotImplementedError('lab03_backprop: Walk every node reachable from roots through _prev, each once (a visited set, and no recursion: graphs can be 100,000 nodes deep), and set its grad to 0.0. / Recorre cada nodo alcanzable desde roots a través de _prev, una sola vez (un conjunto visited, y sin recursión: los grafos pueden tener 100.000 nodos de profundidad), y pon su grad a 0.0.')
+    raise NotImplementedError('lab03_backprop, TODO 2: Walk every node reachable from roots through _prev, each once (a visited set, and no recursion: graphs can be 100,000 nodes deep), and set its grad to 0.0. / Recorre cada nodo alcanzable desde roots a través de _prev, una sola vez (un conjunto visited, y sin recursión: los grafos pueden tener 100.000 nodos de profundidad), y pon su grad a 0.0.')
 
 
 def numerical_grad(f, xs, h=1e-6):
@@ -169,7 +169,7 @@ def numerical_grad(f, xs, h=1e-6):
     #    put x.data back to the remembered number, and append (f_plus - f_minus) / (2 * h).
     # TODO(lab03_backprop) es: Para cada x: guarda x.data, evalúa f(*xs).data en x.data + h y en x.data - h,
     #    devuelve x.data al número guardado y añade (f_mas - f_menos) / (2 * h).
-    raise NotImplementedError('lab03_backprop: For each x: remember x.data, evaluate f(*xs).data at x.data + h and at x.data - h, put x.data back to the remembered number, and append (f_plus - f_minus) / (2 * h). / Para cada x: guarda x.data, evalúa f(*xs).data en x.data + h y en x.data - h, devuelve x.data al número guardado y añade (f_mas - f_menos) / (2 * h).')
+    raise NotImplementedError('lab03_backprop, TODO 3: For each x: remember x.data, evaluate f(*xs).data at x.data + h and at x.data - h, put x.data back to the remembered number, and append (f_plus - f_minus) / (2 * h). / Para cada x: guarda x.data, evalúa f(*xs).data en x.data + h y en x.data - h, devuelve x.data al número guardado y añade (f_mas - f_menos) / (2 * h).')
 
 
 def check_grad(f, xs, tol=1e-4):
@@ -182,4 +182,4 @@ def check_grad(f, xs, tol=1e-4):
     #    each x.grad; compare them with numerical_grad(f, xs) within the tolerance above.
     # TODO(lab03_backprop) es: Construye out = f(*xs), pon a cero los gradientes de su grafo, llama a out.backward()
     #    y lee cada x.grad; compáralos con numerical_grad(f, xs) con la tolerancia de arriba.
-    raise NotImplementedError('lab03_backprop: Build out = f(*xs), zero the gradients of its graph, call out.backward() and read each x.grad; compare them with numerical_grad(f, xs) within the tolerance above. / Construye out = f(*xs), pon a cero los gradientes de su grafo, llama a out.backward() y lee cada x.grad; compáralos con numerical_grad(f, xs) con la tolerancia de arriba.')
+    raise NotImplementedError('lab03_backprop, TODO 4: Build out = f(*xs), zero the gradients of its graph, call out.backward() and read each x.grad; compare them with numerical_grad(f, xs) within the tolerance above. / Construye out = f(*xs), pon a cero los gradientes de su grafo, llama a out.backward() y lee cada x.grad; compáralos con numerical_grad(f, xs) con la tolerancia de arriba.')

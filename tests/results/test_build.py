@@ -14,6 +14,7 @@ import pytest
 
 from grader.batch import BatchOptions, grade_class
 from grader.labs import get_lab
+from grader.messages import names_a_pitfall
 from grader.shard import GradingPlan, suites_for
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -113,7 +114,9 @@ def test_pitfalls_are_the_ordered_unique_pitfalls_of_failed_checks(
     class_run: ClassRun, name: str
 ) -> None:
     doc = class_run.docs[name]
-    expected = list(dict.fromkeys(c["pitfall"] for c in doc["checks"] if c["status"] == "failed"))
+    # Code not written yet (the stub's TODOs) fails its checks but names no pitfall.
+    expected = list(dict.fromkeys(c["pitfall"] for c in doc["checks"] if c["status"] == "failed"
+                                  and names_a_pitfall(c["detail"])))
     assert doc["pitfalls"] == expected, f"got {doc['pitfalls']}, expected {expected}"
 
 

@@ -91,16 +91,16 @@ def expect_topological_calls(result: Any, leaves: dict[str, float], inputs: dict
                 if last[node] < last[consumer]:
                     fail("order-violation", node=node, consumer=consumer, inputs=inputs)
 
-def expect_hashable_nodes(result: dict, inputs: dict) -> None:
-    """The verdict on `hash_nodes`: not run if a + b or a * b could not be built for another
-    reason; failed if hashing raised; otherwise the four nodes must stay four set members."""
+def expect_hashable_nodes(result: dict, inputs: dict,
+                          quantity: str = "len({a, b, a + b, a * b})", size: int = 4) -> None:
+    """The verdict on `hash_nodes`: not run if its nodes could not be built for another
+    reason; failed if hashing raised; otherwise the nodes must stay `size` set members."""
     hashable = field(result, "hashable", (bool, type(None)))
     if hashable is None:
         raise NotRun("not-built", what="a + b, a * b", error=field(result, "error", str))
     if not hashable:
         fail("not-hashable", type="TypeError", message=field(result, "error", str))
-    expect_equal(field(result, "set_size", int), 4, quantity="len({a, b, a + b, a * b})",
-                 inputs=inputs)
+    expect_equal(field(result, "set_size", int), size, quantity=quantity, inputs=inputs)
 
 def expect_each_called_once(result: Any, leaves: dict[str, float], inputs: dict) -> None:
     """Fail if any node's _backward ran more than once; a failure draws the graph with the
@@ -111,3 +111,17 @@ def expect_each_called_once(result: Any, leaves: dict[str, float], inputs: dict)
             if calls.count(node) > 1:
                 fail("called-more-than-once", node=node, count=calls.count(node),
                      inputs=inputs)
+
+
+def expect_built_node(result: dict, op: str, x: float, y: float) -> None:
+    """The verdict on `build_node`: data, both parents, the label, and gradients still at 0."""
+    shown = {"a": x, "b": y}
+    combined = x + y if op == "+" else x * y
+    expect_results_close(result, {"data": combined}, inputs=shown, source="literal")
+    expect_equal(field(result, "parents", list), ["a", "b"], quantity=f"(a {op} b)._prev",
+                 inputs=shown)
+    expect_equal(field(result, "op", str), op, quantity=f"(a {op} b)._op", inputs=shown)
+    expect_equal(field(result, "leaf_op", str), "", quantity="a._op", inputs=shown)
+    expect_equal(field(result, "leaf_parents", int), 0, quantity="len(a._prev)", inputs=shown)
+    expect_equal(field(result, "grads", list), [0.0, 0.0, 0.0],
+                 quantity=f"[a.grad, b.grad, (a {op} b).grad] before backward()", inputs=shown)

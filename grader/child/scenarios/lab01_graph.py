@@ -11,7 +11,7 @@ from grader.child.scenario import scenario
 
 
 @scenario
-def hash_nodes(Value, x, y):
+def hash_nodes(Value, x, y, ops="+*"):
     a, b = Value(x), Value(y)
     try:
         hash(a)
@@ -19,15 +19,17 @@ def hash_nodes(Value, x, y):
     except TypeError as exc:
         return {"hashable": False, "stage": "leaf", "error": str(exc)[:200]}
     try:
-        c, d = a + b, a * b
+        nodes = [a + b if op == "+" else a * b for op in ops]
     except TypeError as exc:
         if "unhashable" in str(exc):
             return {"hashable": False, "stage": "build", "error": str(exc)[:200]}
         raise
+    except NotImplementedError:
+        raise  # code not written yet: the grader reports it as such
     except Exception as exc:
         return {"hashable": None, "stage": "build", "error": f"{type(exc).__name__}: {str(exc)[:200]}"}
     try:
-        size = len({a, b, c, d})
+        size = len({a, b, *nodes})
     except TypeError as exc:
         return {"hashable": False, "stage": "set", "error": str(exc)[:200]}
     return {"hashable": True, "set_size": size}
@@ -55,6 +57,37 @@ def build_node(Value, op, x, y):
         "leaf_parents": len(list(a._prev)),
         "grads": [grad_of(a, "a"), grad_of(b, "b"), grad_of(c, "c")],
     }
+
+
+@scenario
+def direct_backward(Value, op, x, y, upstream, same=False, preset=0.0):
+    # One operation's _backward called by hand, without backward(): out.grad is set to
+    # `upstream` and the parents' grads to `preset` (a contribution from another use) first.
+    a = Value(x)
+    b = a if same else Value(y)
+    out = a + b if op == "+" else a * b
+    a.grad = preset
+    b.grad = preset
+    out.grad = upstream
+    out._backward()
+    if same:
+        return {"a.grad": grad_of(a, "a")}
+    return {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b")}
+
+
+@scenario
+def number_operand_direct(Value, side, op, x, k):
+    # A plain number on one side of the operator; the gradient through its _backward alone.
+    a = Value(x)
+    if side == "right":
+        out = a + k if op == "+" else a * k
+    else:
+        out = k + a if op == "+" else k * a
+    result = {"data": data_of(out, "out")}
+    out.grad = 1.0
+    out._backward()
+    result["a.grad"] = grad_of(a, "a")
+    return result
 
 
 @scenario

@@ -59,13 +59,42 @@ def seeded_parameters(nn, seed, kind, args):
 
 
 @scenario
-def parameters_identity(nn, seed):
+def zero_grad_module(nn, grads):
+    # Module.zero_grad on the smallest module there is: one whose parameters() are given here.
+    values = [nn.Value(1.0) for _ in grads]
+    for value, grad in zip(values, grads, strict=True):
+        value.grad = grad
+
+    given = type("Given", (nn.Module,), {"parameters": lambda self: values})
+    given().zero_grad()
+    return {"grads": [number(v.grad, f"parameters()[{i}].grad") for i, v in enumerate(values)]}
+
+
+@scenario
+def neuron_output(nn, seed, x, nonlin):
+    # A neuron's output alone: no call to parameters(), so it can be checked before that TODO.
     import random
     state = random.getstate()
     random.seed(seed)
     try:
-        modules = [("Neuron(3)", nn.Neuron(3)), ("Layer(3, 2)", nn.Layer(3, 2)),
-                   ("MLP(2, [4, 1])", nn.MLP(2, [4, 1]))]
+        out = nn.Neuron(len(x), nonlin=nonlin)(x)
+    finally:
+        random.setstate(state)
+    if not isinstance(out, nn.Value):
+        return {"type": type(out).__name__}
+    return {"type": "Value", "out": data_of(out, "out")}
+
+
+@scenario
+def parameters_identity(nn, seed, kinds=("Neuron", "Layer", "MLP")):
+    import random
+    state = random.getstate()
+    random.seed(seed)
+    try:
+        every = {"Neuron": ("Neuron(3)", lambda: nn.Neuron(3)),
+                 "Layer": ("Layer(3, 2)", lambda: nn.Layer(3, 2)),
+                 "MLP": ("MLP(2, [4, 1])", lambda: nn.MLP(2, [4, 1]))}
+        modules = [(every[kind][0], every[kind][1]()) for kind in kinds]
         report = []
         for name, module in modules:
             first = list(module.parameters())
@@ -79,12 +108,12 @@ def parameters_identity(nn, seed):
 
 
 @scenario
-def parameters_reach_model(nn, seed, x, delta):
+def parameters_reach_model(nn, seed, x, delta, kind="MLP"):
     import random
     state = random.getstate()
     random.seed(seed)
     try:
-        model = nn.MLP(2, [4, 1])
+        model = nn.MLP(2, [4, 1]) if kind == "MLP" else nn.Neuron(len(x))
         out = model(x)
         leaves, seen, stack = set(), set(), [out]
         while stack:

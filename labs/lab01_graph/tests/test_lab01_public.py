@@ -3,22 +3,49 @@
 Run them with `make check` (or `python -m grader check lab01_graph`). The graded suite runs
 these and more, with randomized inputs: passing these is a good sign, not a guarantee.
 Like the graded checks, each names one pitfall and waits for the checks it builds on.
+
+They come in the order of the TODOs of `value.py`, and each waits only for what it cannot be
+judged without: the checks of a TODO can pass as soon as it and the TODOs before it are
+written. The checks of one operation's `_backward` call it by hand (`out.grad = ...;
+out._backward()`), so they do not wait for `backward()`, which is the last TODO.
 """
 
 import pytest
 
 from grader.checking.verdict import expect_equal, expect_results_close, field
-from grader.child.scenarios import lab01_graph as scenarios
 from grader.checking.verdicts import lab01_graph as verdicts
+from grader.child.scenarios import lab01_graph as scenarios
 
 A, B, C, D = 2.0, 3.0, 10.0, -4.0
+PRESET = 0.5  # a gradient a node already holds from another use
+BUILT = ("example-leaf-backward", "course-example-graph")
+PROPAGATING = ("example-add-upstream-gradient", "example-mul-upstream-gradient",
+               "example-seed", "example-topological-order", "example-each-node-once")
 
 
-@pytest.mark.check(id="example-values-hashable", pitfall="hash-trap", weight=1)
-def test_example_values_can_be_hashed(sandboxed):
-    result = sandboxed(scenarios.hash_nodes, x=A, y=B)
-    verdicts.expect_hashable_nodes(result, {"a": A, "b": B})
+def _expect_direct(sandboxed, op, expected, upstream=1.0, same=False, preset=0.0):
+    """Call one operation's `_backward` by hand and compare the parents' gradients."""
+    result = sandboxed(scenarios.direct_backward, op=op, x=A, y=B, upstream=upstream, same=same,
+                       preset=preset)
+    shown = {"out": f"a {op} a" if same else f"a {op} b", "a": A}
+    if not same:
+        shown["b"] = B
+    if preset:
+        shown["a.grad" if same else "a.grad, b.grad"] = preset
+    shown.update({"out.grad": upstream, "called": "out._backward()"})
+    expect_results_close(result, expected, inputs=shown, source="literal")
 
+
+def _expect_numbers(sandboxed, op, k, data, grad):
+    for side in ("right", "left"):
+        result = sandboxed(scenarios.number_operand_direct, side=side, op=op, x=A, k=k)
+        written = f"a {op} {k}" if side == "right" else f"{k} {op} a"
+        expect_results_close(result, {"data": data, "a.grad": grad},
+                             inputs={"out": written, "a": A, "out.grad": 1.0,
+                                     "called": "out._backward()"}, source="literal")
+
+
+# -- TODO 1: the leaf's _backward -----------------------------------------------------------------
 
 @pytest.mark.check(id="example-leaf-backward", pitfall="leaf-backward", weight=1)
 def test_example_leaf_backward_does_nothing(sandboxed):
@@ -28,8 +55,46 @@ def test_example_leaf_backward_does_nothing(sandboxed):
     expect_results_close(result, {"grad_after": 0.0}, inputs={"a": A}, source="literal")
 
 
-@pytest.mark.check(id="course-example-graph", pitfall="graph-construction", weight=1,
+# -- TODO 2: the node of a sum --------------------------------------------------------------------
+
+@pytest.mark.check(id="example-values-hashable", pitfall="hash-trap", weight=1)
+def test_example_values_can_be_hashed(sandboxed):
+    result = sandboxed(scenarios.hash_nodes, x=A, y=B, ops="+")
+    verdicts.expect_hashable_nodes(result, {"a": A, "b": B}, "len({a, b, a + b})", 3)
+
+
+@pytest.mark.check(id="example-add-node", pitfall="graph-construction", weight=1,
                    requires=("example-values-hashable",))
+def test_example_sum_builds_a_node(sandboxed):
+    result = sandboxed(scenarios.build_node, op="+", x=A, y=B)
+    verdicts.expect_built_node(result, "+", A, B)
+
+
+# -- TODO 3: the _backward of a sum ---------------------------------------------------------------
+
+@pytest.mark.check(id="example-add-local-derivative", pitfall="wrong-local-derivative", weight=1,
+                   requires=("example-add-node",))
+def test_example_sum_passes_one_to_each_parent(sandboxed):
+    _expect_direct(sandboxed, "+", {"a.grad": 1.0, "b.grad": 1.0})
+
+
+@pytest.mark.check(id="example-add-upstream-gradient", pitfall="ignores-upstream-gradient",
+                   weight=1, requires=("example-add-local-derivative",))
+def test_example_sum_scales_by_out_grad(sandboxed):
+    _expect_direct(sandboxed, "+", {"a.grad": C, "b.grad": C}, upstream=C)
+
+
+@pytest.mark.check(id="example-add-accumulates", pitfall="grad-overwrite", weight=1,
+                   requires=("example-add-local-derivative",))
+def test_example_sum_adds_to_the_parents_grads(sandboxed):
+    _expect_direct(sandboxed, "+", {"a.grad": 2.0}, same=True)
+    _expect_direct(sandboxed, "+", {"a.grad": PRESET + 1, "b.grad": PRESET + 1}, preset=PRESET)
+
+
+# -- TODO 4: the node of a product ----------------------------------------------------------------
+
+@pytest.mark.check(id="course-example-graph", pitfall="graph-construction", weight=1,
+                   requires=("example-add-node",))
 def test_course_example_builds_the_graph(sandboxed):
     shown = {"d": "a*b + c", "a": A, "b": B, "c": C}
     result = sandboxed(scenarios.course_graph, x=A, y=B, z=C)
@@ -41,8 +106,44 @@ def test_course_example_builds_the_graph(sandboxed):
     expect_equal(field(result, "out._prev", list), ["ab", "c"], quantity="d._prev", inputs=shown)
 
 
-@pytest.mark.check(id="example-seed", pitfall="seed-gradient", weight=1,
-                   requires=("example-leaf-backward", "course-example-graph"))
+# -- TODO 5: the _backward of a product -----------------------------------------------------------
+
+@pytest.mark.check(id="example-mul-local-derivative", pitfall="wrong-local-derivative", weight=1,
+                   requires=("course-example-graph",))
+def test_example_product_passes_the_other_factor(sandboxed):
+    _expect_direct(sandboxed, "*", {"a.grad": B, "b.grad": A})
+
+
+@pytest.mark.check(id="example-mul-upstream-gradient", pitfall="ignores-upstream-gradient",
+                   weight=1, requires=("example-mul-local-derivative",))
+def test_example_product_scales_by_out_grad(sandboxed):
+    _expect_direct(sandboxed, "*", {"a.grad": B * C, "b.grad": A * C}, upstream=C)
+
+
+@pytest.mark.check(id="example-mul-accumulates", pitfall="grad-overwrite", weight=1,
+                   requires=("example-mul-local-derivative",))
+def test_example_product_adds_to_the_parents_grads(sandboxed):
+    _expect_direct(sandboxed, "*", {"a.grad": 2 * A}, same=True)
+    _expect_direct(sandboxed, "*", {"a.grad": PRESET + B, "b.grad": PRESET + A}, preset=PRESET)
+
+
+# -- TODOs 6 and 7: numbers on either side ---------------------------------------------------------
+
+@pytest.mark.check(id="example-add-number-operands", pitfall="number-operand", weight=1,
+                   requires=("example-add-local-derivative",))
+def test_example_numbers_on_either_side_of_plus(sandboxed):
+    _expect_numbers(sandboxed, "+", 1, A + 1, 1.0)
+
+
+@pytest.mark.check(id="example-mul-number-operands", pitfall="number-operand", weight=1,
+                   requires=("example-mul-local-derivative",))
+def test_example_numbers_on_either_side_of_times(sandboxed):
+    _expect_numbers(sandboxed, "*", 3, 3 * A, 3.0)
+
+
+# -- TODO 8: backward() ---------------------------------------------------------------------------
+
+@pytest.mark.check(id="example-seed", pitfall="seed-gradient", weight=1, requires=BUILT)
 def test_example_backward_seeds_the_output(sandboxed):
     result = sandboxed(scenarios.seed, x=A, y=B)
     verdicts.expect_gradients(result, {"out.grad": 1.0}, shape=verdicts.one_op_shape("*"),
@@ -50,26 +151,26 @@ def test_example_backward_seeds_the_output(sandboxed):
                               source="literal")
 
 
-@pytest.mark.check(id="example-local-derivatives", pitfall="wrong-local-derivative", weight=1,
-                   requires=("example-seed",))
-def test_example_local_derivatives(sandboxed):
-    for op, expected in (("+", {"a.grad": 1.0, "b.grad": 1.0}), ("*", {"a.grad": B, "b.grad": A})):
-        result = sandboxed(scenarios.one_op, op=op, x=A, y=B)
-        verdicts.expect_gradients(result, expected, shape=verdicts.one_op_shape(op),
-                                  leaves={"a": A, "b": B},
-                                  inputs={"out": f"a {op} b", "a": A, "b": B}, source="literal")
+def _sibling_calls(sandboxed):
+    result = sandboxed(scenarios.sibling_calls, x=A, y=B, z=C, w=D)
+    leaves = {"a": A, "b": B, "c": C, "d": D}
+    return result, leaves, {"graph": verdicts.SIBLING_GRAPH, **leaves}
 
 
 @pytest.mark.check(id="example-topological-order", pitfall="topological-order", weight=1,
-                   requires=("example-local-derivatives",))
+                   requires=("example-seed",))
 def test_example_backward_runs_in_topological_order(sandboxed):
-    result = sandboxed(scenarios.sibling_calls, x=A, y=B, z=C, w=D)
-    leaves = {"a": A, "b": B, "c": C, "d": D}
-    verdicts.expect_topological_calls(result, leaves, {"graph": verdicts.SIBLING_GRAPH, **leaves})
+    verdicts.expect_topological_calls(*_sibling_calls(sandboxed))
+
+
+@pytest.mark.check(id="example-each-node-once", pitfall="missing-visited-set", weight=1,
+                   requires=("example-seed",))
+def test_example_backward_runs_each_node_once(sandboxed):
+    verdicts.expect_each_called_once(*_sibling_calls(sandboxed))
 
 
 @pytest.mark.check(id="course-diamond-example", pitfall="grad-overwrite", weight=1,
-                   requires=("example-topological-order",))
+                   requires=PROPAGATING)
 def test_course_diamond_accumulates(sandboxed):
     result = sandboxed(scenarios.diamond, x=A, y=B)
     verdicts.expect_gradients(result, {"a.grad": B + 1, "b.grad": A},
@@ -77,11 +178,12 @@ def test_course_diamond_accumulates(sandboxed):
                               inputs={"d": "a*b + a", "a": A, "b": B}, source="literal")
 
 
-@pytest.mark.check(id="course-number-operands", pitfall="number-operand", weight=1,
-                   requires=("example-local-derivatives",))
-def test_course_numbers_on_either_side(sandboxed):
-    for side in ("right", "left"):
-        result = sandboxed(scenarios.number_operand, side=side, op="*", x=A, k=3)
-        written = "a * 3" if side == "right" else "3 * a"
-        expect_results_close(result, {"data": 3 * A, "a.grad": 3.0},
-                             inputs={"out": written, "a": A}, source="literal")
+@pytest.mark.check(id="example-equal-data-nodes", pitfall="hash-trap", weight=1,
+                   requires=PROPAGATING)
+def test_example_nodes_with_equal_data_are_all_visited(sandboxed):
+    result = sandboxed(scenarios.equal_data_nodes, x=A, y=B, z=C)
+    shown = {"out": "a*b + (c*d)*e", "a": A, "b": B, "c": A, "d": B, "e": C}
+    verdicts.expect_gradients(result, {"a": B, "b": A, "c": B * C, "d": A * C, "e": A * B},
+                              shape=verdicts.EQUAL_DATA_NODES_SHAPE,
+                              leaves={"a": A, "b": B, "c": A, "d": B, "e": C}, inputs=shown,
+                              source="literal")

@@ -5,6 +5,9 @@ suite runs these and more, with randomized seeds and inputs: passing these is a 
 a guarantee. Like the graded checks, each names one pitfall and waits for the checks it
 builds on.
 
+They come in the order of the TODOs of `nn.py`: `Module.zero_grad`, then `Neuron`, `Layer`,
+`MLP` and `train_xor`, and each piece earns its checks as soon as it is written.
+
 After random.seed(0), the first two draws of random.uniform(-1, 1) are W0 and W1 below, so
 Neuron(2) starts with the weights (W0, W1) and the bias 0.
 """
@@ -15,66 +18,98 @@ import sys
 import pytest
 
 from grader.checking.verdict import close, expect_close, expect_equal, fail, field
-from grader.child.scenarios import lab04_xor as scenarios
 from grader.checking.verdicts import lab04_xor as verdicts
+from grader.child.scenarios import lab04_xor as scenarios
 
 SEED = 0
 X = [1.0, -1.0]
 W0, W1 = 0.6888437030500962, 0.515908805880605
-OUT = math.tanh(W0 * X[0] + W1 * X[1])  # tanh(w · x + b) with b = 0
+LINEAR = W0 * X[0] + W1 * X[1]  # w · x + b with b = 0
+OUT = math.tanh(LINEAR)
 LOOP_STEPS = 2
+STALE = [0.5, -2.0]  # gradients left over from an earlier backward pass
 
 
-@pytest.mark.check(id="example-parameter-counts", pitfall="nn-structure", weight=1)
-def test_example_parameter_counts(sandboxed):
-    for kind, args, count, shape in (("Neuron", [2], 3, "Value"),
-                                     ("Layer", [2, 4], 12, "list of 4 Values"),
-                                     ("MLP", [2, [4, 1]], 17, "Value")):
-        call = f"{kind}({', '.join(map(str, args))})"
-        result = sandboxed(scenarios.module_forward, seed=SEED, kind=kind, args=args, kwargs={}, x=X)
-        expect_equal(field(result, "count", int), count, quantity=f"len({call}.parameters())",
-                     inputs={"x": X})
-        if "not_value" in result:
-            fail("wrong-type", quantity=f"an element of {call}.parameters()", inputs={"x": X},
-                 actual_type=field(result, "not_value", str), expected_type="Value")
-        expect_equal(field(result, "shape", str), shape, quantity=f"type of {call}(x)",
-                     inputs={"x": X})
+def _expect_parameters_are_own(sandboxed, kind):
+    """parameters() gives the same objects twice, the leaves of the output, and reaches it."""
+    name = {"Neuron": "Neuron(3)", "MLP": "MLP(2, [4, 1])"}[kind]
+    result = sandboxed(scenarios.parameters_identity, seed=SEED, kinds=[kind])
+    for module in field(result, "modules", list):
+        total, same = field(module, "total", int), field(module, "same", int)
+        if field(module, "second", int) != total or same != total:
+            fail("parameters-not-identical", call=f"{name}.parameters()", same=same, total=total)
+    result = sandboxed(scenarios.parameters_reach_model, seed=SEED, x=X, delta=0.5, kind=kind)
+    inputs = {"model": verdicts.XOR_MODEL if kind == "MLP" else "Neuron(2)", "x": X}
+    if close(field(result, "before", float), field(result, "after", float)):
+        fail("update-not-in-model", inputs=inputs, delta=0.5, actual=result["after"])
+    expect_equal(field(result, "in_graph", int), field(result, "total", int),
+                 quantity="parameters() that are leaves of the graph of the output",
+                 inputs=inputs)
 
 
-@pytest.mark.check(id="example-seeded-neuron", pitfall="nn-structure", weight=1,
-                   requires=("example-parameter-counts",))
-def test_example_seeded_neuron(sandboxed):
+def _expect_module(sandboxed, kind, args, shape, count, expected_of):
+    """The module's parameter count, output shape, and outputs from its own parameters."""
+    call = f"{kind}({', '.join(map(str, args))})"
     inputs = {"random.seed": SEED, "x": X}
+    result = sandboxed(scenarios.module_forward, seed=SEED, kind=kind, args=args, kwargs={}, x=X)
+    expect_equal(field(result, "count", int), count, quantity=f"len({call}.parameters())",
+                 inputs=inputs)
+    if "not_value" in result:
+        fail("wrong-type", quantity=f"an element of {call}.parameters()", inputs=inputs,
+             actual_type=field(result, "not_value", str), expected_type="Value")
+    expect_equal(field(result, "shape", str), shape, quantity=f"type of {call}(x)", inputs=inputs)
+    outputs = field(result, "outputs", list)
+    for index, (actual, expected) in enumerate(
+            zip(outputs, expected_of(field(result, "params", list)), strict=True)):
+        quantity = f"{call}(x)" if len(outputs) == 1 else f"{call}(x)[{index}]"
+        expect_close(actual, expected, quantity=quantity + ".data", inputs=inputs,
+                     source="own-parameters")
+
+
+# -- TODO 1: Module.zero_grad ---------------------------------------------------------------------
+
+@pytest.mark.check(id="example-module-zero-grad", pitfall="missing-zero-grad", weight=1)
+def test_example_zero_grad_resets_every_parameter(sandboxed):
+    result = sandboxed(scenarios.zero_grad_module, grads=STALE)
+    inputs = {"parameters() grads": STALE, "called": "zero_grad()"}
+    for index, grad in enumerate(field(result, "grads", list)):
+        expect_close(grad, 0.0, quantity=f"parameters()[{index}].grad", inputs=inputs,
+                     source="literal")
+
+
+# -- TODOs 2 to 4: Neuron -------------------------------------------------------------------------
+
+@pytest.mark.check(id="example-neuron-output", pitfall="nn-structure", weight=1)
+def test_example_neuron_output(sandboxed):
+    for nonlin, expected, written in ((True, OUT, "Neuron(2)(x)"),
+                                      (False, LINEAR, "Neuron(2, nonlin=False)(x)")):
+        result = sandboxed(scenarios.neuron_output, seed=SEED, x=X, nonlin=nonlin)
+        inputs = {"random.seed": SEED, "x": X}
+        expect_equal(field(result, "type", str), "Value", quantity=f"type of {written}",
+                     inputs=inputs)
+        expect_close(field(result, "out", float), expected, quantity=f"{written}.data",
+                     inputs=inputs, source="literal")
+
+
+@pytest.mark.check(id="example-neuron-parameters", pitfall="nn-structure", weight=1)
+def test_example_neuron_parameters(sandboxed):
+    inputs = {"random.seed": SEED}
     params = field(sandboxed(scenarios.seeded_parameters, seed=SEED, kind="Neuron", args=[2]),
                    "params", list)
     expect_equal(len(params), 3, quantity="len(Neuron(2).parameters())", inputs=inputs)
     for index, expected in enumerate((W0, W1, 0.0)):
         expect_close(params[index], expected, quantity=f"Neuron(2).parameters()[{index}].data",
                      inputs=inputs, source="literal")
-    result = sandboxed(scenarios.module_forward, seed=SEED, kind="Neuron", args=[2], kwargs={}, x=X)
-    expect_close(field(result, "outputs", list)[0], OUT, quantity="Neuron(2)(x).data",
-                 inputs=inputs, source="literal")
 
 
-@pytest.mark.check(id="example-parameters-are-the-model-values", pitfall="parameters-copy",
-                   weight=1, requires=("example-parameter-counts",))
-def test_example_parameters_are_the_model_values(sandboxed):
-    for module in field(sandboxed(scenarios.parameters_identity, seed=SEED), "modules", list):
-        total, same = field(module, "total", int), field(module, "same", int)
-        if field(module, "second", int) != total or same != total:
-            fail("parameters-not-identical", call=f"{field(module, 'module', str)}.parameters()",
-                 same=same, total=total)
-    result = sandboxed(scenarios.parameters_reach_model, seed=SEED, x=X, delta=0.5)
-    inputs = {"model": verdicts.XOR_MODEL, "x": X}
-    if close(field(result, "before", float), field(result, "after", float)):
-        fail("update-not-in-model", inputs=inputs, delta=0.5, actual=result["after"])
-    expect_equal(field(result, "in_graph", int), field(result, "total", int),
-                 quantity="model.parameters() that are leaves of the graph of model(x)",
-                 inputs=inputs)
+@pytest.mark.check(id="example-neuron-parameters-are-its-values", pitfall="parameters-copy",
+                   weight=1, requires=("example-neuron-output", "example-neuron-parameters"))
+def test_example_neuron_parameters_are_its_own_values(sandboxed):
+    _expect_parameters_are_own(sandboxed, "Neuron")
 
 
 @pytest.mark.check(id="example-neuron-gradients", pitfall="late-binding-closure", weight=1,
-                   requires=("example-seeded-neuron", "example-parameters-are-the-model-values"))
+                   requires=("example-neuron-parameters-are-its-values",))
 def test_example_neuron_gradients(sandboxed):
     result = sandboxed(scenarios.neuron_gradients, seed=SEED, x=X)
     inputs = {"random.seed": SEED, "out": "Neuron(2)(x)", "x": X}
@@ -86,15 +121,63 @@ def test_example_neuron_gradients(sandboxed):
                      inputs=inputs, source="literal")
 
 
+# -- TODOs 5 to 7: Layer --------------------------------------------------------------------------
+
+@pytest.mark.check(id="example-layer", pitfall="nn-structure", weight=1,
+                   requires=("example-neuron-output", "example-neuron-parameters"))
+def test_example_layer(sandboxed):
+    for nout, shape in ((4, "list of 4 Values"), (1, "Value")):
+        _expect_module(sandboxed, "Layer", [2, nout], shape, 3 * nout,
+                       lambda params, nout=nout: verdicts.layer_outputs(params, 2, nout, X, True))
+
+
+# -- TODOs 8 to 10: MLP ---------------------------------------------------------------------------
+
+@pytest.mark.check(id="example-mlp", pitfall="nn-structure", weight=1, requires=("example-layer",))
+def test_example_mlp(sandboxed):
+    _expect_module(sandboxed, "MLP", [2, [4, 1]], "Value", 17,
+                   lambda params: verdicts.mlp_outputs(params, verdicts.XOR_SIZES, X))
+
+
+@pytest.mark.check(id="example-parameters-are-the-model-values", pitfall="parameters-copy",
+                   weight=1, requires=("example-mlp",))
+def test_example_parameters_are_the_model_values(sandboxed):
+    _expect_parameters_are_own(sandboxed, "MLP")
+
+
+# -- TODO 11: train_xor ---------------------------------------------------------------------------
+
+LOOP = ("example-parameters-are-the-model-values",)
+
+
+def _loop_inputs(steps):
+    return {"model": verdicts.XOR_MODEL, "random.seed": SEED, "steps": steps,
+            "lr": verdicts.LEARNING_RATE}
+
+
+@pytest.mark.check(id="example-train-xor-losses", pitfall="training-loop", weight=1,
+                   requires=("example-mlp",))
+def test_example_train_xor_returns_one_loss_per_step(sandboxed):
+    result = sandboxed(scenarios.train_and_evaluate, seed=SEED, steps=LOOP_STEPS,
+                       lr=verdicts.LEARNING_RATE)
+    inputs = _loop_inputs(LOOP_STEPS)
+    expect_equal(field(result, "type", str), "list", quantity="type of train_xor(...)",
+                 inputs=inputs)
+    losses = field(result, "losses", list)
+    expect_equal(len(losses), LOOP_STEPS, quantity="len(train_xor(...))", inputs=inputs)
+    first = verdicts.mean_squared_error(field(result, "before", list), verdicts.XOR_TARGETS)
+    expect_close(losses[0], first, quantity="train_xor(...)[0]", inputs=inputs,
+                 source="own-model")
+
+
 def _trace(sandboxed):
-    result = sandboxed(scenarios.train_trace, seed=SEED, steps=LOOP_STEPS, lr=verdicts.LEARNING_RATE)
-    inputs = {"model": verdicts.XOR_MODEL, "random.seed": SEED, "steps": LOOP_STEPS,
-              "lr": verdicts.LEARNING_RATE}
-    return result, inputs
+    result = sandboxed(scenarios.train_trace, seed=SEED, steps=LOOP_STEPS,
+                       lr=verdicts.LEARNING_RATE)
+    return result, _loop_inputs(LOOP_STEPS)
 
 
 @pytest.mark.check(id="example-loop-zeroes-gradients", pitfall="missing-zero-grad", weight=1,
-                   requires=("example-parameters-are-the-model-values",))
+                   requires=LOOP)
 def test_example_loop_zeroes_gradients(sandboxed):
     result, inputs = _trace(sandboxed)
     for call, index, grad, fresh, _old, _new in field(result, "updates", list):
@@ -104,7 +187,7 @@ def test_example_loop_zeroes_gradients(sandboxed):
 
 
 @pytest.mark.check(id="example-loop-updates-after-backward", pitfall="mid-flight-mutation",
-                   weight=1, requires=("example-parameters-are-the-model-values",))
+                   weight=1, requires=LOOP)
 def test_example_loop_updates_after_backward(sandboxed):
     result, inputs = _trace(sandboxed)
     changed = field(result, "changed", list)
@@ -115,13 +198,13 @@ def test_example_loop_updates_after_backward(sandboxed):
 
 
 @pytest.mark.check(id="example-learns-xor", pitfall="training-loop", weight=1,
-                   requires=("example-neuron-gradients", "example-loop-zeroes-gradients",
+                   requires=("example-neuron-gradients", "example-train-xor-losses",
+                             "example-loop-zeroes-gradients",
                              "example-loop-updates-after-backward"))
 def test_example_learns_xor(sandboxed):
     result = sandboxed(scenarios.train_and_evaluate, seed=SEED, steps=verdicts.STEPS,
-                 lr=verdicts.LEARNING_RATE)
+                       lr=verdicts.LEARNING_RATE)
     loss = verdicts.mean_squared_error(field(result, "after", list), verdicts.XOR_TARGETS)
     if not loss < verdicts.TARGET_LOSS:
-        fail("xor-not-learned", inputs={"model": verdicts.XOR_MODEL, "random.seed": SEED,
-                                        "steps": verdicts.STEPS, "lr": verdicts.LEARNING_RATE},
+        fail("xor-not-learned", inputs=_loop_inputs(verdicts.STEPS),
              actual=min(loss, sys.float_info.max), target=verdicts.TARGET_LOSS)

@@ -1,0 +1,53 @@
+"""Code not written yet: a TODO's NotImplementedError becomes "not written yet", not a pitfall.
+
+Side: trusted process. The submission's files are read as text here, never run. The stub of
+every lab raises `NotImplementedError('<lab>, TODO <n>: ...')` in each TODO (the format of
+`grader.authoring.stubgen`), so the number of the TODO a check ran into comes back in the
+exception's message, and the raise lines a submission still holds say which TODOs it has not
+touched: the lowest of them is the one to write next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from grader.authoring.stubgen import TODO_NUMBER, UNTOUCHED_TODO
+from grader.checking.verdict import CheckFailed
+
+# The detail kinds of code that is not written yet: no pitfall, and the hint says what to write.
+NOT_WRITTEN = "not-written"  # a TODO of the stub, by number
+NOT_IMPLEMENTED = "not-implemented"  # a NotImplementedError the stub did not put there
+
+
+def untouched_todos(texts: Iterable[str], lab: str) -> tuple[int, ...]:
+    """The numbers of the lab's TODOs whose raise line is still in one of the texts, in order."""
+    numbers = {int(found["number"]) for text in texts for found in UNTOUCHED_TODO.finditer(text)
+               if found["lab"] == lab}
+    return tuple(sorted(numbers))
+
+
+def todo_number(message: str, lab: str) -> int | None:
+    """The TODO number a stub's NotImplementedError message carries, if it is one of this lab."""
+    found = TODO_NUMBER.match(message)
+    return int(found["number"]) if found and found["lab"] == lab else None
+
+
+def not_written(exception: Mapping[str, Any], lab: str, file: str, output: str,
+                untouched: tuple[int, ...]) -> CheckFailed | None:
+    """The failure for an exception detail {type, message, where}, if it says "not written".
+
+    `untouched` are the TODOs the submission still holds as the stub has them; the lowest is
+    the one to write next (`next`, absent when none is left).
+    """
+    if exception.get("type") != "NotImplementedError":
+        return None
+    message = str(exception.get("message", ""))
+    where = str(exception.get("where", ""))
+    following = {"next": untouched[0]} if untouched else {}
+    number = todo_number(message, lab)
+    if number is None:
+        return CheckFailed(NOT_IMPLEMENTED, output=output, message=message, where=where,
+                           file=file, **following)
+    return CheckFailed(NOT_WRITTEN, output=output, todo=number, file=file, where=where,
+                       **following)

@@ -68,7 +68,7 @@ def test_pitfalls_are_ordered_by_students_with_their_checks_and_section() -> Non
     assert [s["id"] for s in first["students"]] == ["alice", "bruno", "carmen"]
     assert {c["id"]: c["count"] for c in first["checks"]} == {"diamond-accumulates": 2,
                                                               "self-add-accumulates": 2}
-    assert "The diamond pattern in slow motion" in first["section"]
+    assert "The diamond pattern, in slow motion" in first["section"]
     counts = [p["count"] for p in view["pitfalls"]]
     assert counts == sorted(counts, reverse=True)
 

@@ -22,8 +22,8 @@ from typing import NoReturn
 from grader import __version__
 from grader.batch import BatchOptions, GradingInterrupted, StopRequested, grade_class, merge
 from grader.console import print_summary, progress_display, say
-from grader.i18n import LANGUAGES, Catalogue, default_language
 from grader.course_config import ConfigError, load_course_config
+from grader.i18n import LANGUAGES, Catalogue, default_language
 from grader.intake import Submission
 from grader.labs import COURSE_ROOT, LABS, Lab
 from grader.platforms import lms

@@ -250,7 +250,11 @@ def chain_timings(engine, sizes, x, y):
         out = a
         for _ in range(n):
             out = out + b
-        started = time.perf_counter()
-        out.backward()
-        timings.append(time.perf_counter() - started)
+        best = None
+        for _ in range(3):  # the fastest of three: a busy machine only ever slows a run down
+            started = time.perf_counter()
+            out.backward()
+            elapsed = time.perf_counter() - started
+            best = elapsed if best is None else min(best, elapsed)
+        timings.append(best)
     return {"seconds": timings}

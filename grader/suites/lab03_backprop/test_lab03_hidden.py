@@ -236,7 +236,7 @@ def _central_differences(f, point, h):
     return grads
 
 
-@pytest.mark.check(id="numerical-grad-restores-data", pitfall="mid-flight-mutation", weight=6)
+@pytest.mark.check(id="numerical-grad-restores-data", pitfall="mid-flight-mutation", weight=7)
 def test_numerical_grad_puts_every_input_back(sandboxed, rng):
     point, shown = _numerical_inputs(rng)
     result = sandboxed(scenarios.numerical, function="cubic-mix", h=FINITE_STEP, point=point)

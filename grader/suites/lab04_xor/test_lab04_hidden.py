@@ -208,7 +208,7 @@ def test_each_update_uses_only_the_latest_gradient(sandboxed, rng):
 
 
 @pytest.mark.check(id="training-loop-updates-after-backward", pitfall="mid-flight-mutation",
-                   weight=3, requires=("train-xor-steps-against-the-gradient",))
+                   weight=4, requires=("train-xor-steps-against-the-gradient",))
 def test_no_parameter_changes_between_forward_and_backward(sandboxed, rng):
     result, inputs = _trace(sandboxed, rng)
     changed = field(result, "changed", list)

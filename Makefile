@@ -7,7 +7,7 @@ LANG_ARG := $(if $(GRADER_LANG),--lang $(GRADER_LANG),)
 SUBMISSIONS ?=
 OUT    ?= out/grades
 
-.PHONY: help venv check test lint demo grade labs kit bench screenshots clean
+.PHONY: help venv check test lint demo grade labs kit bench mutation screenshots clean
 
 help:
 	@echo "make check [LAB=lab01_graph]   run the public checks on your lab (students)"
@@ -18,6 +18,7 @@ help:
 	@echo "make kit LAB=lab02_ops          the student kit of a release in dist/ (that lab and earlier ones)"
 	@echo "make bench                     run the grading benchmark"
 	@echo "make screenshots               grade the demo class and write docs/feedback.png, docs/dashboard.png"
+	@echo "make mutation                  mutation score of each hidden suite (slow; not in make test)"
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +59,11 @@ kit: venv
 
 bench: venv
 	$(PY) bench/grade_class.py
+
+# Not part of `make test`: mutants of every reference solution graded with the hidden suites.
+mutation: venv
+	$(PY) -m pip install --quiet -e '.[dev,mutation]'
+	$(PY) bench/mutation.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

@@ -5,7 +5,8 @@
 - baseline: what instructors script today, `pytest --json-report` run once per submission
   on a 40-test in-process suite (bench/naive_lab01), one after the other.
 
-Usage: python bench/grade_class.py [--students 40] [--repeat 3]
+Usage: python bench/grade_class.py [--lab lab01_graph] [--students 40] [--repeat 3] [--grader-only]
+(the baseline exists for lab01 only; other labs, or --grader-only, time the grader alone)
 Figures are medians over the repeats, measured in the same run on the same machine.
 """
 
@@ -23,26 +24,26 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "tests" / "fixtures" / "lab01_graph"
+FIXTURES = ROOT / "tests" / "fixtures"
 NAIVE_SUITE = ROOT / "bench" / "naive_lab01" / "test_naive_lab01.py"
 
 
-def make_class(folder: Path, students: int) -> list[Path]:
-    """A class of `students` folders cycling through the lab01 fixtures (correct and buggy)."""
-    sources = sorted(p for p in FIXTURES.iterdir() if (p / "value.py").is_file())
+def make_class(folder: Path, students: int, lab: str, fixtures: Path = FIXTURES) -> list[Path]:
+    """A class of `students` folders cycling through the lab's fixtures (correct and buggy)."""
+    sources = sorted(p for p in (fixtures / lab).iterdir() if (p / "expected.toml").is_file())
     paths = []
     for index in range(students):
         student = folder / f"student{index:03d}"
-        student.mkdir(parents=True)
-        shutil.copy(sources[index % len(sources)] / "value.py", student / "value.py")
+        shutil.copytree(sources[index % len(sources)], student,
+                        ignore=shutil.ignore_patterns("expected.toml", "__pycache__"))
         paths.append(student)
     return paths
 
 
-def time_grader(paths: list[Path], out: Path) -> tuple[float, list[float]]:
+def time_grader(paths: list[Path], out: Path, lab: str) -> tuple[float, list[float]]:
     """Wall time of one grader run over the class, and each submission's in-suite duration."""
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "grader", "grade", "lab01_graph", *map(str, paths),
+    subprocess.run([sys.executable, "-m", "grader", "grade", lab, *map(str, paths),
                     "--out", str(out)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
     wall = time.perf_counter() - started
@@ -72,26 +73,36 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=40)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--lab", default="lab01_graph")
+    parser.add_argument("--grader-only", action="store_true", help="skip the baseline")
+    parser.add_argument("--fixtures", type=Path, default=FIXTURES,
+                        help="the fixtures folder the class is made from (to compare two "
+                             "versions of the grader on the same class)")
     args = parser.parse_args()
+    baseline = args.lab == "lab01_graph" and not args.grader_only
     with tempfile.TemporaryDirectory(prefix="minigrad-bench-") as tmp:
         folder = Path(tmp)
-        paths = make_class(folder / "class", args.students)
+        paths = make_class(folder / "class", args.students, args.lab, args.fixtures)
         grader_walls, baseline_walls, in_suite, baseline_each = [], [], [], []
         for run in range(args.repeat):
-            wall, durations = time_grader(paths, folder / f"grader-{run}")
+            wall, durations = time_grader(paths, folder / f"grader-{run}", args.lab)
             grader_walls.append(wall)
             in_suite.extend(durations)
+            if not baseline:
+                continue
             wall, each = time_baseline(paths, folder / f"baseline-{run}")
             baseline_walls.append(wall)
             baseline_each.extend(each)
     n = args.students
     grader_wall = statistics.median(grader_walls)
-    baseline_wall = statistics.median(baseline_walls)
-    print(f"class: {n} lab01 submissions (correct and buggy), {args.repeat} runs, "
+    print(f"class: {n} {args.lab} submissions (correct and buggy), {args.repeat} runs, "
           f"{os.cpu_count()} cores")
     print(f"grader   : {grader_wall:.2f} s per class (median), "
           f"{grader_wall / n:.3f} s amortized per submission; "
           f"median in-suite time per submission {statistics.median(in_suite):.3f} s")
+    if not baseline:
+        return
+    baseline_wall = statistics.median(baseline_walls)
     print(f"baseline : {baseline_wall:.2f} s per class (median), "
           f"median {statistics.median(baseline_each):.3f} s per submission")
     print(f"ratio    : baseline / grader = {baseline_wall / grader_wall:.1f}x")

@@ -22,6 +22,7 @@ from typing import NoReturn
 from grader import __version__
 from grader.batch import BatchOptions, GradingInterrupted, StopRequested, grade_class, merge
 from grader.console import print_summary, progress_display, say
+from grader.course_config import ConfigError, load_course_config
 from grader.i18n import LANGUAGES, Catalogue, default_language
 from grader.intake import Submission
 from grader.labs import COURSE_ROOT, LABS, Lab
@@ -145,6 +146,14 @@ def cmd_grade(args: argparse.Namespace) -> int:
         suites = suites_for(lab, hidden=not args.public_only)
     except FileNotFoundError:
         raise UsageError("no_hidden_suite", lab=lab.name, path=str(lab.hidden_tests)) from None
+    weights: dict[str, float] = {}
+    record = None
+    if args.config:
+        try:
+            config = load_course_config(Path(args.config))
+        except ConfigError as exc:
+            raise UsageError("course_config", message=str(exc)) from None
+        weights, record = config.resolved(lab), config.record(lab)
     isolation = available_isolation()
     if not isolation.at_least("uid") and not args.allow_unisolated:
         catalogue = Catalogue.load(args.lang)
@@ -157,7 +166,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
     out_dir = _writable_out(args.out)  # last: a usage error leaves no folder behind
     seed = args.seed or os.environ.get("GRADER_SEED") or ""
     plan = GradingPlan(lab, suites, seed or DEFAULT_SEED, args.lang,
-                       in_process=isolation.how == "in-process")  # only with --allow-unisolated
+                       in_process=isolation.how == "in-process",  # only with --allow-unisolated
+                       weights=weights, config=record)
     options = BatchOptions(out_dir=out_dir, workers=args.workers, resume=args.resume,
                            shard=shard, points=args.points, canvas_column=args.canvas_column)
     started = time.perf_counter()
@@ -343,6 +353,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="Canvas gradebook column, the assignment's title and id")
     grade.add_argument("--allow-unisolated", action="store_true",
                        help="grade even where no separate user or jail can be had (SECURITY.md)")
+    grade.add_argument("--config", metavar="COURSE_TOML",
+                       help="course file: weights per check ([weights]) or per pitfall "
+                            "([pitfall_weights], a factor); recorded in every score document")
     grade.set_defaults(handler=cmd_grade)
 
     merge_parser = commands.add_parser("merge", help="join shard report folders into one")

@@ -141,6 +141,12 @@ def _import_failures(graded: Sequence[Mapping[str, Any]],
     """Graded submissions whose code could not be imported, with the first such message."""
     failures = []
     for doc in graded:
+        problem = doc.get("problem")
+        if isinstance(problem, Mapping):  # schema 1.2: said once for the submission
+            message = _said(problem, str(problem.get("text", "")), catalogue)
+            failures.append({**_student_link(doc), "message": message,
+                             "checks": len(doc["checks"])})
+            continue
         failed = [c for c in doc["checks"] if (c.get("detail") or {}).get("kind") == "import-error"]
         if failed:
             message = _said(failed[0]["detail"], failed[0]["message"], catalogue)

@@ -13,6 +13,10 @@ from grader.i18n import Catalogue, format_number
 INPUTS_PARAM = "inputs"
 SOURCE_PARAM = "source"
 CHECKS_PARAM = "checks"
+# A list of {quantity, actual, expected}: the numbers of a graph that differ.
+DIFFERENCES_PARAM = "differences"
+# A nested detail {kind, params}: what a random-graph check found out about the failure.
+FINDING_PARAM = "finding"
 # Parameters that carry data values from the student's code: strings are shown quoted,
 # so that a label '+' or an empty string '' is unmistakable.
 VALUE_PARAMS = frozenset({"expected", "actual"})
@@ -119,10 +123,26 @@ def _check_list(check_ids: Any, catalogue: Catalogue) -> str:
     return ", ".join(catalogue.text("ui.quoted", text=title) for title in titles)
 
 
+def _differences(items: Any, catalogue: Catalogue) -> str:
+    """Format [{quantity, actual, expected}, ...] as 'a.grad is 3 (expected 6.5); ...'."""
+    texts = []
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, Mapping):
+            texts.append(catalogue.text(
+                "ui.difference", quantity=format_value(item.get("quantity")),
+                actual=format_value(item.get("actual")),
+                expected=format_value(item.get("expected"))))
+    return "; ".join(texts)
+
+
 def _format_param(name: str, value: Any, catalogue: Catalogue) -> str:
     """Format one detail parameter, resolving the parameters that are ids or input maps."""
     if name == SOURCE_PARAM and isinstance(value, str):
         return catalogue.text(f"sources.{value}")
+    if name == DIFFERENCES_PARAM:
+        return _differences(value, catalogue)
+    if name == FINDING_PARAM and isinstance(value, Mapping) and "kind" in value:
+        return describe_detail(value, catalogue)
     if name == CHECKS_PARAM:
         return _check_list(value, catalogue)
     if name == INPUTS_PARAM and isinstance(value, Mapping) and not value:
@@ -192,6 +212,9 @@ def localise_document(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str,
     reason = out.get("reason")
     if reason:
         reason["text"] = _or_keep(lambda: describe_detail(reason, catalogue), reason["text"])
+    problem = out.get("problem")
+    if problem:
+        problem["text"] = _or_keep(lambda: describe_detail(problem, catalogue), problem["text"])
     for flag in out.get("flags", []):
         flag["text"] = _or_keep(functools.partial(describe_flag, flag, catalogue), flag["text"])
     return out

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,7 @@ class GradingState:
     submissions: list[dict[str, Any]]
     in_process: bool = False
     statuses: dict[tuple[str, str], str] = field(default_factory=dict)
+    weights: dict[str, float] = field(default_factory=dict)  # a course file's, by check id
 
 
 # What a failed check shows of the student's output: per scenario the sandbox keeps 4096
@@ -67,7 +69,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """Register the marker and load the manifest."""
     config.addinivalue_line(
-        "markers", "check(id, pitfall, weight, requires=(), timeout=None): a graded check")
+        "markers",
+        "check(id, pitfall, weight, requires=(), defers_to=(), timeout=None): a graded check")
     path = config.getoption("--grader-manifest")
     if not path:
         return
@@ -77,6 +80,7 @@ def pytest_configure(config: pytest.Config) -> None:
         seed=str(manifest["seed"]),
         submissions=manifest["submissions"],
         in_process=bool(manifest.get("in_process", False)),
+        weights={str(k): float(v) for k, v in manifest.get("weights", {}).items()},
     )
     stream = config.getoption("--grader-stream")
     if stream:
@@ -164,6 +168,9 @@ class SubmissionContext:
     flags: list[dict[str, Any]] = field(default_factory=list)  # runtime flags of the check running
     output: list[str] = field(default_factory=list)  # what its scenarios printed, in order
     untouched: tuple[int, ...] = ()  # the TODOs still as the stub has them (see checking.todos)
+    # Why the lab's module cannot be loaded at all (see `load_problem`); every check is then
+    # not run, and the score document says it once.
+    problem: dict[str, Any] | None = None
 
 
 def _untouched(workdir: Path, lab: Lab) -> tuple[int, ...]:
@@ -171,6 +178,28 @@ def _untouched(workdir: Path, lab: Lab) -> tuple[int, ...]:
     texts = [(workdir / name).read_text(encoding="utf-8", errors="replace")
              for name in lab.files if (workdir / name).is_file()]
     return untouched_todos(texts, lab.name)
+
+
+# How a failed import probe is reported, by the sandbox outcome's status.
+PROBLEM_KINDS = {"import-error": "import-error", "timeout": "import-timeout",
+                 "crash": "import-crash", "bad-result": "import-crash"}
+
+
+def load_problem(runner: Sandbox | InProcessRunner, main_file: str) -> dict[str, Any] | None:
+    """The submission-level problem when the lab's module cannot be imported: kind, file,
+    line, message, the detail the catalogue renders, and the student's output; None if it loads."""
+    outcome = runner.load_problem()
+    if outcome is None:
+        return None
+    params = {"file": main_file, **outcome.detail}
+    where = str(params.get("where", ""))
+    lines = re.findall(r"line (\d+)", where)
+    message = str(params.get("message") or params.get("how") or "")
+    if "type" in params:
+        message = f"{params['type']}: {message}"
+    return {"kind": PROBLEM_KINDS.get(outcome.status, "import-crash"), "file": main_file,
+            "line": int(lines[-1]) if lines else None, "message": message[:500],
+            "params": params, "output": outcome.output or None}
 
 
 @pytest.fixture(scope="session")
@@ -188,8 +217,10 @@ def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionContext]:
         runner = Sandbox(workdir, lab.module, lab.class_name, lab.files,
                          Limits(timeout_s=lab.timeout_s), jail=jail)
     try:
-        yield SubmissionContext(entry["id"], entry.get("digest", ""), runner,
-                                untouched=_untouched(workdir, lab))
+        context = SubmissionContext(entry["id"], entry.get("digest", ""), runner,
+                                    untouched=_untouched(workdir, lab))
+        context.problem = load_problem(runner, lab.main_file)
+        yield context
     finally:
         runner.close()
 
@@ -198,7 +229,10 @@ def failure_from_outcome(outcome: Outcome, params: dict[str, Any], lab: Lab,
                          untouched: tuple[int, ...] = ()) -> CheckFailed:
     """The CheckFailed that a non-ok scenario outcome stands for.
 
-    A NotImplementedError is code not written yet (a TODO of the stub), never a pitfall.
+    A NotImplementedError is code not written yet (a TODO of the stub), never a pitfall. Every
+    scenario run through here builds a graph without cycles (the cycle scenarios catch what
+    `backward()` raises themselves), so an error that reports a cycle is a false report: the
+    cycle detection's fault, whatever the check was looking at.
     """
     detail = dict(outcome.detail)
     main_file = lab.main_file
@@ -206,6 +240,10 @@ def failure_from_outcome(outcome: Outcome, params: dict[str, Any], lab: Lab,
         unwritten = not_written(detail, lab.name, main_file, outcome.output, untouched)
         if unwritten is not None:
             return unwritten
+        if (detail.get("type") in ("ValueError", "RuntimeError")
+                and "cycle" in str(detail.get("message", "")).lower()):
+            return CheckFailed("false-cycle", output=outcome.output, pitfall="cycle-detection",
+                               **detail)
     if outcome.status == "import-error":
         detail["file"] = main_file
     elif outcome.status == "wrong-type":
@@ -221,6 +259,8 @@ def sandboxed(request: pytest.FixtureRequest, submission: SubmissionContext) -> 
 
     submission.flags.clear()
     submission.output.clear()
+    if submission.problem is not None:  # said once, for the whole submission
+        raise NotRun("submission-problem", problem=submission.problem["kind"])
 
     def run_scenario(scen: Scenario, **params: Any) -> Any:
         outcome = submission.runner.run(scen, params, timeout_s=spec.timeout_s or lab.timeout_s)
@@ -287,21 +327,31 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.skip(f"not run: {', '.join(missing)} did not pass")
 
 
+def _deferred_to(item: pytest.Item, spec: CheckSpec, submission_id: str) -> list[str]:
+    """The checks a failure of `spec` defers to that did not pass (a check that was not run
+    at all in this session, as in a reduced suite, takes no blame)."""
+    statuses = _grading_state(item.config).statuses
+    return [check for check in spec.defers_to
+            if statuses.get((submission_id, check), "passed") != "passed"]
+
+
 def _classify(item: pytest.Item, call: pytest.CallInfo[None],
-              report: pytest.TestReport) -> tuple[str, dict[str, Any] | None, str]:
-    """(status, detail, captured output) for a finished setup or call phase."""
+              report: pytest.TestReport) -> tuple[str, dict[str, Any] | None, str, str | None]:
+    """(status, detail, captured output, pitfall named by the failure) for a finished setup or
+    call phase; the pitfall is None when it is the check's own."""
     not_run = item.stash.get(NOT_STATE_KEY, None)
     if report.skipped and not_run is not None:
-        return "not-run", not_run, ""
+        return "not-run", not_run, "", None
     excinfo = call.excinfo
     if excinfo is None:
-        return "passed", None, ""
+        return "passed", None, "", None
     if isinstance(excinfo.value, CheckFailed):
-        return "failed", excinfo.value.detail, _check_output(item) or excinfo.value.output
+        return ("failed", excinfo.value.detail, _check_output(item) or excinfo.value.output,
+                excinfo.value.pitfall)
     if isinstance(excinfo.value, NotRun):
-        return "not-run", excinfo.value.detail, ""
+        return "not-run", excinfo.value.detail, "", None
     where = f"{excinfo.type.__name__} in {item.stash[SPEC_KEY].id} ({report.when})"
-    return "error", {"kind": "grader-error", "params": {"reference": where}}, ""
+    return "error", {"kind": "grader-error", "params": {"reference": where}}, "", None
 
 
 @pytest.hookimpl(wrapper=True)
@@ -313,16 +363,23 @@ def pytest_runtest_makereport(
     spec = item.stash.get(SPEC_KEY, None)
     if spec is None or (report.when == "setup" and report.passed) or report.when == "teardown":
         return report  # type: ignore[return-value]
-    status, detail, output = _classify(item, call, report)
+    status, detail, output, named = _classify(item, call, report)
     submission_id = _submission_id(item)
+    if status == "failed":
+        deferred = _deferred_to(item, spec, submission_id)
+        if deferred:
+            status, named = "not-run", None
+            detail = {"kind": "prerequisite", "params": {"checks": deferred}}
     context = item.funcargs.get("submission") if hasattr(item, "funcargs") else None
     flags = list(context.flags) if isinstance(context, SubmissionContext) else []
     isolation = context.runner.isolation.as_dict() if isinstance(context, SubmissionContext) else None
     _grading_state(item.config).statuses[(submission_id, spec.id)] = status
     item.user_properties.append(("grader", {
-        "submission": submission_id, "check": spec.id, "pitfall": spec.pitfall,
-        "weight": spec.weight, "visibility": spec.visibility, "status": status,
+        "submission": submission_id, "check": spec.id, "pitfall": named or spec.pitfall,
+        "weight": _grading_state(item.config).weights.get(spec.id, spec.weight),
+        "visibility": spec.visibility, "status": status,
         "detail": detail, "output": output or None, "flags": flags, "isolation": isolation,
+        "problem": context.problem if isinstance(context, SubmissionContext) else None,
     }))
     return report  # type: ignore[return-value]
 

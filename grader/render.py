@@ -155,10 +155,14 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any
     """Return the template context for one score document in the catalogue's language."""
     localised = localise_document(doc, catalogue)
     checks = localised["checks"]
-    attention = [check for check in checks if check["status"] != "passed"]
+    problem = localised.get("problem")
+    # a submission that cannot be loaded says so once, not once per check
+    attention = [] if problem else [check for check in checks if check["status"] != "passed"]
     graphs = {check["id"]: graph_view(check.get("detail"), catalogue) for check in attention}
     return {
         "doc": localised,
+        "problem": problem,
+        "problem_count": len(checks),
         "attention": attention,
         "graphs": {check_id: view for check_id, view in graphs.items() if view is not None},
         "passed": [check for check in checks if check["status"] == "passed"],

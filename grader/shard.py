@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,10 @@ class GradingPlan:
     seed: str
     lang: str
     in_process: bool = False
+    keyword: str = ""  # a pytest -k expression: grade with these checks only (project tests)
+    # A course file's weights for this lab (check id -> weight) and what the documents record.
+    weights: dict[str, float] = field(default_factory=dict)
+    config: dict[str, Any] | None = None
 
     def isolation(self) -> dict[str, str]:
         """The isolation student code gets under this plan (the strongest this machine has)."""
@@ -71,6 +75,7 @@ def pytest_command(plan: GradingPlan, manifest: Path, report: Path, quiet: bool 
         *(["--grader-stream", str(stream)] if stream else []),
         "--json-report", "--json-report-file", str(report), "--json-report-omit", *REPORT_OMIT,
         *(["-s"] if plan.in_process else []),
+        *(["-k", plan.keyword] if plan.keyword else []),
     ]
 
 
@@ -103,6 +108,7 @@ def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir:
     stream = ShardStream(workdir / "finished.jsonl", plan, shard, on_document)
     manifest.write_text(json.dumps({
         "lab": plan.lab.name, "seed": plan.seed, "in_process": plan.in_process,
+        "weights": plan.weights,
         "submissions": [{"id": s.id, "workdir": str(s.workdir), "digest": s.digest}
                         for s in shard],
     }), encoding="utf-8")
@@ -158,7 +164,8 @@ class ShardStream:
             return
         flags = _flags(sub, entries)
         self.deliver(graded_document(self.plan.lab.name, _as_record(sub), entries, flags,
-                                     self.plan.lang, self.plan.isolation()))
+                                     self.plan.lang, self.plan.isolation(),
+                                     config=self.plan.config))
 
     def deliver(self, doc: dict[str, Any]) -> None:
         """Keep the document and hand it on."""

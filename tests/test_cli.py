@@ -134,12 +134,24 @@ def test_grade_writes_scores_for_every_student(demo: DemoRun) -> None:
     assert set(statuses.values()) == {"graded"}, statuses
 
 
-def test_syntax_error_is_graded_with_import_error_failures(demo: DemoRun) -> None:
+def test_syntax_error_is_one_problem_and_every_check_is_not_run(demo: DemoRun) -> None:
     farid = demo.docs["farid"]
     assert farid["status"] == "graded" and farid["score"] == 0.0, farid["reason"]
-    assert "import-error" in detail_kinds(farid), detail_kinds(farid)
-    messages = [c["message"] for c in farid["checks"] if c["status"] == "failed"]
-    assert any("SyntaxError" in message for message in messages), messages
+    problem = farid["problem"]
+    assert problem["kind"] == "import-error" and "SyntaxError" in problem["message"], problem
+    assert problem["file"] == "value.py" and isinstance(problem["line"], int), problem
+    assert {c["status"] for c in farid["checks"]} == {"not-run"}, detail_kinds(farid)
+    assert farid["pitfalls"] == [], farid["pitfalls"]
+
+
+def test_feedback_leads_with_the_problem_and_lists_no_check(demo: DemoRun) -> None:
+    text = (demo.out_dir / "farid" / "feedback.md").read_text(encoding="utf-8")
+    heading = text.index("## Your code could not be loaded")
+    assert "SyntaxError" in text[heading:heading + 400], text[:800]
+    assert "## Checks to look at" not in text and "Pitfalls behind" not in text, text[:800]
+    dashboard = (demo.out_dir / "dashboard.html").read_text(encoding="utf-8")
+    problems = dashboard.index("could not be loaded")
+    assert "farid" in dashboard[problems:dashboard.index("<h2>", problems + 10)]
 
 
 def test_infinite_loop_is_reported_as_a_timeout_and_the_run_finishes(demo: DemoRun) -> None:

@@ -203,6 +203,22 @@ def test_correct_engine_scores_full_marks(
         f"{[(c['id'], c['status']) for c in doc['checks'] if c['status'] != 'passed']}")
 
 
+# The four headline pitfalls of the course (issue 9): wherever one occurs, it costs at least a
+# tenth of the lab's points (its own checks, the checks that defer to them, the checks gated).
+HEADLINE = ("grad-overwrite", "missing-zero-grad", "mid-flight-mutation", "hash-trap")
+
+
+@pytest.mark.parametrize("fixture", fixture_params(
+    [f for f in ALL_FIXTURES if f.expected["pitfall"] in HEADLINE]))
+def test_a_headline_pitfall_costs_at_least_a_tenth_of_the_lab(
+    graded: Callable[[str], LabRun], fixture: Fixture
+) -> None:
+    doc = fixture_doc(graded, fixture)
+    lost = doc["max_score"] - doc["score"]
+    assert lost >= 0.1 * doc["max_score"], (
+        f"{fixture.id} ({fixture.expected['pitfall']}) loses {lost:g} of {doc['max_score']:g}")
+
+
 # --- reference solution and stub -------------------------------------------------------------
 
 

@@ -16,17 +16,19 @@ import pytest
 from grader.i18n import LANGUAGES, Catalogue
 
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-ALLOWED_KEYS = {"id", "pitfall", "weight", "requires", "timeout"}
+ALLOWED_KEYS = {"id", "pitfall", "weight", "requires", "defers_to", "timeout"}
 
 
 def check_case(*values: Any, id: str, pitfall: str, weight: float,  # noqa: A002 (the marker's key)
-               requires: tuple[str, ...] = (), timeout: float | None = None) -> Any:
+               requires: tuple[str, ...] = (), defers_to: tuple[str, ...] = (),
+               timeout: float | None = None) -> Any:
     """One parameter of a parametrized check, carrying its own check marker.
 
     `@pytest.mark.parametrize("op", [check_case("neg", id="neg-forward", ...), ...])` makes each
     parameter a check with its own id, pitfall, weight and prerequisites.
     """
     marker = pytest.mark.check(id=id, pitfall=pitfall, weight=weight, requires=requires,
+                               defers_to=defers_to,
                                **({} if timeout is None else {"timeout": timeout}))
     return pytest.param(*values, id=id, marks=marker)
 
@@ -46,6 +48,9 @@ class CheckSpec:
     timeout_s: float | None
     visibility: str
     test: str
+    # Checks this one defers its blame to: it always runs, but a failure while one of these
+    # did not pass is reported as not run (the bug is theirs), and a pass is a pass.
+    defers_to: tuple[str, ...] = ()
 
 
 def spec_from_marker(test: str, args: tuple[Any, ...], kwargs: dict[str, Any],
@@ -67,15 +72,17 @@ def spec_from_marker(test: str, args: tuple[Any, ...], kwargs: dict[str, Any],
             or not math.isfinite(weight) or weight <= 0):
         raise CheckDefinitionError(f"{test}: check weight {weight!r} must be a positive number")
     requires = kwargs.get("requires", ())
-    if (not isinstance(requires, tuple | list)
-            or not all(isinstance(r, str) for r in requires)):
-        raise CheckDefinitionError(f"{test}: requires= must be a tuple of check ids")
+    defers_to = kwargs.get("defers_to", ())
+    for key, ids in (("requires", requires), ("defers_to", defers_to)):
+        if not isinstance(ids, tuple | list) or not all(isinstance(r, str) for r in ids):
+            raise CheckDefinitionError(f"{test}: {key}= must be a tuple of check ids")
     timeout = kwargs.get("timeout")
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)
                                 or not math.isfinite(timeout) or timeout <= 0):
         raise CheckDefinitionError(f"{test}: timeout {timeout!r} must be a positive number")
     return CheckSpec(check_id, pitfall, float(weight), tuple(requires),
-                     None if timeout is None else float(timeout), visibility, test)
+                     None if timeout is None else float(timeout), visibility, test,
+                     tuple(defers_to))
 
 
 def validate_suite(specs: Iterable[CheckSpec]) -> None:
@@ -85,10 +92,11 @@ def validate_suite(specs: Iterable[CheckSpec]) -> None:
     for spec in specs:
         if spec.id in seen:
             raise CheckDefinitionError(f"{spec.test}: check id {spec.id!r} is used twice")
-        for required in spec.requires:
-            if required not in seen:
-                raise CheckDefinitionError(
-                    f"{spec.test}: requires {required!r}, which is not a check defined before it")
+        for key, ids in (("requires", spec.requires), ("defers to", spec.defers_to)):
+            for required in ids:
+                if required not in seen:
+                    raise CheckDefinitionError(
+                        f"{spec.test}: {key} {required!r}, which is not a check defined before it")
         for catalogue in catalogues:
             for key in (f"pitfalls.{spec.pitfall}.title", f"checks.{spec.id}.title",
                         f"checks.{spec.id}.hint"):

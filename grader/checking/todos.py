@@ -44,7 +44,7 @@ def not_written(exception: Mapping[str, Any], lab: str, file: str, output: str,
         return None
     message = str(exception.get("message", ""))
     where = str(exception.get("where", ""))
-    following = {"next": untouched[0]} if untouched else {}
+    following: dict[str, Any] = {"next": untouched[0]} if untouched else {}
     number = todo_number(message, lab)
     if number is None:
         return CheckFailed(NOT_IMPLEMENTED, output=output, message=message, where=where,

@@ -13,12 +13,21 @@ ABS_TOL = 1e-9
 
 
 class CheckFailed(AssertionError):
-    """The student's code did not do what the check expects; `detail` says what happened."""
+    """The student's code did not do what the check expects; `detail` says what happened.
 
-    def __init__(self, kind: str, output: str = "", **params: Any) -> None:
+    `pitfall`, when given, names the pitfall this failure shows instead of the check's own
+    (a random-graph check diagnoses it from what differs); `graph` is the failing graph in the
+    shape the feedback draws (`detail["graph"]`: nodes, edges, output, calls).
+    """
+
+    def __init__(self, kind: str, output: str = "", *, pitfall: str | None = None,
+                 graph: dict[str, Any] | None = None, **params: Any) -> None:
         super().__init__(f"{kind}: {params}")
-        self.detail = {"kind": kind, "params": params}
+        self.detail: dict[str, Any] = {"kind": kind, "params": params}
+        if graph is not None:
+            self.detail["graph"] = graph
         self.output = output
+        self.pitfall = pitfall
 
 
 class NotRun(Exception):

@@ -88,5 +88,85 @@ def node_facts(named: dict[str, Any]) -> dict[str, list]:
     return {name: [plain(node, "data"), plain(node, "grad")] for name, node in named.items()}
 
 
+
+def build_expression(Value, graph: dict) -> list:
+    """Build a drawn expression graph with `Value`: its values, leaves first, output last.
+
+    `graph` is plain data: {"leaves": [floats], "nodes": [[op, i, j, k]]}, where i and j index
+    earlier values and k is a plain number (see grader.checking.random_graphs for the ops).
+    """
+    values = [Value(v) for v in graph["leaves"]]
+    for op, i, j, k in graph["nodes"]:
+        a = values[i]
+        b = values[j] if j is not None else None
+        if op == "add":
+            out = a + b
+        elif op == "mul":
+            out = a * b
+        elif op == "sub":
+            out = a - b
+        elif op == "div":
+            out = a / b
+        elif op == "add_k":
+            out = a + k
+        elif op == "radd_k":
+            out = k + a
+        elif op == "mul_k":
+            out = a * k
+        elif op == "rmul_k":
+            out = k * a
+        elif op == "sub_k":
+            out = a - k
+        elif op == "rsub_k":
+            out = k - a
+        elif op == "div_k":
+            out = a / k
+        elif op == "rdiv_k":
+            out = k / a
+        elif op == "neg":
+            out = -a
+        elif op == "pow_k":
+            out = a ** k
+        else:  # exp, log, tanh, relu, sigmoid: methods
+            out = getattr(a, op)()
+        values.append(out)
+    return values
+
+
+def finite_or_none(value: Any, quantity: str) -> Any:
+    """number(value), or None when it is not finite (NaN and infinities cannot be sent)."""
+    result = number(value, quantity)
+    return result if result - result == 0.0 else None
+
+
+def run_expressions(Value, graphs: list, record: bool = False) -> list:
+    """Build each graph, call backward() on its output, and read every node's data and grad.
+
+    One entry per graph: {"data": [...], "grad": [...]} (None for a number that is not
+    finite), plus "calls" (the order of the `_backward` calls, by node index) when `record`;
+    or {"error": ..., "stage": "build" | "backward"} when the student's code raised.
+    """
+    results: list = []
+    for graph in graphs:
+        stage = "build"
+        try:
+            values = build_expression(Value, graph)
+            data = [finite_or_none(v.data, f"[{k}].data") for k, v in enumerate(values)]
+            calls = record_calls({str(k): v for k, v in enumerate(values)}) if record else None
+            stage = "backward"
+            values[-1].backward()
+            grads = [finite_or_none(v.grad, f"[{k}].grad") for k, v in enumerate(values)]
+        except WrongType:
+            raise
+        except Exception as exc:
+            results.append({"error": f"{type(exc).__name__}: {str(exc)[:200]}", "stage": stage})
+            continue
+        entry = {"data": data, "grad": grads}
+        if calls is not None:
+            entry["calls"] = [int(name) for name in calls]
+        results.append(entry)
+    return results
+
+
 HELPER_NAMES = ("WrongType", "number", "text", "grad_of", "data_of", "parents_of", "record_calls",
-                "node_facts")
+                "node_facts", "build_expression", "finite_or_none", "run_expressions")

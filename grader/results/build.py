@@ -18,7 +18,7 @@ from grader.messages import (
     shows_hint,
 )
 
-SCHEMA_VERSION = "1.1"  # 1.1: the top-level "isolation" object
+SCHEMA_VERSION = "1.2"  # 1.1: the top-level "isolation" object; 1.2: "problem", "config", detail.graph
 
 
 def entries_by_submission(report: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
@@ -83,20 +83,25 @@ def _now() -> str:
 
 def graded_document(lab: str, submission: Mapping[str, Any], entries: Sequence[Mapping[str, Any]],
                     flags: Sequence[Mapping[str, Any]], lang: str,
-                    isolation: Mapping[str, str]) -> dict[str, Any]:
+                    isolation: Mapping[str, str],
+                    config: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The score document of a submission whose checks all ran, under `isolation` (what the
-    sandbox that ran them recorded in the entries, where it did)."""
+    sandbox that ran them recorded in the entries, where it did); `config`: the course file's
+    weights, recorded as given."""
     isolation = next((e["isolation"] for e in entries if e.get("isolation")), isolation)
     catalogue = Catalogue.load(lang)
     checks = [_check(entry, catalogue) for entry in entries]
+    problem = next((e["problem"] for e in entries if e.get("problem")), None)
     # A module that cannot be imported, or code not written yet, fails the checks that run it
     # but has fallen into no pitfall: the pitfall list names only failures of written code.
-    pitfalls = list(dict.fromkeys(
+    pitfalls = [] if problem else list(dict.fromkeys(
         c["pitfall"] for c in checks if c["status"] == "failed" and names_a_pitfall(c["detail"])))
     return {
         **_envelope(lab, submission, lang, isolation),
         "status": "graded",
         "reason": None,
+        "problem": _problem(problem, catalogue) if problem else None,
+        "config": dict(config) if config else None,
         "score": sum(c["score"] for c in checks),
         "max_score": sum(c["max_score"] for c in checks),
         "checks": checks,
@@ -105,6 +110,14 @@ def graded_document(lab: str, submission: Mapping[str, Any], entries: Sequence[M
         "duration_s": round(sum(e.get("duration_s", 0.0) for e in entries), 4),
         "graded_at": _now(),
     }
+
+
+def _problem(problem: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
+    """The submission-level problem as the document keeps it, with its sentence."""
+    detail = {"kind": problem["kind"], "params": problem["params"]}
+    return {**{key: problem.get(key) for key in ("kind", "file", "line", "message", "params",
+                                                 "output")},
+            "text": describe_detail(detail, catalogue)}
 
 
 def ungradable_document(lab: str, submission: Mapping[str, Any], detail: Mapping[str, Any],
@@ -128,6 +141,8 @@ def _unscored_document(lab: str, submission: Mapping[str, Any], status: str,
         **_envelope(lab, submission, lang, isolation),
         "status": status,
         "reason": {**detail, "text": describe_detail(detail, catalogue)},
+        "problem": None,
+        "config": None,
         "score": 0.0,
         "max_score": 0.0,
         "checks": [],

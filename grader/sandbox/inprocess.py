@@ -40,6 +40,10 @@ class InProcessRunner:
         where = "; ".join(f"{Path(f.filename).name}, line {f.lineno}, in {f.name}" for f in frames[-3:])
         return {"type": type(exc).__name__, "message": str(exc)[:500], "where": where}
 
+    def load_problem(self) -> Outcome | None:
+        """The import error, if the submission could not be imported; None otherwise."""
+        return self._import_error
+
     def run(self, scen: Scenario, params: dict[str, Any], *, timeout_s: float | None = None,
             allow_nonfinite: bool = False) -> Outcome:
         """Run the scenario directly; no timeout, no limits."""

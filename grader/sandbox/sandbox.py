@@ -163,6 +163,13 @@ class Sandbox:
         outer = self._zygote.process.pid
         return (outer, *reaper.child_pids(outer))
 
+    def load_problem(self) -> Outcome | None:
+        """Why the submission cannot be loaded at all (an error, a timeout or a crash while it
+        is imported), or None when it imports: the probe every zygote starts with."""
+        if self._fatal is None and self._zygote is None:
+            self._start()
+        return replace(self._fatal) if self._fatal is not None else None
+
     # -- running -----------------------------------------------------------------------------
 
     def run(

@@ -175,8 +175,9 @@ def numerical_grad(f, xs, h=1e-6):
 def check_grad(f, xs, tol=1e-4):
     """True if backward() and numerical_grad agree on d f(*xs) / d x for every x in xs.
 
-    They agree when |analytic - numeric| <= tol * max(1, |numeric|) for every input. After the
-    call each x.grad holds the gradient backward() computed, whatever it held before.
+    They agree when |analytic - numeric| <= tol * max(1, |numeric|) for every input. The
+    gradients of the whole graph of f(*xs) are zeroed first (the inputs f uses, and any node
+    built before f was called), so the verdict does not depend on what they held before.
     """
     # TODO(lab03_backprop): Build out = f(*xs), zero the gradients of its graph, call out.backward() and read
     #    each x.grad; compare them with numerical_grad(f, xs) within the tolerance above.

@@ -225,8 +225,9 @@ def numerical_grad(f, xs, h=1e-6):
 def check_grad(f, xs, tol=1e-4):
     """True if backward() and numerical_grad agree on d f(*xs) / d x for every x in xs.
 
-    They agree when |analytic - numeric| <= tol * max(1, |numeric|) for every input. After the
-    call each x.grad holds the gradient backward() computed, whatever it held before.
+    They agree when |analytic - numeric| <= tol * max(1, |numeric|) for every input. The
+    gradients of the whole graph of f(*xs) are zeroed first (the inputs f uses, and any node
+    built before f was called), so the verdict does not depend on what they held before.
     """
     # BEGIN SOLUTION
     # en: Build out = f(*xs), zero the gradients of its graph, call out.backward() and read
@@ -234,7 +235,7 @@ def check_grad(f, xs, tol=1e-4):
     # es: Construye out = f(*xs), pon a cero los gradientes de su grafo, llama a out.backward()
     #    y lee cada x.grad; compáralos con numerical_grad(f, xs) con la tolerancia de arriba.
     out = f(*xs)
-    zero_grad(out)  # the inputs may still hold gradients from an earlier backward()
+    zero_grad(out)  # its nodes may still hold gradients from an earlier backward()
     out.backward()
     analytic = [x.grad for x in xs]
     numeric = numerical_grad(f, xs)

@@ -11,6 +11,7 @@ from typing import Any
 from grader.checking.drawn_graph import GraphShape, graph_on_failure
 from grader.checking.verdict import (
     NotRun,
+    expect_close,
     expect_equal,
     expect_results_close,
     fail,
@@ -114,14 +115,36 @@ def expect_each_called_once(result: Any, leaves: dict[str, float], inputs: dict)
 
 
 def expect_built_node(result: dict, op: str, x: float, y: float) -> None:
-    """The verdict on `build_node`: data, both parents, the label, and gradients still at 0."""
+    """The verdict on `build_node`: data, both parents, and gradients still at 0 (the labels
+    are `expect_op_labels`'s, a check of their own: a label never gates behaviour)."""
     shown = {"a": x, "b": y}
     combined = x + y if op == "+" else x * y
     expect_results_close(result, {"data": combined}, inputs=shown, source="literal")
     expect_equal(field(result, "parents", list), ["a", "b"], quantity=f"(a {op} b)._prev",
                  inputs=shown)
-    expect_equal(field(result, "op", str), op, quantity=f"(a {op} b)._op", inputs=shown)
-    expect_equal(field(result, "leaf_op", str), "", quantity="a._op", inputs=shown)
     expect_equal(field(result, "leaf_parents", int), 0, quantity="len(a._prev)", inputs=shown)
     expect_equal(field(result, "grads", list), [0.0, 0.0, 0.0],
                  quantity=f"[a.grad, b.grad, (a {op} b).grad] before backward()", inputs=shown)
+
+
+def expect_op_labels(labels: dict, leaf_label: str, inputs: dict) -> None:
+    """Each operation's node carries a label that names it (any non-empty text: '*', '×' and
+    'mul' all do), + and * are told apart, and a leaf's label is empty."""
+    for op, label in labels.items():
+        if not label.strip():
+            fail("op-label-empty", expression=f"a {op} b", inputs=inputs)
+    if labels["+"] == labels["*"]:
+        fail("op-labels-equal", actual=labels["+"], inputs=inputs)
+    expect_equal(leaf_label, "", quantity="a._op", inputs=inputs)
+
+
+def expect_seeded(result: dict, leaves: dict[str, float], inputs: dict) -> None:
+    """The verdict on `seed`: out.grad is 1 after backward(), and already was when the output's
+    own `_backward` ran (a seed set after the walk leaves every other gradient at 0)."""
+    expect_gradients(result, {"out.grad": 1.0}, shape=one_op_shape("*"), leaves=leaves,
+                     inputs=inputs, source="literal")
+    seen = field(result, "seen", list)
+    if seen:
+        expect_close(field({"seen": seen[0]}, "seen", float), 1.0,
+                     quantity="out.grad when out._backward runs", inputs=inputs,
+                     source="literal")

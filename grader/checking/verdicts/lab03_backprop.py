@@ -10,11 +10,13 @@ from typing import Any
 
 from grader.checking.verdict import (
     CheckFailed,
+    expect_close,
     expect_equal,
     expect_results_close,
     fail,
     field,
 )
+from grader.child.scenarios.lab03_backprop import chain_timings, deep_chain
 
 # The expression of `expression_tree`: every leaf is used once, so any traversal that starts
 # at the output and seeds it reaches each node after its only consumer.
@@ -54,7 +56,15 @@ CHECKED_FUNCTIONS = {
     "correct": {"f(a, b, c)": "tanh(a*b + c) * a"},
     "wrong": {"f(a, b, c)": "a*b + c", "(a*b)._backward": "a.grad += 2*b.data * (a*b).grad; "
               "b.grad += a.data * (a*b).grad"},
+    "wrong-last": {"f(a, b, c)": "a + b*c", "(b*c)._backward": "b.grad += c.data * (b*c).grad; "
+                   "c.grad += 2*b.data * (b*c).grad"},
+    "large": {"f(a, b, c)": "exp((a + b + c) * 5)"},
 }
+
+# A chain backward() walks in linear time takes 4 times as long at 4 times the length; with a
+# visited *list* (a linear lookup per node) it takes 16 times as long.
+GROWTH_SIZES = (1000, 4000)
+QUADRATIC_RATIO = 9.0
 
 def ladder_names(depth: int) -> list[str]:
     """Names of the internal nodes of a sibling ladder of this depth (the leaf x[0] excluded)."""
@@ -136,24 +146,39 @@ def expect_clear_cycle_error(result: Any, inputs: dict) -> None:
         fail("cycle-unclear-error", type=field(result, "type", str), message=message,
              inputs=inputs)
 
-def describe_dag(graph: dict) -> str:
-    """A random DAG description as a short program: 'x0 = 0.5, x1 = -1; n2 = x0 * x1; ...'."""
-    names = [f"x{k}" for k in range(len(graph["leaves"]))]
-    lines = [", ".join(f"{name} = {value:g}" for name, value in zip(names, graph["leaves"],
-                                                                    strict=True))]
-    for op, i, j in graph["nodes"]:
-        name = f"n{len(names)}"
-        a = names[i]
-        if op in ("+", "*", "-"):
-            lines.append(f"{name} = {a} {op} {names[j]}")
-        elif op == "scale":
-            lines.append(f"{name} = {a} * {j:g}")
-        elif op == "rsub":
-            lines.append(f"{name} = {j:g} - {a}")
-        elif op == "square":
-            lines.append(f"{name} = {a}**2")
-        else:
-            lines.append(f"{name} = {op}({a})")
-        names.append(name)
-    lines.append(f"out = {names[-1]}")
-    return "; ".join(lines)
+def expect_seeded(result: Any, inputs: dict) -> None:
+    """The verdict on `seed`: out.grad is 1 after backward(), and already was when the output's
+    own `_backward` ran (a seed set after the walk, or added to a stale one, is not)."""
+    expect_results_close(result, {"out.grad": 1.0}, inputs=inputs, source="literal")
+    seen = field(result, "seen", list)
+    if seen:
+        expect_close(field({"seen": seen[0]}, "seen", float), 1.0,
+                     quantity="out.grad when out._backward runs", inputs=inputs,
+                     source="literal")
+
+def run_deep_chain(sandboxed: Any, n: int, inputs: dict, shown: dict) -> Any:
+    """Run `deep_chain` of n nodes; a timeout whose cost grows like n**2 on short chains is
+    blamed on a quadratic walk (`blame_slow_chain`), any other stays deep recursion's."""
+    try:
+        return sandboxed(deep_chain, n=n, **inputs)
+    except CheckFailed as exc:
+        if exc.detail["kind"] == "timeout":
+            blame_slow_chain(sandboxed, inputs, shown, exc)
+        raise
+
+
+def blame_slow_chain(sandboxed: Any, inputs: dict, shown: dict, timeout: CheckFailed) -> None:
+    """After the deep chain timed out: fail as a quadratic walk (`missing-visited-set`) if
+    backward() time grows like n**2 on short chains; otherwise return, and the timeout stands
+    as deep recursion's. A RecursionError is an exception, not a timeout: it never comes here."""
+    try:
+        result = sandboxed(chain_timings, sizes=list(GROWTH_SIZES), **inputs)
+    except CheckFailed:
+        return
+    small, large = floats(result, "seconds", "seconds", len(GROWTH_SIZES), shown)
+    if small > 0 and large / small > QUADRATIC_RATIO:
+        params: Any = timeout.detail["params"]
+        fail("quadratic-walk", pitfall="missing-visited-set", output=timeout.output,
+             inputs=shown, seconds=params.get("seconds"), sizes=list(GROWTH_SIZES),
+             times=[round(small, 4), round(large, 4)])
+

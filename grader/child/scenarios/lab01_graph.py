@@ -6,7 +6,15 @@ A scenario may use only its parameters and the helpers of `grader.child.graph`: 
 globals do not travel with it. This module imports nothing of the trusted side.
 """
 
-from grader.child.graph import data_of, grad_of, node_facts, parents_of, record_calls, text
+from grader.child.graph import (
+    data_of,
+    grad_of,
+    node_facts,
+    parents_of,
+    record_calls,
+    run_expressions,
+    text,
+)
 from grader.child.scenario import scenario
 
 
@@ -94,8 +102,16 @@ def number_operand_direct(Value, side, op, x, k):
 def seed(Value, x, y):
     a, b = Value(x), Value(y)
     out = a * b
+    seen = []
+    original = out._backward
+
+    def watching():  # the gradient the output holds when its own _backward runs
+        seen.append(grad_of(out, "out"))
+        return original() if callable(original) else None
+    out._backward = watching
     out.backward()
-    return {"out.grad": grad_of(out, "out"), "nodes": node_facts({"a": a, "b": b, "out": out})}
+    return {"out.grad": grad_of(out, "out"), "nodes": node_facts({"a": a, "b": b, "out": out}),
+            "seen": seen}
 
 
 @scenario
@@ -207,3 +223,8 @@ def course_graph(Value, x, y, z):
             "out._op": text(out._op, "d._op"), "ab._op": text(ab._op, "ab._op"),
             "out._prev": parents_of(out, {"ab": ab, "c": c}),
             "ab._prev": parents_of(ab, {"a": a, "b": b})}
+
+
+@scenario
+def random_graphs(Value, graphs, record):
+    return {"results": run_expressions(Value, graphs, record)}

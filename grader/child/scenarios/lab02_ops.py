@@ -6,7 +6,7 @@ A scenario may use only its parameters and the helpers of `grader.child.graph`: 
 globals do not travel with it. This module imports nothing of the trusted side.
 """
 
-from grader.child.graph import data_of, grad_of
+from grader.child.graph import data_of, grad_of, run_expressions
 from grader.child.scenario import scenario
 
 
@@ -32,8 +32,22 @@ def apply_op(Value, op, x, y=None, k=None, around="alone", z=None):
         node = k / a
     else:
         node = getattr(a, op)()
-    result = {"data": data_of(node, "out")}
+    result: dict = {"data": data_of(node, "out")}
     if around == "forward":
+        # which operands the node was built from, through _prev (a node the operation builds
+        # as a new leaf is not connected to them, and no gradient can reach them)
+        seen: set = set()
+        stack, reached = [node], []
+        while stack and len(seen) < 1000:
+            current = stack.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            for name, operand in (("a", a), ("b", b)):
+                if current is operand and name not in reached:
+                    reached.append(name)
+            stack.extend(list(current._prev))
+        result["reaches"] = sorted(reached)
         return result
     if around == "scaled":
         out = node * Value(z)
@@ -60,3 +74,8 @@ def pow_value_exponent(Value, x, k):
         return {"raised": True, "accepted": accepted, "type": type(exc).__name__,
                 "message": str(exc)[:200]}
     return {"raised": False, "returned": type(out).__name__}
+
+
+@scenario
+def random_graphs(Value, graphs, record):
+    return {"results": run_expressions(Value, graphs, record)}

@@ -6,16 +6,26 @@ A scenario may use only its parameters and the helpers of `grader.child.graph`: 
 globals do not travel with it. This module imports nothing of the trusted side.
 """
 
-from grader.child.graph import WrongType, data_of, grad_of, number, record_calls
+from grader.child.graph import WrongType, data_of, grad_of, number, record_calls, run_expressions
 from grader.child.scenario import scenario
 
 
 @scenario
-def seed(engine, x, y):
+def seed(engine, x, y, stale=None):
     a, b = engine.Value(x), engine.Value(y)
     out = a * b
+    if stale is not None:
+        out.grad = stale  # as a graph the output was part of before leaves it
+    seen = []
+    original = out._backward
+
+    def watching():  # the gradient the output holds when its own _backward runs
+        seen.append(grad_of(out, "out"))
+        return original() if callable(original) else None
+    out._backward = watching
     out.backward()
-    return {"out.grad": grad_of(out, "out")}
+    return {"out.grad": grad_of(out, "out"), "a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"),
+            "seen": seen}
 
 
 @scenario
@@ -60,6 +70,22 @@ def wide_shared_graph(engine, depth, weights, x, y, z):
         out = out + node * weight
     out.backward()
     return {"a.grad": grad_of(a, "a"), "c.grad": grad_of(c, "c"), "d.grad": grad_of(d, "d")}
+
+
+@scenario
+def wide_shared_zero_grad(engine, depth, x, y, z):
+    Value = engine.Value
+    a, c, d = Value(x), Value(y), Value(z)
+    nodes = [a, c, d]
+    node = a
+    for _ in range(depth):
+        p, q = node * c, node * d
+        node = p + q
+        nodes += [p, q, node]
+    for v in nodes:
+        v.grad = 1.0
+    engine.zero_grad(node)
+    return {"not_reset": sum(1 for v in nodes if number(v.grad, "grad") != 0.0)}
 
 
 @scenario
@@ -183,7 +209,21 @@ def check_grad_verdict(engine, kind, stale, x, y, z):
         ab._backward = wrong_backward
         return ab + c
 
-    f = correct if kind == "correct" else wrong
+    def wrong_last(a, b, c):
+        bc = b * c
+
+        def wrong_backward():  # d(b*c)/dc is b; this passes 2b
+            b.grad += c.data * bc.grad
+            c.grad += 2 * b.data * bc.grad
+        bc._backward = wrong_backward
+        return a + bc
+
+    def large(a, b, c):  # gradients near 1e11: only a relative tolerance judges them
+        return ((a + b + c) * 5).exp()
+
+
+    f = {"correct": correct, "wrong": wrong, "wrong-last": wrong_last, "large": large,
+         }[kind]
     if stale is not None:
         for v in xs:
             v.grad = stale  # left over from an earlier backward()
@@ -195,29 +235,26 @@ def check_grad_verdict(engine, kind, stale, x, y, z):
 
 
 @scenario
-def random_dags(engine, graphs):
+def random_graphs(engine, graphs, record):
+    return {"results": run_expressions(engine.Value, graphs, record)}
+
+
+@scenario
+def chain_timings(engine, sizes, x, y):
+    # seconds backward() takes on chains of each size: a visited list makes it grow like n**2
+    import time
     Value = engine.Value
-    results = []
-    for graph in graphs:
-        leaves = [Value(v) for v in graph["leaves"]]
-        built = list(leaves)
-        for op, i, j in graph["nodes"]:
-            a = built[i]
-            if op == "+":
-                out = a + built[j]
-            elif op == "*":
-                out = a * built[j]
-            elif op == "-":
-                out = a - built[j]
-            elif op == "scale":
-                out = a * j
-            elif op == "rsub":
-                out = j - a
-            elif op == "square":
-                out = a ** 2
-            else:
-                out = a.tanh()
-            built.append(out)
-        built[-1].backward()
-        results.append([grad_of(leaf, f"x{k}") for k, leaf in enumerate(leaves)])
-    return {"grads": results}
+    timings = []
+    for n in sizes:
+        a, b = Value(x), Value(y)
+        out = a
+        for _ in range(n):
+            out = out + b
+        best = None
+        for _ in range(3):  # the fastest of three: a busy machine only ever slows a run down
+            started = time.perf_counter()
+            out.backward()
+            elapsed = time.perf_counter() - started
+            best = elapsed if best is None else min(best, elapsed)
+        timings.append(best)
+    return {"seconds": timings}

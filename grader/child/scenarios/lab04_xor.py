@@ -14,7 +14,7 @@ weights (when the student's initialisation follows the contract), and restores t
 engine to watch the training loop undoes the patch before returning, for the same reason.
 """
 
-from grader.child.graph import data_of, number
+from grader.child.graph import data_of, finite_or_none, number
 from grader.child.scenario import scenario
 
 
@@ -302,3 +302,41 @@ def train_trace(nn, seed, steps, lr):
                      number(old, f"parameters()[{i}].data"), number(new, f"parameters()[{i}].data")]
                     for call, i, grad, expected, old, new in updates],
     }
+
+
+@scenario
+def random_networks(nn, networks):
+    # Each network: a module of the student's nn.py given these parameter values, and the loss
+    # sum((o - y) ** 2) over its examples and outputs; the loss's data, and the gradient of
+    # every parameter and (when the inputs are Values) of every input.
+    import random
+    Value = nn.Value
+    results: list = []
+    for net in networks:
+        state = random.getstate()
+        random.seed(0)
+        try:
+            module = getattr(nn, net["kind"])(*net["args"], **net["kwargs"])
+        finally:
+            random.setstate(state)
+        params = list(module.parameters())
+        if len(params) != len(net["params"]):
+            results.append({"count": len(params)})
+            continue
+        for p, v in zip(params, net["params"], strict=True):
+            p.data = v
+        xs = [[Value(v) for v in x] if net["value_inputs"] else list(x) for x in net["X"]]
+        loss = Value(0.0)
+        for x, y in zip(xs, net["Y"], strict=True):
+            out = module(x)
+            for o in (out if isinstance(out, list) else [out]):
+                loss = loss + (o - y) ** 2
+        loss.backward()
+        inputs = [v for x in xs for v in x] if net["value_inputs"] else []
+        results.append({
+            "count": len(params),
+            "loss": finite_or_none(loss.data, "loss.data"),
+            "grads": [finite_or_none(p.grad, f"parameters()[{i}].grad") for i, p in enumerate(params)],
+            "input_grads": [finite_or_none(v.grad, f"x[{i}].grad") for i, v in enumerate(inputs)],
+        })
+    return {"results": results}

@@ -6,12 +6,14 @@ mean anything until another passes declares it in `requires` and is otherwise no
 
 import pytest
 
+from grader.checking import random_graphs
 from grader.checking.inputs import distinct_values
 from grader.checking.verdict import expect_equal, expect_results_close, field
 from grader.checking.verdicts import lab01_graph as verdicts
 from grader.child.scenarios import lab01_graph as scenarios
 
-BUILT = ("value-hashable", "leaf-backward-is-noop", "add-builds-node", "mul-builds-node")
+# Only behaviour gates: a label, the type of `_prev` or the form of `grad` never does.
+BUILT = ("value-hashable", "add-builds-node", "mul-builds-node")
 LOCAL = ("add-local-derivative", "mul-local-derivative")
 ORDERED = (*LOCAL, "backward-runs-in-topological-order")
 PROPAGATING = (*ORDERED, "backward-calls-each-node-once", "add-passes-upstream-gradient",
@@ -43,8 +45,6 @@ def _check_builds_node(sandboxed, rng, op):
     expect_results_close(result, {"data": combined}, inputs=shown, source="literal")
     expect_equal(field(result, "parents", list), ["a", "b"], quantity=f"(a {op} b)._prev",
                  inputs=shown)
-    expect_equal(field(result, "op", str), op, quantity=f"(a {op} b)._op", inputs=shown)
-    expect_equal(field(result, "leaf_op", str), "", quantity="a._op", inputs=shown)
     expect_equal(field(result, "leaf_parents", int), 0, quantity="len(a._prev)", inputs=shown)
     expect_equal(field(result, "grads", list), [0.0, 0.0, 0.0],
                  quantity=f"[a.grad, b.grad, (a {op} b).grad] before backward()", inputs=shown)
@@ -62,13 +62,22 @@ def test_mul_builds_a_node_with_both_parents(sandboxed, rng):
     _check_builds_node(sandboxed, rng, "*")
 
 
-@pytest.mark.check(id="backward-seeds-output", pitfall="seed-gradient", weight=2, requires=BUILT)
+@pytest.mark.check(id="op-labels-name-the-operation", pitfall="graph-construction", weight=1,
+                   requires=BUILT)
+def test_op_labels_tell_the_operations_apart(sandboxed, rng):
+    inputs = distinct_values(rng, "x y")
+    shown = {"a": inputs["x"], "b": inputs["y"]}
+    labels = {op: sandboxed(scenarios.build_node, op=op, **inputs) for op in ("+", "*")}
+    verdicts.expect_op_labels({op: field(r, "op", str) for op, r in labels.items()},
+                              field(labels["+"], "leaf_op", str), shown)
+
+
+@pytest.mark.check(id="backward-seeds-output", pitfall="seed-gradient", weight=2, requires=BUILT,
+                   defers_to=("leaf-backward-is-noop",))
 def test_backward_seeds_the_output_with_one(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
     result = sandboxed(scenarios.seed, **inputs)
-    verdicts.expect_gradients(result, {"out.grad": 1.0}, shape=verdicts.one_op_shape("*"),
-                              leaves={"a": inputs["x"], "b": inputs["y"]}, inputs=inputs,
-                              source="literal")
+    verdicts.expect_seeded(result, {"a": inputs["x"], "b": inputs["y"]}, inputs)
 
 
 def _check_local_derivative(sandboxed, reference, rng, op):
@@ -225,3 +234,19 @@ def test_number_on_the_right_is_wrapped(sandboxed, reference, rng):
 @pytest.mark.check(id="number-left-operand", pitfall="number-operand", weight=2, requires=LOCAL)
 def test_number_on_the_left_uses_reflected_operators(sandboxed, reference, rng):
     _check_number_operand(sandboxed, reference, rng, "left")
+
+
+RANDOM_GRAPHS = 24  # drawn by hypothesis, after the fixed shapes of random_graphs.SHAPES_LAB01
+
+
+@pytest.mark.check(id="random-graphs-match-reference", pitfall="topological-order", weight=4,
+                   defers_to=(*BUILT, "leaf-backward-is-noop", "backward-seeds-output",
+                              *PROPAGATING, "diamond-accumulates", "self-add-accumulates",
+                              "self-mul-accumulates", "shared-intermediate-accumulates",
+                              "equal-data-leaves-stay-distinct", "equal-data-nodes-stay-distinct",
+                              "number-right-operand", "number-left-operand"))
+def test_random_graphs_give_the_reference_data_and_gradients(sandboxed, reference, rng):
+    graphs = random_graphs.draw_graphs(rng, random_graphs.LAB01_OPS, RANDOM_GRAPHS,
+                                       random_graphs.SHAPES_LAB01)
+    random_graphs.judge(sandboxed, reference, scenarios.random_graphs, graphs,
+                        default_pitfall="topological-order")

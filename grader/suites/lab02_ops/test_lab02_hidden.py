@@ -10,7 +10,8 @@ either side, and ** a Value exponent.
 Prerequisites keep blame on one pitfall. A derivative that reads the input where it should read
 the output is reported by its own check: the plain local-derivative check then says it was not
 run, instead of failing too. In micrograd's style `a - b` is `a + (-b)` and `a / b` is
-`a * b**-1`, so the checks of - and / wait for the matching checks of unary - and **.
+`a * b**-1`, so the checks of - and / defer their blame to the matching checks of unary - and
+**: they always run, and one that fails while those failed too is reported as not run.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from typing import Any
 
 import pytest
 
+from grader.checking import random_graphs
 from grader.checking.marker import check_case
-from grader.checking.verdict import close, expect_close, expect_results_close, field
+from grader.checking.verdict import close, expect_close, expect_equal, expect_results_close, field
 from grader.checking.verdicts import lab02_ops as verdicts
 from grader.child.scenarios import lab02_ops as scenarios
 
@@ -126,8 +128,11 @@ def _check_forward(sandboxed, reference, rng, op):
     for inputs in _points(rng, op):
         result = verdicts.run_op(sandboxed, op, around="forward", **inputs)
         expected = verdicts.run_op(reference, op, around="forward", **inputs)
-        expect_results_close(result, expected, inputs=_shown(op, "forward", inputs),
-                             source="reference")
+        reaches = expected.pop("reaches")
+        shown = _shown(op, "forward", inputs)
+        expect_results_close(result, expected, inputs=shown, source="reference")
+        expect_equal(field(result, "reaches", list), reaches,
+                     quantity="the operands reached from out through _prev", inputs=shown)
 
 
 def _check_local_derivative(sandboxed, reference, rng, op):
@@ -219,16 +224,17 @@ CHECKS = [
                pitfall="grad-overwrite", weight=1, requires=("neg-local-derivative",)),
     # sub
     check_case("sub", "forward", id="sub-forward",
-               pitfall="graph-construction", weight=1, requires=("neg-forward",)),
+               pitfall="graph-construction", weight=1, defers_to=("neg-forward",)),
     check_case("sub", "local-derivative", id="sub-local-derivative",
                pitfall="wrong-local-derivative", weight=2,
-               requires=("sub-forward", "neg-local-derivative")),
+               requires=("sub-forward",), defers_to=("neg-local-derivative",)),
     check_case("sub", "scaled", id="sub-passes-upstream-gradient",
                pitfall="ignores-upstream-gradient", weight=1,
-               requires=("sub-local-derivative", "neg-passes-upstream-gradient")),
+               requires=("sub-local-derivative",),
+               defers_to=("neg-passes-upstream-gradient",)),
     check_case("sub", "reused", id="sub-accumulates",
                pitfall="grad-overwrite", weight=1,
-               requires=("sub-local-derivative", "neg-accumulates")),
+               requires=("sub-local-derivative",), defers_to=("neg-accumulates",)),
     check_case("sub-number-on-right", "number-operand", id="sub-number-on-right",
                pitfall="number-operand", weight=1, requires=("sub-local-derivative",)),
     check_case("sub-number-on-left", "number-operand", id="sub-number-on-left",
@@ -245,16 +251,17 @@ CHECKS = [
                pitfall="grad-overwrite", weight=1, requires=("pow-local-derivative",)),
     # truediv
     check_case("truediv", "forward", id="truediv-forward",
-               pitfall="graph-construction", weight=1, requires=("pow-forward",)),
+               pitfall="graph-construction", weight=1, defers_to=("pow-forward",)),
     check_case("truediv", "local-derivative", id="truediv-local-derivative",
                pitfall="wrong-local-derivative", weight=2,
-               requires=("truediv-forward", "pow-local-derivative", "pow-passes-upstream-gradient")),
+               requires=("truediv-forward",),
+               defers_to=("pow-local-derivative", "pow-passes-upstream-gradient")),
     check_case("truediv", "scaled", id="truediv-passes-upstream-gradient",
                pitfall="ignores-upstream-gradient", weight=1,
                requires=("truediv-local-derivative",)),
     check_case("truediv", "reused", id="truediv-accumulates",
                pitfall="grad-overwrite", weight=1,
-               requires=("truediv-local-derivative", "pow-accumulates")),
+               requires=("truediv-local-derivative",), defers_to=("pow-accumulates",)),
     check_case("truediv-number-on-right", "number-operand", id="truediv-number-on-right",
                pitfall="number-operand", weight=1, requires=("truediv-local-derivative",)),
     check_case("truediv-number-on-left", "number-operand", id="truediv-number-on-left",
@@ -314,3 +321,25 @@ CHECKS = [
 @pytest.mark.parametrize(("op", "kind"), CHECKS)
 def test_operation(sandboxed, reference, rng, op, kind):
     KINDS[kind](sandboxed, reference, rng, op)
+
+
+# `=` instead of `+=` is a headline pitfall: one op that overwrites costs this check too, so
+# that it costs at least a tenth of the lab's points (README, points per pitfall).
+@pytest.mark.check(id="accumulates-in-every-op", pitfall="grad-overwrite", weight=6,
+                   defers_to=tuple(case.id for case in CHECKS
+                                   if not case.id.endswith("-accumulates")))
+def test_every_operation_adds_to_the_gradients_of_a_reused_input(sandboxed, reference, rng):
+    for op in ("neg", "sub", "pow", "truediv", "exp", "log", "tanh", "relu", "sigmoid"):
+        _check_reused(sandboxed, reference, rng, op)
+
+
+RANDOM_GRAPHS = 24  # drawn by hypothesis, after the fixed shapes of random_graphs.SHAPES_LAB02
+
+
+@pytest.mark.check(id="random-op-graphs-match-reference", pitfall="wrong-local-derivative", weight=6,
+                   defers_to=tuple(case.id for case in CHECKS))
+def test_random_graphs_give_the_reference_data_and_gradients(sandboxed, reference, rng):
+    graphs = random_graphs.draw_graphs(rng, random_graphs.LAB02_OPS, RANDOM_GRAPHS,
+                                       random_graphs.SHAPES_LAB02)
+    random_graphs.judge(sandboxed, reference, scenarios.random_graphs, graphs,
+                        default_pitfall="wrong-local-derivative")

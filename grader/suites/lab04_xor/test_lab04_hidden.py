@@ -208,7 +208,7 @@ def test_each_update_uses_only_the_latest_gradient(sandboxed, rng):
 
 
 @pytest.mark.check(id="training-loop-updates-after-backward", pitfall="mid-flight-mutation",
-                   weight=3, requires=("train-xor-steps-against-the-gradient",))
+                   weight=4, requires=("train-xor-steps-against-the-gradient",))
 def test_no_parameter_changes_between_forward_and_backward(sandboxed, rng):
     result, inputs = _trace(sandboxed, rng)
     changed = field(result, "changed", list)
@@ -239,3 +239,14 @@ def test_training_brings_the_loss_below_the_stated_value(sandboxed, reference, r
         fail("xor-not-learned", inputs={"model": verdicts.XOR_MODEL, "random.seed": seed,
                                     "steps": verdicts.STEPS, "lr": verdicts.LEARNING_RATE},
              actual=min(loss, sys.float_info.max), target=verdicts.TARGET_LOSS)
+
+
+RANDOM_NETWORKS = 8  # drawn after the fixed shapes of verdicts.NETWORK_SHAPES
+
+
+@pytest.mark.check(id="random-networks-match-reference", pitfall="late-binding-closure",
+                   weight=3, defers_to=(*STRUCTURE, *OWN_VALUES,
+                                        "every-parameter-gets-its-own-gradient"))
+def test_random_networks_give_the_reference_loss_and_gradients(sandboxed, reference, rng):
+    networks = verdicts.draw_networks(rng, RANDOM_NETWORKS)
+    verdicts.judge_networks(sandboxed, reference, scenarios.random_networks, networks)

@@ -78,10 +78,10 @@ def test_example_zero_grad_resets_the_graph(sandboxed):
 @pytest.mark.check(id="example-deep-chain", pitfall="deep-recursion", weight=1,
                    requires=("example-tree-gradients",))
 def test_example_deep_chain(sandboxed):
-    result = sandboxed(scenarios.deep_chain, n=CHAIN, x=A, y=B)
+    shown = {"graph": verdicts.CHAIN_GRAPH, "n": CHAIN, "a": A, "b": B}
+    result = verdicts.run_deep_chain(sandboxed, CHAIN, {"x": A, "y": B}, shown)
     expect_results_close(result, {"out.grad": 1.0, "a.grad": 1.0, "b.grad": float(CHAIN)},
-                         inputs={"graph": verdicts.CHAIN_GRAPH, "n": CHAIN, "a": A, "b": B},
-                         source="literal")
+                         inputs=shown, source="literal")
 
 
 @pytest.mark.check(id="example-cycle", pitfall="cycle-detection", weight=1,

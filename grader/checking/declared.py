@@ -1,0 +1,70 @@
+"""The checks a lab declares, read from its suites' markers without running pytest.
+
+Side: trusted process. Imports the public and hidden suite modules (trusted code) and reads
+their `check` markers, so a course file can be validated, and points per pitfall counted,
+before anything is graded.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader.labs import Lab
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A check as its marker declares it."""
+
+    id: str
+    pitfall: str
+    weight: float
+    visibility: str
+
+
+def _marks(obj: Any) -> Iterator[dict[str, Any]]:
+    for mark in getattr(obj, "pytestmark", []):
+        if mark.name == "check":
+            yield dict(mark.kwargs)
+        elif mark.name == "parametrize":
+            for case in mark.args[1]:
+                for inner in getattr(case, "marks", ()):
+                    if inner.name == "check":
+                        yield dict(inner.kwargs)
+
+
+def _module(path: Path) -> Any:
+    spec = importlib.util.spec_from_file_location(f"declared_{path.parent.name}_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def declared_checks(lab: Lab, hidden: bool = True) -> list[Declared]:
+    """Every check of the lab's public suite, then of its hidden one (when present and asked)."""
+    folders = [("public", lab.public_tests)]
+    if hidden and lab.hidden_tests.is_dir():
+        folders.append(("hidden", lab.hidden_tests))
+    found = []
+    for visibility, folder in folders:
+        for path in sorted(folder.glob("test_*.py")):
+            module = _module(path)
+            for name in sorted(vars(module)):
+                if name.startswith("test_"):
+                    for kwargs in _marks(getattr(module, name)):
+                        found.append(Declared(kwargs["id"], kwargs["pitfall"],
+                                              float(kwargs["weight"]), visibility))
+    return found
+
+
+def points_by_pitfall(checks: list[Declared]) -> dict[str, float]:
+    """Total weight per pitfall id."""
+    totals: dict[str, float] = {}
+    for check in checks:
+        totals[check.pitfall] = totals.get(check.pitfall, 0.0) + check.weight
+    return totals

@@ -39,7 +39,7 @@ def test_random_graph_scores_do_not_depend_on_the_seed(lab: str, tmp_path: Path)
     options = BatchOptions(out_dir=None, workers=max(2, os.cpu_count() or 1),
                            shard_timeout_s=600)
     docs = grade_class(plan, [path for path in fixtures for _ in range(SEEDS)], options,
-                       lambda done, total, note: None)
+                       lambda *progress: None)
     scores: dict[str, set[float]] = defaultdict(set)
     for index, doc in enumerate(docs):
         assert doc["status"] == "graded", (doc["submission"]["id"], doc["reason"])

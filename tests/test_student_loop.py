@@ -138,7 +138,7 @@ def written_in_order(tmp_path_factory: pytest.TempPathFactory) -> Any:
             plan = GradingPlan(lab, suites_for(lab, hidden=False), "student-loop", "en")
             options = BatchOptions(out_dir=None, workers=max(2, os.cpu_count() or 1),
                                    shard_timeout_s=240)
-            runs[name] = grade_class(plan, paths, options, lambda done, total, note: None)
+            runs[name] = grade_class(plan, paths, options, lambda *_: None)
         return runs[name]
 
     return run_for

@@ -51,7 +51,7 @@ def _check(entry: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
         "message": describe_detail(detail, catalogue) if detail else "",
         "hint": check_hint(entry["check"], catalogue, detail) if shows_hint(status) else "",
         "detail": detail if not passed else None,
-        "output": entry.get("output") or None,
+        "output": (entry.get("output") or None) if status == "failed" else None,  # shown under failures only
         "section": check_section(entry["check"], entry["pitfall"], catalogue, detail),
     }
 

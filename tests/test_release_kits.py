@@ -35,11 +35,12 @@ ALLOWED_CLOSED_LAB_WORK = {
 # lab02 stub) seeds the output with 1, which lab03's stub leaves to the student's new walk.
 ALLOWED_ABOVE_STUB = {
     ("lab03_backprop", "labs/lab02_ops/value.py"): (
-        {"backward-seeds-output-with-one"},
-        "the closed lab01 backward seeds the output; none of lab03's own work (the iterative "
+        {"backward-seeds-output-with-one", "backward-seeds-over-a-stale-output-gradient"},
+        "the closed lab01 backward seeds the output (also over a stale gradient); none of lab03's own work (the iterative "
         "walk, zero_grad, cycles, deep graphs) passes"),
     ("lab03_backprop", "labs/lab02_ops/lab02_ops.ipynb"): (
-        {"backward-seeds-output-with-one"}, "the notebook version of the same stub"),
+        {"backward-seeds-output-with-one", "backward-seeds-over-a-stale-output-gradient"},
+        "the notebook version of the same stub"),
 }
 
 

@@ -8,8 +8,8 @@ builds it here; both report every node's data and grad.
 
 A check draws the shapes that matter for every seed (`fixed_shapes`: nodes consumed at
 different depths, repeated operands, shared subexpressions, numbers on either side, chains,
-every operation reused and scaled) with seeded leaf values, plus graphs drawn by hypothesis,
-so a bug these shapes expose fails the check under every seed. A failing graph is shrunk
+every operation reused and scaled) with seeded leaf values, plus random graphs from the same
+seeded rng (`random_graph`), so a bug these shapes expose fails the check under every seed. A failing graph is shrunk
 (bounded rounds and time; each round one sandbox run of every smaller candidate) and the
 smallest one is shown as a program the student can paste, with the nodes that differ; the
 pitfall is named from what differs (`diagnose`).

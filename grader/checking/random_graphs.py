@@ -340,6 +340,19 @@ SHAPES_LAB03: list[tuple[str, list[list[Any]]]] = [
 ]
 
 
+def reused_op_graphs(rng: random.Random) -> list[Graph]:
+    """op(a) + a for every operation of lab02 (and (a op b) + a + b for - and /): a node that
+    overwrites its input's gradient loses the + a, whatever the op."""
+    unary = [("neg", None, "?"), ("exp", None, "?"), ("log", None, "+"), ("tanh", None, "?"),
+             ("relu", None, "+"), ("sigmoid", None, "?"), ("pow_k", 2, "?"), ("pow_k", 0.5, "+")]
+    graphs = [{"leaves": _leaf_values(rng, sign), "nodes": [[op, 0, None, k], ["add", 1, 0, None]]}
+              for op, k, sign in unary]
+    graphs += [{"leaves": _leaf_values(rng, "??"),
+                "nodes": [[op, 0, 1, None], ["add", 2, 0, None], ["add", 3, 1, None]]}
+               for op in ("sub", "div")]
+    return graphs
+
+
 def fixed_shapes(rng: random.Random, shapes: Sequence[tuple[str, list[list[Any]]]]) -> list[Graph]:
     """The shapes that matter, with fresh leaf values from `rng`."""
     return [{"leaves": _leaf_values(rng, signs), "nodes": [list(node) for node in nodes]}
@@ -648,9 +661,10 @@ def _reference(reference: Callable[..., Any], scen: Any, graphs: list[Graph]) ->
 
 
 def judge(sandboxed: Callable[..., Any], reference: Callable[..., Any], scen: Any,
-          graphs: list[Graph], default_pitfall: str) -> None:
+          graphs: list[Graph], default_pitfall: str, diagnosed: bool = True) -> None:
     """Fail with a shrunk, diagnosed counterexample unless the student's engine gives the
-    reference's data and gradients on every node of every graph."""
+    reference's data and gradients on every node of every graph (`diagnosed=False`: the
+    failure keeps the check's own pitfall)."""
     got = _run(sandboxed, scen, graphs, record=False)
     want = _reference(reference, scen, graphs)
     failing = [g for g, a, e in zip(graphs, got, want, strict=True) if _fails(g, a, e)]
@@ -673,7 +687,8 @@ def judge(sandboxed: Callable[..., Any], reference: Callable[..., Any], scen: An
     [expected] = _reference(reference, scen, [shrunk])
     if not _fails(shrunk, student, expected):  # recording changed the outcome: no calls
         [student] = _run(sandboxed, scen, [shrunk], record=False)
-    diagnosis = diagnose(shrunk, student, expected, default_pitfall)
+    diagnosis = (diagnose(shrunk, student, expected, default_pitfall) if diagnosed
+                 else Diagnosis(default_pitfall, None))
     extra = {"finding": diagnosis.finding} if diagnosis.finding else {}
     if "error" in student:
         fail("graph-raised", pitfall=diagnosis.pitfall, program=program(shrunk),

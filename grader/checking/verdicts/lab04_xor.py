@@ -87,7 +87,7 @@ def _network_parameters(kind: str, args: list) -> int:
 def _network(rng: random.Random, kind: str, args: list, kwargs: dict,
              value_inputs: bool | None = None) -> dict:
     nin = args[0]
-    examples = rng.randint(1, 3)
+    examples = rng.randint(1, 2)
     return {
         "kind": kind, "args": args, "kwargs": kwargs,
         "params": [round(rng.uniform(-1, 1), 3) for _ in range(_network_parameters(kind, args))],

@@ -241,7 +241,7 @@ def test_training_brings_the_loss_below_the_stated_value(sandboxed, reference, r
              actual=min(loss, sys.float_info.max), target=verdicts.TARGET_LOSS)
 
 
-RANDOM_NETWORKS = 8  # drawn after the fixed shapes of verdicts.NETWORK_SHAPES
+RANDOM_NETWORKS = 2  # drawn after the fixed shapes of verdicts.NETWORK_SHAPES
 
 
 @pytest.mark.check(id="random-networks-match-reference", pitfall="late-binding-closure",

@@ -274,6 +274,13 @@ def sandboxed(request: pytest.FixtureRequest, submission: SubmissionContext) -> 
     return run_scenario
 
 
+@pytest.fixture
+def blame_deferred(request: pytest.FixtureRequest, submission: SubmissionContext) -> bool:
+    """True when a check this one defers to has already failed for this submission: a failure
+    here would be reported not run, so the check may skip explaining it (shrinking, diagnosis)."""
+    return bool(_deferred_to(request.node, request.node.stash[SPEC_KEY], submission.id))
+
+
 @pytest.fixture(scope="session")
 def reference_class(request: pytest.FixtureRequest) -> Any:
     """The reference solution's class, imported in this trusted process."""

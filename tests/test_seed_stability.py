@@ -13,6 +13,7 @@ the random-graph check itself under every seed, or pass it under every seed.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import random
 import shutil
 import signal
@@ -60,6 +61,7 @@ def engine_of(lab: Lab, fixture: Path, scratch: Path) -> Any:
 
 def verdict(check: Callable[..., None], engine: Any, reference_engine: Any, seed: str) -> str:
     """'passed', or 'failed:<pitfall or kind>' for one run of the check."""
+    takes_blame = "blame_deferred" in inspect.signature(check).parameters
     def on_engine(target: Any) -> Callable[..., Any]:
         return lambda scen, **params: run_reference(target, scen, params)
 
@@ -69,7 +71,8 @@ def verdict(check: Callable[..., None], engine: Any, reference_engine: Any, seed
     previous = signal.signal(signal.SIGALRM, ring)
     signal.alarm(RUN_SECONDS)
     try:
-        check(on_engine(engine), on_engine(reference_engine), random.Random(seed))
+        check(sandboxed=on_engine(engine), reference=on_engine(reference_engine),
+              rng=random.Random(seed), **({"blame_deferred": False} if takes_blame else {}))
     except CheckFailed as exc:
         return f"failed:{exc.pitfall or exc.detail['kind']}"
     except (TooSlow, Exception) as exc:  # the engine's own error: the sandbox would fail it

@@ -661,10 +661,12 @@ def _reference(reference: Callable[..., Any], scen: Any, graphs: list[Graph]) ->
 
 
 def judge(sandboxed: Callable[..., Any], reference: Callable[..., Any], scen: Any,
-          graphs: list[Graph], default_pitfall: str, diagnosed: bool = True) -> None:
+          graphs: list[Graph], default_pitfall: str, diagnosed: bool = True,
+          explain: bool = True) -> None:
     """Fail with a shrunk, diagnosed counterexample unless the student's engine gives the
     reference's data and gradients on every node of every graph (`diagnosed=False`: the
-    failure keeps the check's own pitfall)."""
+    failure keeps the check's own pitfall; `explain=False`: the smallest drawn graph, neither
+    shrunk nor diagnosed, for a failure that another check's blame will stand for)."""
     got = _run(sandboxed, scen, graphs, record=False)
     want = _reference(reference, scen, graphs)
     failing = [g for g, a, e in zip(graphs, got, want, strict=True) if _fails(g, a, e)]
@@ -682,12 +684,12 @@ def judge(sandboxed: Callable[..., Any], reference: Callable[..., Any], scen: An
         return [_fails(g, a, e) and (("error" in a) == raised)
                 for g, a, e in zip(options, results, expected, strict=True)]
 
-    shrunk = shrink(smallest, still_fails)
+    shrunk = shrink(smallest, still_fails) if explain else smallest
     [student] = _run(sandboxed, scen, [shrunk], record=True)
     [expected] = _reference(reference, scen, [shrunk])
     if not _fails(shrunk, student, expected):  # recording changed the outcome: no calls
         [student] = _run(sandboxed, scen, [shrunk], record=False)
-    diagnosis = (diagnose(shrunk, student, expected, default_pitfall) if diagnosed
+    diagnosis = (diagnose(shrunk, student, expected, default_pitfall) if diagnosed and explain
                  else Diagnosis(default_pitfall, None))
     extra = {"finding": diagnosis.finding} if diagnosis.finding else {}
     if "error" in student:

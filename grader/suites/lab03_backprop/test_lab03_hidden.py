@@ -313,8 +313,9 @@ RANDOM_GRAPHS = 16  # drawn after the fixed shapes (random_graphs.SHAPES_LAB03)
 @pytest.mark.check(id="random-dags-match-reference", pitfall="topological-order", weight=3,
                    defers_to=("backward-seeds-output-with-one", "backward-on-expression-tree",
                               *TRAVERSAL))
-def test_random_dags_with_shared_nodes_match_the_reference(sandboxed, reference, rng):
+def test_random_dags_with_shared_nodes_match_the_reference(sandboxed, reference, rng, blame_deferred):
     graphs = random_graphs.draw_graphs(rng, random_graphs.LAB02_OPS, RANDOM_GRAPHS,
                                        random_graphs.SHAPES_LAB03)
     random_graphs.judge(sandboxed, reference, scenarios.random_graphs, graphs,
-                        default_pitfall="topological-order")
+                        default_pitfall="topological-order",
+                        explain=not blame_deferred)

@@ -97,6 +97,11 @@ DETAIL_SAMPLES: dict[str, tuple[dict[str, Any], list[str]]] = {
     "cycle-loops": ({"inputs": {"a": 1.5}, "seconds": 1}, ["a = 1.5", "1 s"]),
     "slow-walk": ({"inputs": {"depth": 40}, "nodes": 1623, "seconds": 1.5},
                   ["depth = 40", "1623", "1.5 s"]),
+    "repeated-parameters": (
+        {"quantity": "Layer(2, 4).parameters()", "inputs": {"random.seed": 0}, "count": 12,
+         "distinct": 3},
+        ["Layer(2, 4).parameters()", " 12 ", " 3 "],
+    ),
     "parameters-not-identical": (
         {"call": "MLP(2, [4, 1]).parameters()", "same": 0, "total": 17},
         ["MLP(2, [4, 1]).parameters()", " 0 ", " 17 "],

@@ -232,16 +232,18 @@ def random_graph(rng: random.Random, ops: Sequence[str], max_nodes: int = 12) ->
 
 def _leaf_values(rng: random.Random, signs: str) -> list[float]:
     """Leaf values for a fixed shape, one per character of `signs` ('+' positive, '-'
-    negative, '?' either, '=' the same as the previous leaf): magnitudes in [0.5, 2.5],
-    3 decimals, away from 1 and from each other, so no bug hides behind a coincidence."""
+    negative, '?' either, '<' positive below 1, '=' the same as the previous leaf): magnitudes
+    in [0.5, 2.5] ('<': [0.3, 0.9]), 3 decimals, away from 1 and from each other, so no bug
+    hides behind a coincidence."""
     while True:
         values: list[float] = []
         for sign in signs:
             if sign == "=":
                 values.append(values[-1])
                 continue
-            magnitude = round(rng.uniform(0.5, 2.5), 3)
-            factor = {"+": 1, "-": -1}.get(sign) or rng.choice((-1, 1))
+            low, high = (0.3, 0.9) if sign == "<" else (0.5, 2.5)
+            magnitude = round(rng.uniform(low, high), 3)
+            factor = {"+": 1, "<": 1, "-": -1}.get(sign) or rng.choice((-1, 1))
             values.append(factor * magnitude)
         magnitudes = [abs(v) for s, v in zip(signs, values, strict=True) if s != "="]
         if (all(abs(m - 1) > 0.1 for m in magnitudes) and all(
@@ -337,6 +339,13 @@ SHAPES_LAB03: list[tuple[str, list[list[Any]]]] = [
              ["add", 6, 10, None], ["add", 0, 0, None], ["mul", 12, 11, None]]),
     ("??", [["tanh", 0, None, None], ["sub", 2, 1, None], ["mul", 3, 3, None],
             ["add", 4, 2, None], ["pow_k", 5, None, 2], ["add", 6, 3, None]]),
+    # every operation lab 02 wrote, its node scaled and used twice: lab 03's value.py hands
+    # them over complete, but a student's edit can still break one (relu below 1 and below 0:
+    # its slope is 1 on (0, 1) as well)
+    *(_unary_shape(op) for op in ("neg", "exp", "tanh", "sigmoid")),
+    _unary_shape("log", sign="+"),
+    _unary_shape("relu", sign="<"), _unary_shape("relu", sign="-"),
+    _unary_shape("pow_k", 3), _binary_shape("sub"), _binary_shape("div"),
 ]
 
 

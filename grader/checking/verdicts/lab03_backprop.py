@@ -39,6 +39,17 @@ STALE_GRAD = 2.5  # what every gradient holds before zero_grad, as an earlier pa
 
 STALE_CHECK_GRAD = 7.5  # what the inputs of check_grad hold before it is called
 
+# "just-outside": (a*b)._backward passes b + JUST_OUTSIDE to a. The checks draw |b| below 1, so
+# the difference is beyond tol * max(1, |numeric|) = 1e-4 but within twice that: it is rejected
+# only under the README's tolerance, not a looser one.
+JUST_OUTSIDE = 1.5e-4
+
+
+# Inputs that arithmetic does not put back at h = 1e-3: (x - h) + h misses -1.0, (x + h) - h
+# misses 1.0, ((x + h) - 2h) + h and (((x + h) - h) - h) + h miss both. Near most other
+# numbers those sums land exactly on x again, so a restore by arithmetic would pass unseen.
+RESTORE_TRAPS = (1.0, -1.0)
+
 CHAIN_GRAPH = "out = a; for _ in range(n): out = out + b"
 
 CYCLE_GRAPHS = {
@@ -59,6 +70,9 @@ CHECKED_FUNCTIONS = {
     "wrong-last": {"f(a, b, c)": "a + b*c", "(b*c)._backward": "b.grad += c.data * (b*c).grad; "
                    "c.grad += 2*b.data * (b*c).grad"},
     "large": {"f(a, b, c)": "exp((a + b + c) * 5)"},
+    "just-outside": {"f(a, b, c)": "a*b + c", "(a*b)._backward":
+                     f"a.grad += (b.data + {JUST_OUTSIDE}) * (a*b).grad; "
+                     "b.grad += a.data * (a*b).grad"},
 }
 
 # A chain backward() walks in linear time takes 4 times as long at 4 times the length; with a

@@ -55,6 +55,16 @@ def mlp_outputs(params: list[float], sizes: list[int], x: list[float]) -> list[f
         offset += count
     return values
 
+def expect_distinct_parameters(result: Any, call: str, inputs: dict[str, Any]) -> None:
+    """Every entry of `call`.parameters() is a Value of its own: `[Neuron(...)] * nout` lists
+    one neuron's Values nout times (module_forward's "distinct" against its "count")."""
+    count = field(result, "count", int)
+    distinct = field(result, "distinct", int)
+    if distinct != count:
+        fail("repeated-parameters", quantity=f"{call}.parameters()", inputs=inputs,
+             count=count, distinct=distinct)
+
+
 def parameter_count(sizes: list[int]) -> int:
     """How many parameters micrograd's MLP with these layer sizes has."""
     return sum((sizes[i] + 1) * sizes[i + 1] for i in range(len(sizes) - 1))

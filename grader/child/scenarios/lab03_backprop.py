@@ -193,7 +193,7 @@ def numerical(engine, function, h, point):
 
 
 @scenario
-def check_grad_verdict(engine, kind, stale, x, y, z):
+def check_grad_verdict(engine, kind, stale, x, y, z, offset=0.0):
     Value = engine.Value
     xs = [Value(x), Value(y), Value(z)]
 
@@ -221,9 +221,17 @@ def check_grad_verdict(engine, kind, stale, x, y, z):
     def large(a, b, c):  # gradients near 1e11: only a relative tolerance judges them
         return ((a + b + c) * 5).exp()
 
+    def just_outside(a, b, c):  # d(a*b)/da is b; this passes b + offset
+        ab = a * b
+
+        def off_backward():
+            a.grad += (b.data + offset) * ab.grad
+            b.grad += a.data * ab.grad
+        ab._backward = off_backward
+        return ab + c
 
     f = {"correct": correct, "wrong": wrong, "wrong-last": wrong_last, "large": large,
-         }[kind]
+         "just-outside": just_outside}[kind]
     if stale is not None:
         for v in xs:
             v.grad = stale  # left over from an earlier backward()

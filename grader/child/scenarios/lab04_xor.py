@@ -29,7 +29,7 @@ def module_forward(nn, seed, kind, args, kwargs, x):
         out = module(x)
     finally:
         random.setstate(state)
-    result: dict = {"count": len(params)}
+    result: dict = {"count": len(params), "distinct": len({id(p) for p in params})}
     odd = [type(p).__name__ for p in params if not isinstance(p, nn.Value)]
     if odd:
         result["not_value"] = odd[0]
@@ -199,15 +199,19 @@ def neuron_gradients(nn, seed, x):
 
 
 @scenario
-def train_and_evaluate(nn, seed, steps, lr):
+def train_and_evaluate(nn, seed, steps, lr, layers=(4, 1)):
+    # steps=None: train_xor(model) with the defaults nn.py gives it
     import random
     xs = [[-1.0, -1.0], [-1.0, 1.0], [1.0, -1.0], [1.0, 1.0]]
     state = random.getstate()
     random.seed(seed)
     try:
-        model = nn.MLP(2, [4, 1])
+        model = nn.MLP(2, list(layers))
         before = [data_of(model(x), "model(x)") for x in xs]
-        losses = nn.train_xor(model, steps=steps, lr=lr)
+        if steps is None:
+            losses = nn.train_xor(model)
+        else:
+            losses = nn.train_xor(model, steps=steps, lr=lr)
         after = [data_of(model(x), "model(x)") for x in xs]
     finally:
         random.setstate(state)

@@ -214,8 +214,15 @@ def test_cycle_through_the_output_raises_a_clear_error(sandboxed, rng):
     _check_cycle(sandboxed, rng, "through-output")
 
 
-def _numerical_inputs(rng):
+def _numerical_inputs(rng, restore_traps=False):
+    """Inputs of "cubic-mix"; with restore_traps, two of them are numbers that arithmetic does
+    not put back (verdicts.RESTORE_TRAPS), in a random order, so "restored exactly" is judged
+    under every seed."""
     inputs = distinct_values(rng, "x y z")
+    if restore_traps:
+        values = [*verdicts.RESTORE_TRAPS, inputs["x"]]
+        rng.shuffle(values)
+        inputs = dict(zip("xyz", values, strict=True))
     shown = {**verdicts.NUMERICAL_FUNCTIONS["cubic-mix"], "a": inputs["x"], "b": inputs["y"],
              "c": inputs["z"], "h": FINITE_STEP, "calls": "numerical_grad(f, [a, b, c], h)"}
     return [inputs["x"], inputs["y"], inputs["z"]], shown
@@ -238,7 +245,7 @@ def _central_differences(f, point, h):
 
 @pytest.mark.check(id="numerical-grad-restores-data", pitfall="mid-flight-mutation", weight=7)
 def test_numerical_grad_puts_every_input_back(sandboxed, rng):
-    point, shown = _numerical_inputs(rng)
+    point, shown = _numerical_inputs(rng, restore_traps=True)
     result = sandboxed(scenarios.numerical, function="cubic-mix", h=FINITE_STEP, point=point)
     data = verdicts.floats(result, "data", "[a.data, b.data, c.data]", len(point), shown)
     for name, actual, value in zip("abc", data, point, strict=True):
@@ -265,13 +272,17 @@ CHECK_GRAD_BASE = (*TRAVERSAL, "zero-grad-resets-whole-graph", "numerical-grad-c
 def _check_grad_inputs(rng, kind):
     if kind == "large":  # a + b + c between 4.5 and 6: exp(5 * (a + b + c)) near 1e10 and more
         return {name: round(rng.uniform(1.5, 2.0), 3) for name in ("x", "y", "z")}
-    return distinct_values(rng, "x y z")
+    inputs = distinct_values(rng, "x y z")
+    if kind == "just-outside":  # d/da = b below 1 in size: the tolerance is tol * 1 there
+        inputs["y"] = round(rng.uniform(0.3, 0.8) * rng.choice((-1, 1)), 3)
+    return inputs
 
 
 def _check_grad_verdict(sandboxed, rng, kind, stale):
     inputs = _check_grad_inputs(rng, kind)
     result = sandboxed(scenarios.check_grad_verdict, kind=kind,
-                 stale=verdicts.STALE_CHECK_GRAD if stale else None, **inputs)
+                       stale=verdicts.STALE_CHECK_GRAD if stale else None,
+                       offset=verdicts.JUST_OUTSIDE, **inputs)
     shown = {**verdicts.CHECKED_FUNCTIONS[kind], "a": inputs["x"], "b": inputs["y"],
              "c": inputs["z"]}
     verdict = kind in ("correct", "large")
@@ -295,7 +306,8 @@ def test_check_grad_accepts_a_correct_backward(sandboxed, rng):
 @pytest.mark.check(id="check-grad-rejects-wrong-gradient", pitfall="finite-difference", weight=1,
                    requires=("check-grad-accepts-correct-gradients",))
 def test_check_grad_rejects_a_wrong_local_derivative(sandboxed, rng):
-    for kind in ("wrong", "wrong-last"):  # the first input wrong, then the last one
+    # the first input wrong, then the last one, then the first off by just beyond the tolerance
+    for kind in ("wrong", "wrong-last", "just-outside"):
         _check_grad_verdict(sandboxed, rng, kind, stale=False)
 
 

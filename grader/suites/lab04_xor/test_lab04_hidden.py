@@ -21,6 +21,9 @@ from grader.child.scenarios import lab04_xor as scenarios
 STRUCTURE = ("neuron-computes-tanh-of-weighted-sum", "layer-returns-one-output-per-neuron",
              "mlp-chains-its-layers")
 OWN_VALUES = ("parameters-returns-the-same-values", "parameters-are-the-models-own-values")
+# A layer that repeats one neuron updates each shared Value several times per step: the training
+# checks defer to this one rather than blame the loop for it.
+DISTINCT = ("layer-neurons-are-distinct",)
 TRACE_STEPS = 3
 # Central differences of the loss: h balances truncation (h**2) against rounding (1e-16 / h).
 DIFFERENCE_STEP = 1e-5
@@ -83,6 +86,17 @@ def test_mlp_feeds_each_layer_into_the_next(sandboxed, rng):
         _expect_module(sandboxed, _seed(rng), "MLP", [sizes[0], sizes[1:]], {}, x, shape,
                        verdicts.parameter_count(sizes),
                        lambda params, sizes=sizes, x=x: verdicts.mlp_outputs(params, sizes, x))
+
+
+@pytest.mark.check(id="layer-neurons-are-distinct", pitfall="nn-structure", weight=2,
+                   requires=STRUCTURE)
+def test_every_parameter_is_a_value_of_its_own(sandboxed, rng):
+    for kind, args, names in (("Layer", [3, 4], "a b c"), ("MLP", [2, [4, 1]], "a b")):
+        seed = _seed(rng)
+        result = sandboxed(scenarios.module_forward, seed=seed, kind=kind, args=args, kwargs={},
+                           x=_point(rng, names))
+        call = f"{kind}({', '.join(map(str, args))})"
+        verdicts.expect_distinct_parameters(result, call, {"random.seed": seed})
 
 
 @pytest.mark.check(id="initialisation-follows-the-seed", pitfall="nn-structure", weight=1,
@@ -179,7 +193,8 @@ def _trace(sandboxed, rng):
 
 
 @pytest.mark.check(id="train-xor-steps-against-the-gradient", pitfall="training-loop", weight=2,
-                   requires=(*OWN_VALUES, "train-xor-returns-one-loss-per-step"))
+                   requires=(*OWN_VALUES, "train-xor-returns-one-loss-per-step"),
+                   defers_to=DISTINCT)
 def test_every_update_is_a_gradient_descent_step(sandboxed, rng):
     result, inputs = _trace(sandboxed, rng)
     if field(result, "passes", int) == 0:
@@ -198,7 +213,8 @@ def test_every_update_is_a_gradient_descent_step(sandboxed, rng):
 
 @pytest.mark.check(id="training-loop-zeroes-gradients", pitfall="missing-zero-grad", weight=3,
                    requires=("zero-grad-resets-every-parameter",
-                             "train-xor-steps-against-the-gradient"))
+                             "train-xor-steps-against-the-gradient"),
+                   defers_to=DISTINCT)
 def test_each_update_uses_only_the_latest_gradient(sandboxed, rng):
     result, inputs = _trace(sandboxed, rng)
     for call, index, grad, fresh, _old, _new in field(result, "updates", list):
@@ -208,7 +224,8 @@ def test_each_update_uses_only_the_latest_gradient(sandboxed, rng):
 
 
 @pytest.mark.check(id="training-loop-updates-after-backward", pitfall="mid-flight-mutation",
-                   weight=4, requires=("train-xor-steps-against-the-gradient",))
+                   weight=4, requires=("train-xor-steps-against-the-gradient",),
+                   defers_to=DISTINCT)
 def test_no_parameter_changes_between_forward_and_backward(sandboxed, rng):
     result, inputs = _trace(sandboxed, rng)
     changed = field(result, "changed", list)
@@ -218,11 +235,33 @@ def test_no_parameter_changes_between_forward_and_backward(sandboxed, rng):
              forward=forward, actual=now)
 
 
+@pytest.mark.check(id="train-xor-defaults-to-the-stated-steps-and-rate", pitfall="training-loop",
+                   weight=1, requires=("initialisation-follows-the-seed",
+                                       "every-parameter-gets-its-own-gradient",
+                                       "train-xor-steps-against-the-gradient",
+                                       "training-loop-updates-after-backward"),
+                   defers_to=DISTINCT)
+def test_train_xor_defaults_to_the_stated_steps_and_rate(sandboxed, reference, rng):
+    seed = _seed(rng)  # MLP(2, [1]): a small model, so the default 150 steps cost little
+    result = sandboxed(scenarios.train_and_evaluate, seed=seed, steps=None, lr=None, layers=[1])
+    expected = reference(scenarios.train_and_evaluate, seed=seed, steps=verdicts.STEPS,
+                         lr=verdicts.LEARNING_RATE, layers=[1])
+    inputs = {"model": "MLP(2, [1])", "random.seed": seed, "call": "train_xor(model)"}
+    expect_equal(field(result, "type", str), "list", quantity="type of train_xor(model)",
+                 inputs=inputs)
+    losses = field(result, "losses", list)
+    expect_equal(len(losses), verdicts.STEPS, quantity="len(train_xor(model))", inputs=inputs)
+    # the second loss is the first one the learning rate moves
+    expect_close(losses[1], expected["losses"][1], quantity="train_xor(model)[1]",
+                 inputs=inputs, source="reference")
+
+
 @pytest.mark.check(id="learns-xor", pitfall="training-loop", weight=4,
                    requires=("initialisation-follows-the-seed",
                              "every-parameter-gets-its-own-gradient",
                              "training-loop-zeroes-gradients",
-                             "training-loop-updates-after-backward"))
+                             "training-loop-updates-after-backward"),
+                   defers_to=DISTINCT)
 def test_training_brings_the_loss_below_the_stated_value(sandboxed, reference, rng):
     params = {"steps": verdicts.STEPS, "lr": verdicts.LEARNING_RATE}
     for _ in range(5):  # a seed from which the reference reaches the stated loss

@@ -23,7 +23,7 @@ import pytest
 
 from grader.checking.marker import CheckDefinitionError, CheckSpec, spec_from_marker, validate_suite
 from grader.checking.reference import load_reference_class, run_reference
-from grader.checking.todos import not_written, untouched_todos
+from grader.checking.todos import NOT_WRITTEN, not_written, untouched_todos
 from grader.checking.verdict import CheckFailed, NotRun
 from grader.child.scenario import Scenario
 from grader.labs import COURSE_ROOT, Lab, get_lab
@@ -53,6 +53,9 @@ OUTPUT_CUT = "\n[... {omitted} more bytes not shown]"
 STATE_KEY = pytest.StashKey[GradingState]()
 SPEC_KEY = pytest.StashKey[CheckSpec]()
 NOT_STATE_KEY = pytest.StashKey[dict[str, Any]]()
+# The status kept for a check whose own verdict raised NotRun (reported as not-run): for
+# `requires` it did not pass; for `defers_to` it takes no blame.
+DECLINED = "declined"
 STREAM_KEY = pytest.StashKey["SubmissionStream"]()
 
 
@@ -335,11 +338,13 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 def _deferred_to(item: pytest.Item, spec: CheckSpec, submission_id: str) -> list[str]:
-    """The checks a failure of `spec` defers to that did not pass (a check that was not run
-    at all in this session, as in a reduced suite, takes no blame)."""
+    """The checks a failure of `spec` defers to that did not pass. Two kinds take no blame: a
+    check that was not run at all in this session (as in a reduced suite), and one that
+    declined to judge this submission (its verdict raised NotRun: what it looks for is not
+    what went wrong here)."""
     statuses = _grading_state(item.config).statuses
     return [check for check in spec.defers_to
-            if statuses.get((submission_id, check), "passed") != "passed"]
+            if statuses.get((submission_id, check), "passed") not in ("passed", DECLINED)]
 
 
 def _classify(item: pytest.Item, call: pytest.CallInfo[None],
@@ -372,7 +377,7 @@ def pytest_runtest_makereport(
         return report  # type: ignore[return-value]
     status, detail, output, named = _classify(item, call, report)
     submission_id = _submission_id(item)
-    if status == "failed":
+    if status == "failed" and (detail or {}).get("kind") != NOT_WRITTEN:  # a TODO is said
         deferred = _deferred_to(item, spec, submission_id)
         if deferred:
             status, named = "not-run", None
@@ -380,7 +385,8 @@ def pytest_runtest_makereport(
     context = item.funcargs.get("submission") if hasattr(item, "funcargs") else None
     flags = list(context.flags) if isinstance(context, SubmissionContext) else []
     isolation = context.runner.isolation.as_dict() if isinstance(context, SubmissionContext) else None
-    _grading_state(item.config).statuses[(submission_id, spec.id)] = status
+    declined = status == "not-run" and call.excinfo is not None and isinstance(call.excinfo.value, NotRun)
+    _grading_state(item.config).statuses[(submission_id, spec.id)] = DECLINED if declined else status
     item.user_properties.append(("grader", {
         "submission": submission_id, "check": spec.id, "pitfall": named or spec.pitfall,
         "weight": _grading_state(item.config).weights.get(spec.id, spec.weight),

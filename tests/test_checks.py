@@ -245,3 +245,68 @@ def test_each_parameter_keeps_its_own_id_pitfall_weight_and_prerequisites(tmp_pa
                         ("leaf-backward-is-noop", "leaf-backward", 2.0, "failed"),
                         ("add-builds-node", "graph-construction", 4.0, "not-run")], seen
         assert doc["score"] == 1.0 and doc["pitfalls"] == ["leaf-backward"], doc["pitfalls"]
+
+
+# --- defers_to: who takes the blame -----------------------------------------------------------
+
+DEFERRING_SUITE = '''\
+import pytest
+
+from grader.checking.verdict import NotRun, fail
+
+
+def _mismatch():
+    fail("mismatch", quantity="x", inputs={}, expected=1.0, actual=2.0, source="literal")
+
+
+@pytest.mark.check(id="value-hashable", pitfall="hash-trap", weight=1)
+def test_declines(sandboxed):
+    raise NotRun("not-built", what="a + b", error="ValueError: no")
+
+
+@pytest.mark.check(id="leaf-backward-is-noop", pitfall="leaf-backward", weight=1)
+def test_fails(sandboxed):
+    _mismatch()
+
+
+@pytest.mark.check(id="add-builds-node", pitfall="graph-construction", weight=1,
+                   defers_to=("value-hashable",))
+def test_defers_to_a_check_that_declined(sandboxed):
+    _mismatch()
+
+
+@pytest.mark.check(id="mul-builds-node", pitfall="graph-construction", weight=1,
+                   defers_to=("leaf-backward-is-noop",))
+def test_defers_to_a_check_that_failed(sandboxed):
+    _mismatch()
+
+
+@pytest.mark.check(id="diamond-accumulates", pitfall="grad-overwrite", weight=1,
+                   defers_to=("leaf-backward-is-noop",))
+def test_not_written_is_said_whatever_it_defers_to(sandboxed):
+    fail("not-written", todo=3, file="value.py", where="")
+'''
+
+
+def test_a_check_that_declined_takes_no_blame_and_a_todo_is_always_said(tmp_path: Path) -> None:
+    """defers_to reports a failure not run only while the check it defers to failed (or did not
+    pass for a prerequisite); a check whose own verdict declined (NotRun) takes no blame, and a
+    TODO not written yet is said as such whatever the check defers to."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "test_deferring.py").write_text(DEFERRING_SUITE, encoding="utf-8")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    prepared = [prepare(Submission("alice", LAB.solution_dir), LAB, scratch)]
+    workdir = tmp_path / "shard"
+    workdir.mkdir()
+    [doc] = grade_shard(GradingPlan(LAB, (suite,), "seed", "en"), prepared, workdir,
+                        timeout_s=120)
+    assert doc["status"] == "graded", doc["reason"]
+    seen = {c["id"]: (c["status"], c["detail"]["kind"]) for c in doc["checks"]}
+    assert seen == {"value-hashable": ("not-run", "not-built"),
+                    "leaf-backward-is-noop": ("failed", "mismatch"),
+                    "add-builds-node": ("failed", "mismatch"),
+                    "mul-builds-node": ("not-run", "prerequisite"),
+                    "diamond-accumulates": ("failed", "not-written")}, seen
+    assert doc["pitfalls"] == ["leaf-backward", "graph-construction"], doc["pitfalls"]

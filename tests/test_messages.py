@@ -97,6 +97,20 @@ DETAIL_SAMPLES: dict[str, tuple[dict[str, Any], list[str]]] = {
     "cycle-loops": ({"inputs": {"a": 1.5}, "seconds": 1}, ["a = 1.5", "1 s"]),
     "slow-walk": ({"inputs": {"depth": 40}, "nodes": 1623, "seconds": 1.5},
                   ["depth = 40", "1623", "1.5 s"]),
+    "equal-data-raised": (
+        {"inputs": {"graph": "p = a*c; q = b*c; out = p*q + a + p", "a": 1.5, "b": 1.5, "c": -2.0},
+         "error": "ValueError: cycle", "other": 2.5},
+        ["a = 1.5", "ValueError: cycle", "2.5"],
+    ),
+    "equal-data-merged": (
+        {"inputs": {"graph": "p = a*c; q = b*c; out = p*q + a + p", "a": 1.5, "b": 1.5, "c": -2.0},
+         "quantity": "q.grad after zero_grad(out)", "actual": 4.5, "expected": 0.0, "other": 2.5},
+        ["q.grad after zero_grad(out)", "4.5", "2.5"],
+    ),
+    "distinct-data-fails": (
+        {"graph": "p = a*c; q = b*c; out = p*q + a + p"},
+        ["p = a*c; q = b*c; out = p*q + a + p"],
+    ),
     "repeated-parameters": (
         {"quantity": "Layer(2, 4).parameters()", "inputs": {"random.seed": 0}, "count": 12,
          "distinct": 3},

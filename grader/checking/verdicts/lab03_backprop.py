@@ -10,6 +10,8 @@ from typing import Any
 
 from grader.checking.verdict import (
     CheckFailed,
+    NotRun,
+    close,
     expect_close,
     expect_equal,
     expect_results_close,
@@ -56,6 +58,49 @@ CYCLE_GRAPHS = {
     "below-output": "c = a*b; d = c + b; c._prev += (d,); out = d * a",
     "through-output": "out = a * b; a._prev = (out,)",
 }
+
+# `equal_data`: a and b hold different numbers, then the same one (so do p and q).
+EQUAL_DATA_GRAPH = "p = a*c; q = b*c; out = p*q + a + p"
+
+
+def equal_data_gradients(a: float, b: float, c: float) -> dict[str, float]:
+    """The gradients of EQUAL_DATA_GRAPH by the chain rule: d out/dp = q + 1, d out/dq = p."""
+    p, q = a * c, b * c
+    return {"a.grad": c * (q + 1) + 1, "b.grad": c * p, "c.grad": a * (q + 1) + b * p,
+            "p.grad": q + 1, "q.grad": p}
+
+
+def _equal_data_fault(graph: Any, expected: dict[str, float]) -> tuple[str, Any, Any] | None:
+    """What went wrong on one graph of `equal_data`: (what, actual, expected), or None."""
+    if "error" in graph:
+        return "error", field(graph, "error", str), None
+    grads, zeroed = field(graph, "grads", dict), field(graph, "zeroed", dict)
+    for name, value in expected.items():
+        actual = field(grads, name, float)
+        if not close(actual, value):
+            return name, actual, value
+    for name in expected:
+        if field(zeroed, name, float) != 0.0:
+            return f"{name} after zero_grad(out)", field(zeroed, name, float), 0.0
+    return None
+
+
+def expect_equal_data_told_apart(result: Any, x: float, y: float, z: float) -> None:
+    """The verdict on `equal_data`: judged only if the graph works when a and b differ; then
+    it must work as well when they hold the same number."""
+    distinct = _equal_data_fault(field(result, "distinct", dict), equal_data_gradients(x, y, z))
+    if distinct is not None:
+        raise NotRun("distinct-data-fails", graph=EQUAL_DATA_GRAPH)
+    fault = _equal_data_fault(field(result, "equal", dict), equal_data_gradients(x, x, z))
+    if fault is None:
+        return
+    inputs = {"graph": EQUAL_DATA_GRAPH, "a": x, "b": x, "c": z}
+    what, actual, expected = fault
+    if what == "error":
+        fail("equal-data-raised", inputs=inputs, error=actual, other=y)
+    fail("equal-data-merged", inputs=inputs, quantity=what, actual=actual, expected=expected,
+         other=y)
+
 
 # How the functions the scenarios differentiate are shown to students, as {name: body}.
 NUMERICAL_FUNCTIONS = {

@@ -27,8 +27,16 @@ def test_example_backward_seeds_the_output(sandboxed):
                          source="literal")
 
 
-@pytest.mark.check(id="example-tree-gradients", pitfall="topological-order", weight=1,
+@pytest.mark.check(id="example-same-number-nodes", pitfall="hash-trap", weight=1,
                    requires=("example-output-seeded",))
+def test_example_nodes_holding_the_same_number(sandboxed):
+    # judged with a = b = 1.5 against the same graph with b = 2.5
+    result = sandboxed(scenarios.equal_data, x=1.5, y=2.5, z=-2.0)
+    verdicts.expect_equal_data_told_apart(result, 1.5, 2.5, -2.0)
+
+
+@pytest.mark.check(id="example-tree-gradients", pitfall="topological-order", weight=1,
+                   requires=("example-output-seeded",), defers_to=("example-same-number-nodes",))
 def test_example_tree_gets_every_gradient(sandboxed):
     result = sandboxed(scenarios.expression_tree, x=A, y=B, z=C, w=D)
     expected = {"a.grad": 30.0, "b.grad": 20.0, "c.grad": -10.0, "d.grad": 0.3932238664829637}

@@ -1,6 +1,6 @@
 """Mutation score of each hidden suite: mutants of the reference solutions, graded as a class.
 
-Usage: python bench/mutation.py [--lab LAB ...] [--workers N] [--list-survivors]
+Usage: python bench/mutation.py [--lab LAB ...] [--workers N] [--seed SEED] [--list-survivors]
 (`make mutation`; not part of `make test`: it grades a few hundred submissions.)
 
 Mutants come from two sources:
@@ -141,7 +141,7 @@ def equivalents() -> set[str]:
     return set(re.findall(r"^- `(.+?)`", EQUIVALENT.read_text(encoding="utf-8"), re.M))
 
 
-def grade(lab: Lab, mutants: list[Mutant], workers: int, folder: Path) -> list[bool]:
+def grade(lab: Lab, mutants: list[Mutant], workers: int, folder: Path, seed: str) -> list[bool]:
     """Whether each mutant was killed (did not get full marks)."""
     paths = []
     for index, mutant in enumerate(mutants):
@@ -150,7 +150,7 @@ def grade(lab: Lab, mutants: list[Mutant], workers: int, folder: Path) -> list[b
         for name, source in mutant.files.items():
             (path / name).write_text(source, encoding="utf-8")
         paths.append(path)
-    plan = GradingPlan(lab, suites_for(lab, hidden=True), "mutation", "en")
+    plan = GradingPlan(lab, suites_for(lab, hidden=True), seed, "en")
     docs = grade_class(plan, paths, BatchOptions(out_dir=None, workers=workers,
                                                  shard_timeout_s=3600), lambda *args: None)
     return [doc["status"] != "graded" or doc["score"] < doc["max_score"] for doc in docs]
@@ -161,6 +161,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lab", action="append", choices=sorted(LABS))
     parser.add_argument("--workers", type=int, default=max(1, os.cpu_count() or 1))
+    parser.add_argument("--seed", default="mutation",
+                        help="course seed the mutants are graded under (a kill must not depend on it)")
     parser.add_argument("--list-survivors", action="store_true")
     args = parser.parse_args()
     listed = equivalents()
@@ -169,7 +171,7 @@ def main() -> None:
         for name in args.lab or sorted(LABS):
             lab = LABS[name]
             mutants = mutmut_mutants(lab) + domain_mutants(lab)
-            killed = grade(lab, mutants, args.workers, Path(tmp))
+            killed = grade(lab, mutants, args.workers, Path(tmp), args.seed)
             survivors = [m.key for m, k in zip(mutants, killed, strict=True) if not k]
             equivalent = [key for key in survivors if key in listed]
             unexplained = [key for key in survivors if key not in listed]

@@ -314,7 +314,7 @@ SHAPES_LAB02: list[tuple[str, list[list[Any]]]] = [
     *SHAPES_LAB01,
     *(_unary_shape(op) for op in ("neg", "exp", "tanh", "sigmoid")),
     _unary_shape("log", sign="+"),
-    _unary_shape("relu", sign="+"), _unary_shape("relu", sign="-"),
+    _unary_shape("relu", sign="+"), _unary_shape("relu", sign="<"), _unary_shape("relu", sign="-"),
     *(_unary_shape("pow_k", k) for k in (2, 3, -1, -2)),
     _unary_shape("pow_k", 0.5, sign="+"), _unary_shape("pow_k", 1.5, sign="+"),
     _binary_shape("sub"), _binary_shape("div"),

@@ -34,7 +34,7 @@ def equal_data(engine, x, y, z):
     # then the same one (so p and q hold equal numbers too). For each: the gradients after
     # out.backward() and after zero_grad(out), or the error either raised.
     Value = engine.Value
-    graphs = []
+    graphs: list[dict] = []
     for first, second in ((x, y), (x, x)):
         a, b, c = Value(first), Value(second), Value(z)
         p = a * c

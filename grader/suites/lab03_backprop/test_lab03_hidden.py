@@ -179,7 +179,8 @@ def test_backward_through_a_chain_of_100000_nodes(sandboxed, rng):
                    requires=("zero-grad-resets-whole-graph",), timeout=5)
 def test_zero_grad_through_a_chain_of_100000_nodes(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
-    result = sandboxed(scenarios.deep_chain_zero_grad, n=CHAIN_LENGTH, **inputs)
+    result = verdicts.run_patiently(sandboxed, scenarios.deep_chain_zero_grad, n=CHAIN_LENGTH,
+                                    **inputs)
     shown = {"graph": verdicts.CHAIN_GRAPH, "n": CHAIN_LENGTH, "v.grad (every v)": 1.0,
              "calls": "zero_grad(out)"}
     expect_equal(field(result, "not_reset", int), 0,

@@ -218,3 +218,14 @@ def localise_document(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str,
     for flag in out.get("flags", []):
         flag["text"] = _or_keep(functools.partial(describe_flag, flag, catalogue), flag["text"])
     return out
+
+
+def attempt_notes(doc: Mapping[str, Any], catalogue: Catalogue) -> list[str]:
+    """What the LMS said of this attempt, as sentences for the student: that it came in late,
+    and which earlier attempts were not graded. Empty when the intake knew neither."""
+    submission = doc["submission"]
+    notes = [catalogue.text("platforms.attempts.late")] if submission.get("late") else []
+    earlier = submission.get("earlier") or []
+    if earlier:
+        notes.append(catalogue.text("platforms.attempts.earlier", attempts=", ".join(earlier)))
+    return notes

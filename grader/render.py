@@ -15,6 +15,7 @@ from grader.graph_drawing import ROW_KEYS, layout, parse_graph, tree_rows
 from grader.i18n import Catalogue, format_number
 from grader.labs import TEMPLATE_DIR
 from grader.messages import (
+    attempt_notes,
     localise_document,
     pitfall_explanation,
     pitfall_section,
@@ -163,6 +164,7 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any
         "doc": localised,
         "problem": problem,
         "problem_count": len(checks),
+        "attempt_notes": attempt_notes(localised, catalogue),
         "attention": attention,
         "graphs": {check_id: view for check_id, view in graphs.items() if view is not None},
         "passed": [check for check in checks if check["status"] == "passed"],

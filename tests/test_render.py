@@ -231,3 +231,18 @@ def test_documents_from_before_schema_1_1_render_without_an_isolation_line() -> 
         del doc["isolation"]
     assert isolation_notes(docs, Catalogue.load("en")) == []
     assert "Isolation" not in render_summary(docs, "en")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_feedback_says_a_late_attempt_and_the_earlier_ones_not_graded(fmt: str, lang: str) -> None:
+    catalogue = Catalogue.load(lang)
+    late = flat(catalogue.text("platforms.attempts.late"))
+    earlier = flat(catalogue.text("platforms.attempts.earlier", attempts="value-1.py, value-2.py"))
+    doc = load_doc("score_mixed")
+    before = flat(render_feedback(doc, fmt, lang))
+    assert late not in before and "value-1.py" not in before  # nothing when the LMS said nothing
+    doc["submission"].update(late=True, earlier=["value-1.py", "value-2.py"])
+    text = flat(render_feedback(doc, fmt, lang))
+    for sentence in (late, earlier):
+        assert sentence in text, (sentence, text[:600])

@@ -31,7 +31,7 @@ from typing import Any
 from grader import __version__
 from grader.i18n import LANGUAGES, Catalogue
 from grader.labs import Lab, get_lab
-from grader.messages import localise_document
+from grader.messages import attempt_notes, localise_document
 from grader.platforms.bundle import copy_grader_tree, pinned_requirements
 from grader.render import _pitfall_notes, environment, render_feedback
 
@@ -92,9 +92,8 @@ def _test(check: Mapping[str, Any], hidden_visibility: str, catalogue: Catalogue
 
 
 def attempts_line(doc: Mapping[str, Any], catalogue: Catalogue) -> str:
-    """The sentence listing earlier attempts that were not graded, or ''."""
-    earlier = doc["submission"].get("earlier") or []
-    return catalogue.text("platforms.attempts.earlier", attempts=", ".join(earlier)) if earlier else ""
+    """The sentences saying the attempt was late and which earlier ones were not graded, or ''."""
+    return " ".join(attempt_notes(doc, catalogue))
 
 
 def results(doc: Mapping[str, Any], hidden_visibility: str = DEFAULT_HIDDEN_VISIBILITY,

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from grader.authoring.build import build_labs
-from grader.authoring.stubgen import TODO_NUMBER, UNTOUCHED_TODO, MarkerError, generate_stub
+from grader.authoring.stubgen import MarkerError, generate_stub
+from grader.todo_format import TODO_NUMBER, UNTOUCHED_TODO
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 LAB01_SOLUTION = REPO_ROOT / "solutions" / "lab01_graph" / "value.py"

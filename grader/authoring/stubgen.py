@@ -53,19 +53,14 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
+from grader.todo_format import TODO_MESSAGE
+
 BEGIN_MARKER = "# BEGIN SOLUTION"
 END_MARKER = "# END SOLUTION"
 CONTINUATION = "#    "
 # The stub's TODO lines (after the region's indentation); grader.authoring.notebooks reads them back.
 TODO_EN = "# TODO({lab}): "
 TODO_ES = "# TODO({lab}) es: "
-# The message of a TODO's NotImplementedError starts with this; TODO_NUMBER reads it back.
-TODO_MESSAGE = "{lab}, TODO {number}: "
-TODO_NUMBER = re.compile(r"^(?P<lab>\w+), TODO (?P<number>[1-9][0-9]*): ")
-# A TODO left as the stub has it: its raise statement, on a line of its own.
-UNTOUCHED_TODO = re.compile(
-    r"^[ \t]*raise NotImplementedError\((?P<quote>['\"])(?P<lab>\w+), TODO (?P<number>[1-9][0-9]*): ",
-    re.MULTILINE)
 HEADER_EN = "# Generated from {source} by `make labs`; edit the TODOs below."
 HEADER_ES = "# Generado a partir de {source} con `make labs`; edita los TODO de abajo."
 # A file with no solution regions is given to students complete (a support file).

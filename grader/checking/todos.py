@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from grader.authoring.stubgen import TODO_NUMBER, UNTOUCHED_TODO
 from grader.checking.verdict import CheckFailed
+from grader.todo_format import TODO_NUMBER, UNTOUCHED_TODO
 
 # The detail kinds of code that is not written yet: no pitfall, and the hint says what to write.
 NOT_WRITTEN = "not-written"  # a TODO of the stub, by number

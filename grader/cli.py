@@ -21,6 +21,7 @@ from typing import NoReturn
 
 from grader import __version__
 from grader.batch import (
+    SHARD_RECORD,
     BatchOptions,
     GradingInterrupted,
     StopRequested,
@@ -257,10 +258,10 @@ def cmd_merge(args: argparse.Namespace) -> int:
         raise UsageError("out_is_file", path=str(out_dir))
     options = None
     if args.gradebook or args.points is not None or args.canvas_column:
-        lab = _lab(json.loads((folders[0] / "shard.json").read_text(encoding="utf-8"))["lab"]) \
-            if (folders[0] / "shard.json").is_file() else None
-        if args.gradebook and lab is not None:
-            _gradebook_options(args, lab, None)
+        record = folders[0] / SHARD_RECORD
+        if args.gradebook and record.is_file():  # no record: merge refuses it below
+            _gradebook_options(args, _lab(json.loads(record.read_text(encoding="utf-8"))["lab"]),
+                               None)
         options = BatchOptions(out_dir=out_dir, points=args.points,
                                canvas_column=args.canvas_column,
                                gradebook=Path(args.gradebook) if args.gradebook else None)

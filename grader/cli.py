@@ -140,7 +140,8 @@ def _refuse_classes(lab: Lab, paths: Sequence[Path]) -> None:
             raise UsageError("looks_like_class", path=str(path), kind=kind)
 
 
-def _gradebook_options(args: argparse.Namespace, lab: Lab, lms_kind: str | None) -> None:
+def _gradebook_options(args: argparse.Namespace, lab: Lab, lms_kind: str | None,
+                       merging: bool = False) -> None:
     """Refuse, before grading, gradebook options the LMS would not import as meant."""
     if args.gradebook:
         path = Path(args.gradebook)
@@ -151,9 +152,9 @@ def _gradebook_options(args: argparse.Namespace, lab: Lab, lms_kind: str | None)
             raise UsageError("gradebook", path=str(path), reason=exc.strerror or str(exc)) from None
         except fill_in.GradebookError as exc:
             raise UsageError("gradebook", path=str(path), reason=str(exc)) from None
-        if lms_kind is not None and kind != lms_kind:
-            raise UsageError("gradebook", path=str(path),
-                             reason=f"a {kind} gradebook, but the class is graded as --lms {lms_kind}")
+        if lms_kind != kind and not merging:
+            raise UsageError("gradebook", path=str(path), reason=f"a {kind} gradebook fills in "
+                             f"the grades of a class graded with --lms {kind}")
         return
     if lms_kind == "canvas":
         if not args.canvas_column or args.points is None:
@@ -261,7 +262,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
         record = folders[0] / SHARD_RECORD
         if args.gradebook and record.is_file():  # no record: merge refuses it below
             _gradebook_options(args, _lab(json.loads(record.read_text(encoding="utf-8"))["lab"]),
-                               None)
+                               None, merging=True)
         options = BatchOptions(out_dir=out_dir, points=args.points,
                                canvas_column=args.canvas_column,
                                gradebook=Path(args.gradebook) if args.gradebook else None)

@@ -60,13 +60,6 @@ def scaled(doc: Mapping[str, Any], out_of: float) -> float:
     return round(share * out_of, 2)
 
 
-def points(doc: Mapping[str, Any], out_of: float | None) -> str:
-    """The grade cell: the score (scaled to `out_of` points when given), '' when not graded."""
-    if doc["status"] != "graded":
-        return ""
-    return format_number(doc["score"] if out_of is None else scaled(doc, out_of))
-
-
 def comment(doc: Mapping[str, Any]) -> str:
     """The one-line comment of a row, in the document's language."""
     catalogue = Catalogue.load(doc["lang"])

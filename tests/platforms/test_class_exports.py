@@ -160,6 +160,24 @@ def test_canvas_fresh_csv_needs_the_column_and_points_and_imports_under_canvas_r
     assert upload.new_assignments == [] and removed_grades(upload, course) == []
 
 
+@pytest.mark.parametrize(("lms", "options", "says"), [
+    ("moodle", (), "--points"),  # Moodle skips a grade above the maximum: it must be known
+    ("canvas", ("--canvas-column", "Lab 01", "--points", "10"), "Title (assignment id)"),
+    ("folders", ("--gradebook", LMS_DATA / "canvas_gradebook_export.csv", "--canvas-column", "4321"),
+     "--lms canvas"),
+    ("moodle", ("--gradebook", LMS_DATA / "canvas_gradebook_export.csv", "--canvas-column", "4321"),
+     "--lms canvas"),
+    ("moodle", ("--gradebook", LMS_DATA / "moodle_worksheet_en.csv", "--points", "58"), "differs"),
+])
+def test_gradebook_options_the_lms_would_misread_are_refused_before_grading(
+        tmp_path: Path, lms: str, options: tuple[str | Path, ...], says: str) -> None:
+    export = {"moodle": moodle_export, "canvas": canvas_export}.get(lms, lambda _: DEMO)(tmp_path)
+    refused = grader("grade", "lab01_graph", export, "--lms", lms, "--out", tmp_path / "out",
+                     *options)
+    assert refused.code == 2 and len(refused.stderr.strip().splitlines()) == 1, refused
+    assert says in refused.stderr and not (tmp_path / "out").exists(), refused
+
+
 def test_moodle_download_gives_one_report_per_participant(moodle: tuple[Path, str]) -> None:
     check_members(reports(moodle[0]), MOODLE_EXPECTED)
 

@@ -200,6 +200,23 @@ def test_moodle_worksheet_imports_every_grade_in_range_under_moodles_rules(
     assert 9003 not in result.feedback and 9003 not in result.grades and 9005 not in result.grades
 
 
+def test_canvas_shards_merge_into_the_export_filled_in_once(canvas: Path, tmp_path: Path) -> None:
+    """Each shard fills in the export with its own students; `merge` fills it in with all of
+    them, the same file as one run's, and Canvas's rules remove no grade."""
+    options = ("--canvas-column", "4321", "--gradebook", LMS_DATA / "canvas_gradebook_export.csv")
+    export = canvas_export(tmp_path / "in")
+    for index in (1, 2):
+        run = grader("grade", "lab01_graph", export, "--lms", "canvas", "--shard", f"{index}/2",
+                     "--out", tmp_path / f"shard-{index}", "--workers", "2", *options)
+        assert run.code == 0, run
+    merged = grader("merge", tmp_path / "shard-1", tmp_path / "shard-2", "--out", tmp_path / "m")
+    assert merged.code == 0, merged
+    text = (tmp_path / "m" / "canvas_gradebook.csv").read_text(encoding="utf-8")
+    assert text == (canvas / "canvas_gradebook.csv").read_text(encoding="utf-8")
+    course = canvas_course()
+    assert removed_grades(import_csv(text, course), course) == []
+
+
 def test_class_csv_has_ids_names_and_one_line_reasons(canvas: Path) -> None:
     rows = {row["student_id"]: row for row in read_csv(canvas / "class.csv")}
     assert rows["1001"]["name"] == "doejane" and rows["1001"]["score"] != ""

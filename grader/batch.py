@@ -32,11 +32,14 @@ from grader.intake import (
     prepare,
     source_label,
 )
+from grader.labs import Lab
 from grader.platforms import fill_in, gradebook
 from grader.render import render_dashboard, render_feedback
 from grader.results.build import ungradable_document
-from grader.shard import GradingPlan, grade_shard
+from grader.sandbox.jail import available_isolation
+from grader.shard import GradingPlan, grade_shard, suites_for
 
+DEFAULT_SEED = "minigrad-labs"  # the public seed of `check`: the public checks are fixed
 REPORT_FILES = {"scores.json": None, "feedback.md": "markdown", "feedback.html": "html"}
 # progress(done, total, doc, kept): called once per submission, as soon as its report exists;
 # kept is True for a report --resume kept from an earlier run.
@@ -293,6 +296,21 @@ def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: 
     if out_dir is not None:
         write_class_files(out_dir, plan.lang, options)
     return ordered
+
+
+def check_submission(lab: Lab, path: Path, lang: str, debug: bool = False,
+                     seed: str = DEFAULT_SEED) -> dict[str, Any]:
+    """The score document of the public checks on one lab folder, file or notebook (`check`).
+
+    `make check` and the notebook's check cell both come here, so both say the same.
+    """
+    # Where no sandbox can run (Windows outside WSL), the student's own code runs in-process,
+    # as with --debug: it is their code on their machine.
+    in_process = debug or available_isolation().how == "in-process"
+    plan = GradingPlan(lab, suites_for(lab, hidden=False), seed, lang, in_process=in_process)
+    options = BatchOptions(out_dir=None, workers=1, shard_timeout_s=300, interactive=debug)
+    [doc] = grade_class(plan, [path], options, progress=lambda *_: None)
+    return doc
 
 
 def _prepare_all(plan: GradingPlan, submissions: Sequence[Any], options: BatchOptions,

@@ -21,10 +21,12 @@ from typing import NoReturn
 
 from grader import __version__
 from grader.batch import (
+    DEFAULT_SEED,
     SHARD_RECORD,
     BatchOptions,
     GradingInterrupted,
     StopRequested,
+    check_submission,
     grade_class,
     read_reports,
 )
@@ -42,7 +44,6 @@ from grader.shard import GradingPlan, suites_for
 
 EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_GRADER = 0, 1, 2, 3
 EXIT_SIGNAL = 128  # plus the signal's number, as shells report it: 130 Ctrl-C, 143 SIGTERM
-DEFAULT_SEED = "minigrad-labs"
 
 
 class UsageError(Exception):
@@ -73,15 +74,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     path = Path(args.path) if args.path else lab.student_dir
     if not path.exists():
         raise UsageError("no_such_path", path=str(path))
-    # Where no sandbox can run (Windows outside WSL), the student's own code runs in-process,
-    # as with --debug: it is their code on their machine.
-    in_process = args.debug or available_isolation().how == "in-process"
-    plan = GradingPlan(lab, suites_for(lab, hidden=False), args.seed, args.lang,
-                       in_process=in_process)
-    options = BatchOptions(out_dir=None, workers=1, shard_timeout_s=300,
-                           interactive=args.debug)
     started = time.perf_counter()
-    [doc] = grade_class(plan, [path], options, progress=lambda *_: None)
+    doc = check_submission(lab, path, args.lang, debug=args.debug, seed=args.seed)
     color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     print(render_feedback(doc, args.format, color=color and args.format == "terminal"))
     if args.json:

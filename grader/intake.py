@@ -186,11 +186,47 @@ def _as_pass(line: str) -> str:
     return line[: len(line) - len(line.lstrip())] + "pass"
 
 
+# The notebook's check cell (grader/notebook.py): it checks the notebook, it is not part of it.
+CHECK_MODULE = "grader.notebook"
+METADATA_KEY = "minigrad_labs"  # a lab notebook's metadata: {"lab": ...}, the lab it checks
+
+
+def is_check_cell(source: str) -> bool:
+    """Tell whether a code cell only imports `check` from grader.notebook and calls it.
+
+    Such a cell is left out of the graded module: it defines nothing, and the module it would
+    import is the grader's own. Any other statement in the cell keeps the whole cell in.
+    """
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return False
+
+    def allowed(node: ast.stmt) -> bool:
+        if isinstance(node, ast.ImportFrom):
+            return (node.module == CHECK_MODULE and node.level == 0
+                    and [(a.name, a.asname) for a in node.names] == [("check", None)])
+        return isinstance(node, ast.Expr) and _calls_check(node.value)
+
+    return bool(body) and any(isinstance(n, ast.ImportFrom) for n in body) and all(
+        allowed(node) for node in body)
+
+
+def _calls_check(node: ast.expr) -> bool:
+    """`check(...)` or `display(check(...))`, with constant arguments only."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+        return False
+    arguments = [*node.args, *(k.value for k in node.keywords)]
+    if node.func.id == "display" and len(node.args) == 1 and not node.keywords:
+        return _calls_check(node.args[0])
+    return node.func.id == "check" and all(isinstance(a, ast.Constant) for a in arguments)
+
+
 def _cell_code(source: str) -> str:
     """A code cell as module code: cell magics (`%%...`) drop the cell, line magics and shell
     lines (`%...`, `!...`) are dropped only when the cell is not valid Python as it stands,
-    so a `%` at the start of a line inside a string survives."""
-    if source.lstrip().startswith("%%"):
+    so a `%` at the start of a line inside a string survives; the check cell is left out."""
+    if source.lstrip().startswith("%%") or is_check_cell(source):
         return ""
     try:
         ast.parse(source)

@@ -27,6 +27,7 @@ FEEDBACK_TEMPLATES: Mapping[str, str] = {
     "markdown": "feedback.md.j2",
     "html": "feedback.html.j2",
 }
+NOTEBOOK_TEMPLATE = "feedback.notebook.html.j2"
 SUMMARY_TEMPLATE = "summary.terminal.j2"
 DASHBOARD_TEMPLATE = "dashboard.html.j2"
 
@@ -187,6 +188,14 @@ def render_feedback(
     context = feedback_view(doc, catalogue)
     context["paint"] = _painter(color and fmt == "terminal")
     return environment().get_template(FEEDBACK_TEMPLATES[fmt]).render(context)
+
+
+def render_notebook_feedback(doc: Mapping[str, Any], notices: Sequence[str], lang: str) -> str:
+    """Render the feedback shown under a notebook's check cell: notices, then the HTML feedback."""
+    catalogue = Catalogue.load(lang)
+    return environment().get_template(NOTEBOOK_TEMPLATE).render(
+        notices=notices, page=render_feedback(doc, "html", lang=lang), lang=lang,
+        title=catalogue.text("ui.feedback_title", lab=str(doc["lab"])))
 
 
 def _summary_row(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, str]:

@@ -15,7 +15,7 @@ from grader.authoring.build import build_labs
 from grader.authoring.notebooks import NotebookError, lab_notebook, notebook_name, notebook_text
 from grader.authoring.stubgen import generate_stub
 from grader.batch import BatchOptions, grade_class
-from grader.intake import notebook_code
+from grader.intake import METADATA_KEY, is_check_cell, notebook_code
 from grader.labs import COURSE_ROOT, LABS, Lab, get_lab
 from grader.shard import GradingPlan, suites_for
 
@@ -111,6 +111,7 @@ def test_first_cell_introduces_the_lab_in_english_then_spanish() -> None:
     assert "`README.md`" in english and "`README.es.md`" in spanish
     for text in (english, spanish):
         assert "`make check LAB=lab NOTEBOOK=1`" in text, "the command that checks the notebook"
+        assert "`make jupyter`" in text and "`%pip install" in text, "local Jupyter and Colab"
         assert "make check LAB=lab`" in text, "and the one that checks the .py files instead"
         assert "`%`" in text and "`!`" in text, "the intro says magics and shell lines are dropped"
 
@@ -130,13 +131,31 @@ def test_one_code_cell_per_top_level_definition_after_the_header() -> None:
     assert code[2].startswith("@staticmethod\ndef g():"), "a decorator stays with its definition"
     assert code[3].startswith("class K:")
     assert 'if __name__ == "__main__":' in code[4]
-    assert len(code) == 5
+    assert code[5] == "from grader.notebook import check\ncheck()", "the check cell comes last"
+    assert len(code) == 6
+
+
+def test_check_cell_is_left_out_of_the_graded_module_and_nothing_else_is() -> None:
+    assert is_check_cell("from grader.notebook import check\ncheck()")
+    assert is_check_cell('from grader.notebook import check\ndisplay(check("TODO 3", lang="es"))')
+    assert "grader.notebook" not in graded_module(small_notebook()), "the check cell is left out"
+    for kept in ("from grader.notebook import check\ncheck()\nX = 1",
+                 "from grader.notebook import check\ncheck(X)",
+                 "from grader.notebook import check as c\nc()", "check()",
+                 "from grader.notebook import check\ndef f(): pass"):
+        assert not is_check_cell(kept), f"{kept!r} defines or runs more than the check"
+
+
+def test_notebook_says_its_lab_in_its_metadata() -> None:
+    assert small_notebook().metadata[METADATA_KEY] == {"lab": "lab"}
 
 
 def test_todo_markdown_comes_right_before_each_definition_with_todos() -> None:
     cells = small_notebook().cells
     kinds = [(cell.cell_type, cell.source.split("\n", 1)[0]) for cell in cells]
-    assert kinds[1:-1] == [
+    assert kinds[-2:] == [("markdown", "### Check / Comprobar"),
+                          ("code", "from grader.notebook import check")]
+    assert kinds[1:-3] == [
         ("code", '"""A module."""'),
         ("markdown", "### TODO(lab)"),
         ("code", "# a comment directly above f stays with f"),
@@ -144,7 +163,7 @@ def test_todo_markdown_comes_right_before_each_definition_with_todos() -> None:
         ("markdown", "### TODO(lab)"),
         ("code", "class K:"),
     ]
-    assert kinds[-1][0] == "code" and kinds[-1][1].startswith("# Smoke test:")
+    assert kinds[-3][0] == "code" and kinds[-3][1].startswith("# Smoke test:")
     assert cells[2].source == "### TODO(lab)\n\n- `f`\n  - en: Return one.\n  - es: Devuelve uno."
 
 

@@ -12,7 +12,9 @@ cells that are not valid Python as they stand). So the notebook is the stub cut 
    comment lines written directly above it; statements between two definitions stay in the
    cell of the definition before them;
 4. a smoke cell guarded by ``if __name__ == "__main__":``, which is false when the grader
-   imports the module, so the graded module behaves exactly like the stub.
+   imports the module, so the graded module behaves exactly like the stub;
+5. the check cell (``from grader.notebook import check``, ``check()``), which the grader
+   leaves out of the module (``grader.intake.is_check_cell``), under a heading in both languages.
 
 :func:`lab_notebook` checks that the joined code cells parse to the same module as the stub
 (plus the guarded smoke cell), so a notebook submission grades the same as the ``.py`` one.
@@ -37,7 +39,7 @@ import nbformat
 from nbformat import NotebookNode
 
 from grader.authoring.stubgen import CONTINUATION, TODO_EN, TODO_ES
-from grader.intake import notebook_code
+from grader.intake import METADATA_KEY, notebook_code
 
 NOTEBOOK_NAME = "{lab}.ipynb"
 NOTEBOOK_METADATA = {
@@ -57,10 +59,16 @@ for what to implement, and fill in every `TODO({lab})`.
   that start with `%` or `!` (IPython magics and shell commands) are left out.
 - Every code cell is part of that module, so keep your experiments under
   `if __name__ == "__main__":`, as in the last cell.
-- To check this notebook, save it and run, in a terminal at the root of the kit:
-  `make check LAB={lab} NOTEBOOK=1`.
-  Without `NOTEBOOK=1`, `make check LAB={lab}` checks the `.py` files of `labs/{lab}/`,
-  not this notebook."""
+- To check this notebook, save it and run the check cell at the end: the feedback of the
+  public checks shows under it (`check("TODO 3")` shows one TODO's checks, `check(lang="es")`
+  answers in Spanish). It checks the notebook as saved, which is what the grader reads.
+  - Local Jupyter: start it from the kit's environment, in a terminal at the root of the kit:
+    `make jupyter` (JupyterLab, installed in the kit's `.venv` on first use).
+  - Colab: upload this notebook and the kit's zip, and run `%pip install <the kit's zip>`
+    in a cell once per runtime (your course may give a link to a wheel instead).
+  - Or, in a terminal at the root of the kit: `make check LAB={lab} NOTEBOOK=1`.
+    Without `NOTEBOOK=1`, `make check LAB={lab}` checks the `.py` files of `labs/{lab}/`,
+    not this notebook."""
 
 INTRO_ES = """\
 # {title}
@@ -73,10 +81,17 @@ para saber qué implementar y completa cada `TODO({lab})`.
   terminal) se omiten.
 - Cada celda de código forma parte de ese módulo: deja tus experimentos bajo
   `if __name__ == "__main__":`, como en la última celda.
-- Para comprobar este cuaderno, guárdalo y ejecuta, en una terminal en la raíz del kit:
-  `make check LAB={lab} NOTEBOOK=1`.
-  Sin `NOTEBOOK=1`, `make check LAB={lab}` comprueba los archivos `.py` de `labs/{lab}/`,
-  no este cuaderno."""
+- Para comprobar este cuaderno, guárdalo y ejecuta la celda de comprobación del final: los
+  resultados de las comprobaciones públicas salen debajo (`check("TODO 3")` muestra las de un
+  TODO, `check(lang="en")` responde en inglés). Comprueba el cuaderno tal como está guardado,
+  que es lo que lee el corrector.
+  - Jupyter local: arráncalo desde el entorno del kit, en una terminal en la raíz del kit:
+    `make jupyter` (JupyterLab, que se instala en el `.venv` del kit la primera vez).
+  - Colab: sube este cuaderno y el zip del kit, y ejecuta `%pip install <el zip del kit>`
+    en una celda una vez por entorno (tu curso puede darte el enlace a un wheel en su lugar).
+  - O bien, en una terminal en la raíz del kit: `make check LAB={lab} NOTEBOOK=1`.
+    Sin `NOTEBOOK=1`, `make check LAB={lab}` comprueba los archivos `.py` de `labs/{lab}/`,
+    no este cuaderno."""
 
 TODO_HEADING = "### TODO({lab})"
 TODO_ITEM = "- {where}\n  - en: {en}\n  - es: {es}"
@@ -92,6 +107,18 @@ SMOKE_CELL = """\
 if __name__ == "__main__":
     missing = [name for name in {names} if name not in globals()]
     print(f"not defined yet / aún sin definir: {{missing}}" if missing else "ok")"""
+
+CHECK_HEADING = """\
+### Check / Comprobar
+
+Save the notebook, then run the cell below: the public checks' feedback shows under it.
+`check("TODO 3")` shows only that TODO's checks; `check(lang="es")` answers in Spanish.
+The grader leaves this cell out of your code.
+
+Guarda el cuaderno y ejecuta la celda de abajo: los resultados de las comprobaciones públicas
+salen debajo. `check("TODO 3")` muestra solo las de ese TODO; `check(lang="en")` responde en
+inglés. El corrector deja esta celda fuera de tu código."""
+CHECK_CELL = "from grader.notebook import check\ncheck()"
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # Markdown punctuation a TODO text could trigger by accident (emphasis, links, HTML).
@@ -266,10 +293,12 @@ def lab_notebook(lab_name: str, stub_source: str, readme_en: str, readme_es: str
     top_level = tuple(s.name for s in tree.body if isinstance(s, _DEFINITIONS))
     smoke = SMOKE_CELL.format(names=repr(top_level))
     sources.append(("code", smoke))
+    sources += [("markdown", CHECK_HEADING), ("code", CHECK_CELL)]
 
     new_cell = {"markdown": nbformat.v4.new_markdown_cell, "code": nbformat.v4.new_code_cell}
     cells = [new_cell[kind](source, id=f"cell-{n}") for n, (kind, source) in enumerate(sources)]
-    notebook = nbformat.v4.new_notebook(cells=cells, metadata=nbformat.from_dict(NOTEBOOK_METADATA))
+    metadata = {**NOTEBOOK_METADATA, METADATA_KEY: {"lab": lab_name}}
+    notebook = nbformat.v4.new_notebook(cells=cells, metadata=nbformat.from_dict(metadata))
     nbformat.validate(notebook)
     _check_same_module(lab_name, notebook, tree, smoke)
     return notebook

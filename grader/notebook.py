@@ -132,13 +132,18 @@ def unsaved_definitions(saved_cells: Sequence[str], history: Iterable[str],
     """
     saved = {_normal(cell) for cell in saved_cells} | {_normal(transform(cell))
                                                        for cell in saved_cells}
-    defined = {node.name for cell in saved_cells for node in _top_level(cell)}
+    defined = {node.name for cell in saved_cells for node in _top_level(_without_magics(cell))}
     last_run: dict[str, str] = {}
     for source in history:
         for node in _top_level(source):
             last_run[node.name] = source
     return sorted(name for name, source in last_run.items()
                   if name in defined and _normal(source) not in saved)
+
+
+def _without_magics(source: str) -> str:
+    return "\n".join(line for line in source.splitlines()
+                     if not line.lstrip().startswith(("%", "!")))
 
 
 def _top_level(source: str) -> list[Any]:

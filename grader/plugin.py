@@ -73,7 +73,8 @@ def pytest_configure(config: pytest.Config) -> None:
     """Register the marker and load the manifest."""
     config.addinivalue_line(
         "markers",
-        "check(id, pitfall, weight, requires=(), defers_to=(), timeout=None): a graded check")
+        "check(id, pitfall, weight, requires=(), defers_to=(), timeout=None, todo=None): "
+        "a graded check")
     path = config.getoption("--grader-manifest")
     if not path:
         return

@@ -53,6 +53,17 @@ def test_good_marker_becomes_a_spec() -> None:
     assert type(result.weight) is float and type(result.timeout_s) is float
 
 
+def test_todo_key_becomes_the_specs_todos() -> None:
+    assert spec_from_marker(TEST, (), {**GOOD, "todo": 3}, "public").todos == (3,)
+    assert spec_from_marker(TEST, (), {**GOOD, "todo": (2, 4)}, "public").todos == (2, 4)
+    assert spec_from_marker(TEST, (), dict(GOOD), "public").todos == ()
+
+
+@pytest.mark.parametrize("bad_todo", [0, -1, "3", 2.0, True, (), (1, "2"), [3]])
+def test_todo_that_is_not_todo_numbers_is_refused(bad_todo: object) -> None:
+    assert "todo= must be a TODO number" in refusal(todo=bad_todo)
+
+
 def test_positional_arguments_are_refused() -> None:
     with pytest.raises(CheckDefinitionError, match="keyword arguments only"):
         spec_from_marker(TEST, ("value-hashable",), dict(GOOD), "hidden")

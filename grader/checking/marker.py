@@ -16,12 +16,12 @@ import pytest
 from grader.i18n import LANGUAGES, Catalogue
 
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-ALLOWED_KEYS = {"id", "pitfall", "weight", "requires", "defers_to", "timeout"}
+ALLOWED_KEYS = {"id", "pitfall", "weight", "requires", "defers_to", "timeout", "todo"}
 
 
 def check_case(*values: Any, id: str, pitfall: str, weight: float,  # noqa: A002 (the marker's key)
                requires: tuple[str, ...] = (), defers_to: tuple[str, ...] = (),
-               timeout: float | None = None) -> Any:
+               timeout: float | None = None, todo: int | tuple[int, ...] | None = None) -> Any:
     """One parameter of a parametrized check, carrying its own check marker.
 
     `@pytest.mark.parametrize("op", [check_case("neg", id="neg-forward", ...), ...])` makes each
@@ -29,7 +29,8 @@ def check_case(*values: Any, id: str, pitfall: str, weight: float,  # noqa: A002
     """
     marker = pytest.mark.check(id=id, pitfall=pitfall, weight=weight, requires=requires,
                                defers_to=defers_to,
-                               **({} if timeout is None else {"timeout": timeout}))
+                               **({} if timeout is None else {"timeout": timeout}),
+                               **({} if todo is None else {"todo": todo}))
     return pytest.param(*values, id=id, marks=marker)
 
 
@@ -51,6 +52,19 @@ class CheckSpec:
     # Checks this one defers its blame to: it always runs, but a failure while one of these
     # did not pass is reported as not run (the bug is theirs), and a pass is a pass.
     defers_to: tuple[str, ...] = ()
+    # The stub's TODOs this check judges (`todo=3` or `todo=(2, 4)`): the public checks say it,
+    # so that `check("TODO 3")` in a notebook shows them.
+    todos: tuple[int, ...] = ()
+
+
+def _todos(test: str, value: Any) -> tuple[int, ...]:
+    """A marker's todo= as a tuple of TODO numbers, refusing anything else."""
+    numbers = value if isinstance(value, tuple) else (value,)
+    if not numbers or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1
+                              for n in numbers):
+        raise CheckDefinitionError(f"{test}: todo= must be a TODO number or a tuple of them, "
+                                   f"not {value!r}")
+    return tuple(numbers)
 
 
 def spec_from_marker(test: str, args: tuple[Any, ...], kwargs: dict[str, Any],
@@ -80,9 +94,10 @@ def spec_from_marker(test: str, args: tuple[Any, ...], kwargs: dict[str, Any],
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)
                                 or not math.isfinite(timeout) or timeout <= 0):
         raise CheckDefinitionError(f"{test}: timeout {timeout!r} must be a positive number")
+    todos = _todos(test, kwargs["todo"]) if "todo" in kwargs else ()
     return CheckSpec(check_id, pitfall, float(weight), tuple(requires),
                      None if timeout is None else float(timeout), visibility, test,
-                     tuple(defers_to))
+                     tuple(defers_to), todos)
 
 
 def validate_suite(specs: Iterable[CheckSpec]) -> None:

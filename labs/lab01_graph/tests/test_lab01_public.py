@@ -47,7 +47,7 @@ def _expect_numbers(sandboxed, op, k, data, grad):
 
 # -- TODO 1: the leaf's _backward -----------------------------------------------------------------
 
-@pytest.mark.check(id="example-leaf-backward", pitfall="leaf-backward", weight=1)
+@pytest.mark.check(id="example-leaf-backward", todo=1, pitfall="leaf-backward", weight=1)
 def test_example_leaf_backward_does_nothing(sandboxed):
     result = sandboxed(scenarios.leaf_backward, x=A)
     expect_equal(field(result, "callable", bool), True, quantity="callable(a._backward)",
@@ -57,13 +57,13 @@ def test_example_leaf_backward_does_nothing(sandboxed):
 
 # -- TODO 2: the node of a sum --------------------------------------------------------------------
 
-@pytest.mark.check(id="example-values-hashable", pitfall="hash-trap", weight=1)
+@pytest.mark.check(id="example-values-hashable", todo=2, pitfall="hash-trap", weight=1)
 def test_example_values_can_be_hashed(sandboxed):
     result = sandboxed(scenarios.hash_nodes, x=A, y=B, ops="+")
     verdicts.expect_hashable_nodes(result, {"a": A, "b": B}, "len({a, b, a + b})", 3)
 
 
-@pytest.mark.check(id="example-add-node", pitfall="graph-construction", weight=1,
+@pytest.mark.check(id="example-add-node", todo=2, pitfall="graph-construction", weight=1,
                    requires=("example-values-hashable",))
 def test_example_sum_builds_a_node(sandboxed):
     result = sandboxed(scenarios.build_node, op="+", x=A, y=B)
@@ -72,19 +72,20 @@ def test_example_sum_builds_a_node(sandboxed):
 
 # -- TODO 3: the _backward of a sum ---------------------------------------------------------------
 
-@pytest.mark.check(id="example-add-local-derivative", pitfall="wrong-local-derivative", weight=1,
+@pytest.mark.check(id="example-add-local-derivative", todo=3,
+                   pitfall="wrong-local-derivative", weight=1,
                    requires=("example-add-node",))
 def test_example_sum_passes_one_to_each_parent(sandboxed):
     _expect_direct(sandboxed, "+", {"a.grad": 1.0, "b.grad": 1.0})
 
 
-@pytest.mark.check(id="example-add-upstream-gradient", pitfall="ignores-upstream-gradient",
+@pytest.mark.check(id="example-add-upstream-gradient", todo=3, pitfall="ignores-upstream-gradient",
                    weight=1, requires=("example-add-local-derivative",))
 def test_example_sum_scales_by_out_grad(sandboxed):
     _expect_direct(sandboxed, "+", {"a.grad": C, "b.grad": C}, upstream=C)
 
 
-@pytest.mark.check(id="example-add-accumulates", pitfall="grad-overwrite", weight=1,
+@pytest.mark.check(id="example-add-accumulates", todo=3, pitfall="grad-overwrite", weight=1,
                    requires=("example-add-local-derivative",))
 def test_example_sum_adds_to_the_parents_grads(sandboxed):
     _expect_direct(sandboxed, "+", {"a.grad": 2.0}, same=True)
@@ -93,7 +94,7 @@ def test_example_sum_adds_to_the_parents_grads(sandboxed):
 
 # -- TODO 4: the node of a product ----------------------------------------------------------------
 
-@pytest.mark.check(id="course-example-graph", pitfall="graph-construction", weight=1,
+@pytest.mark.check(id="course-example-graph", todo=4, pitfall="graph-construction", weight=1,
                    requires=("example-add-node",))
 def test_course_example_builds_the_graph(sandboxed):
     shown = {"d": "a*b + c", "a": A, "b": B, "c": C}
@@ -109,19 +110,20 @@ def test_course_example_builds_the_graph(sandboxed):
 
 # -- TODO 5: the _backward of a product -----------------------------------------------------------
 
-@pytest.mark.check(id="example-mul-local-derivative", pitfall="wrong-local-derivative", weight=1,
+@pytest.mark.check(id="example-mul-local-derivative", todo=5,
+                   pitfall="wrong-local-derivative", weight=1,
                    requires=("course-example-graph",))
 def test_example_product_passes_the_other_factor(sandboxed):
     _expect_direct(sandboxed, "*", {"a.grad": B, "b.grad": A})
 
 
-@pytest.mark.check(id="example-mul-upstream-gradient", pitfall="ignores-upstream-gradient",
+@pytest.mark.check(id="example-mul-upstream-gradient", todo=5, pitfall="ignores-upstream-gradient",
                    weight=1, requires=("example-mul-local-derivative",))
 def test_example_product_scales_by_out_grad(sandboxed):
     _expect_direct(sandboxed, "*", {"a.grad": B * C, "b.grad": A * C}, upstream=C)
 
 
-@pytest.mark.check(id="example-mul-accumulates", pitfall="grad-overwrite", weight=1,
+@pytest.mark.check(id="example-mul-accumulates", todo=5, pitfall="grad-overwrite", weight=1,
                    requires=("example-mul-local-derivative",))
 def test_example_product_adds_to_the_parents_grads(sandboxed):
     _expect_direct(sandboxed, "*", {"a.grad": 2 * A}, same=True)
@@ -130,13 +132,13 @@ def test_example_product_adds_to_the_parents_grads(sandboxed):
 
 # -- TODOs 6 and 7: numbers on either side ---------------------------------------------------------
 
-@pytest.mark.check(id="example-add-number-operands", pitfall="number-operand", weight=1,
+@pytest.mark.check(id="example-add-number-operands", todo=6, pitfall="number-operand", weight=1,
                    requires=("example-add-local-derivative",))
 def test_example_numbers_on_either_side_of_plus(sandboxed):
     _expect_numbers(sandboxed, "+", 1, A + 1, 1.0)
 
 
-@pytest.mark.check(id="example-mul-number-operands", pitfall="number-operand", weight=1,
+@pytest.mark.check(id="example-mul-number-operands", todo=7, pitfall="number-operand", weight=1,
                    requires=("example-mul-local-derivative",))
 def test_example_numbers_on_either_side_of_times(sandboxed):
     _expect_numbers(sandboxed, "*", 3, 3 * A, 3.0)
@@ -144,7 +146,7 @@ def test_example_numbers_on_either_side_of_times(sandboxed):
 
 # -- TODO 8: backward() ---------------------------------------------------------------------------
 
-@pytest.mark.check(id="example-seed", pitfall="seed-gradient", weight=1,
+@pytest.mark.check(id="example-seed", todo=8, pitfall="seed-gradient", weight=1,
                    requires=("course-example-graph",), defers_to=("example-leaf-backward",))
 def test_example_backward_seeds_the_output(sandboxed):
     result = sandboxed(scenarios.seed, x=A, y=B)
@@ -157,19 +159,19 @@ def _sibling_calls(sandboxed):
     return result, leaves, {"graph": verdicts.SIBLING_GRAPH, **leaves}
 
 
-@pytest.mark.check(id="example-topological-order", pitfall="topological-order", weight=1,
+@pytest.mark.check(id="example-topological-order", todo=8, pitfall="topological-order", weight=1,
                    requires=("example-seed",))
 def test_example_backward_runs_in_topological_order(sandboxed):
     verdicts.expect_topological_calls(*_sibling_calls(sandboxed))
 
 
-@pytest.mark.check(id="example-each-node-once", pitfall="missing-visited-set", weight=1,
+@pytest.mark.check(id="example-each-node-once", todo=8, pitfall="missing-visited-set", weight=1,
                    requires=("example-seed",))
 def test_example_backward_runs_each_node_once(sandboxed):
     verdicts.expect_each_called_once(*_sibling_calls(sandboxed))
 
 
-@pytest.mark.check(id="course-diamond-example", pitfall="grad-overwrite", weight=1,
+@pytest.mark.check(id="course-diamond-example", todo=8, pitfall="grad-overwrite", weight=1,
                    requires=PROPAGATING)
 def test_course_diamond_accumulates(sandboxed):
     result = sandboxed(scenarios.diamond, x=A, y=B)
@@ -178,7 +180,7 @@ def test_course_diamond_accumulates(sandboxed):
                               inputs={"d": "a*b + a", "a": A, "b": B}, source="literal")
 
 
-@pytest.mark.check(id="example-equal-data-nodes", pitfall="hash-trap", weight=1,
+@pytest.mark.check(id="example-equal-data-nodes", todo=8, pitfall="hash-trap", weight=1,
                    requires=PROPAGATING)
 def test_example_nodes_with_equal_data_are_all_visited(sandboxed):
     result = sandboxed(scenarios.equal_data_nodes, x=A, y=B, z=C)

@@ -52,30 +52,30 @@ def _expect_not_confused(sandboxed, op, x, slope, confused):
 
 # -- unary minus and subtraction -----------------------------------------------------------------
 
-@pytest.mark.check(id="example-neg-forward", pitfall="graph-construction", weight=1)
+@pytest.mark.check(id="example-neg-forward", todo=3, pitfall="graph-construction", weight=1)
 def test_example_neg_forward(sandboxed):
     _expect(sandboxed, "neg", {"data": -2.0}, {"x": A}, around="forward")
 
 
-@pytest.mark.check(id="example-neg-derivative", pitfall="wrong-local-derivative", weight=1,
+@pytest.mark.check(id="example-neg-derivative", todo=3, pitfall="wrong-local-derivative", weight=1,
                    requires=("example-neg-forward",))
 def test_example_neg_derivative(sandboxed):
     _expect(sandboxed, "neg", {"a.grad": -1.0}, {"x": A})
 
 
-@pytest.mark.check(id="example-sub-forward", pitfall="graph-construction", weight=1,
+@pytest.mark.check(id="example-sub-forward", todo=4, pitfall="graph-construction", weight=1,
                    requires=("example-neg-forward",))
 def test_example_sub_forward(sandboxed):
     _expect(sandboxed, "sub", {"data": 3.0}, {"x": 5.0, "y": A}, around="forward")
 
 
-@pytest.mark.check(id="example-sub-derivative", pitfall="wrong-local-derivative", weight=1,
+@pytest.mark.check(id="example-sub-derivative", todo=4, pitfall="wrong-local-derivative", weight=1,
                    requires=("example-sub-forward", "example-neg-derivative"))
 def test_example_sub_derivative(sandboxed):
     _expect(sandboxed, "sub", {"a.grad": 1.0, "b.grad": -1.0}, {"x": 5.0, "y": A})
 
 
-@pytest.mark.check(id="example-sub-number-on-left", pitfall="number-operand", weight=1,
+@pytest.mark.check(id="example-sub-number-on-left", todo=5, pitfall="number-operand", weight=1,
                    requires=("example-sub-derivative",))
 def test_example_number_minus_value(sandboxed):
     _expect(sandboxed, "sub-number-on-left", {"data": -1.0, "a.grad": -1.0}, {"x": A, "k": 1})
@@ -83,46 +83,46 @@ def test_example_number_minus_value(sandboxed):
 
 # -- powers and division -------------------------------------------------------------------------
 
-@pytest.mark.check(id="example-pow-forward", pitfall="graph-construction", weight=1)
+@pytest.mark.check(id="example-pow-forward", todo=1, pitfall="graph-construction", weight=1)
 def test_example_pow_forward(sandboxed):
     for x, k, power in ((A, 3, 8.0), (4.0, 0.5, 2.0), (A, -1, 0.5)):
         _expect(sandboxed, "pow", {"data": power}, {"x": x, "k": k}, around="forward")
 
 
-@pytest.mark.check(id="example-pow-rejects-value-exponent", pitfall="unsupported-operand",
+@pytest.mark.check(id="example-pow-rejects-value-exponent", todo=1, pitfall="unsupported-operand",
                    weight=1, requires=("example-pow-forward",))
 def test_example_pow_rejects_a_value_exponent(sandboxed):
     result = sandboxed(scenarios.pow_value_exponent, x=A, k=2)
     verdicts.expect_rejected(result, {"a": A, "k": 2})
 
 
-@pytest.mark.check(id="example-pow-derivative", pitfall="wrong-local-derivative", weight=1,
+@pytest.mark.check(id="example-pow-derivative", todo=2, pitfall="wrong-local-derivative", weight=1,
                    requires=("example-pow-forward",))
 def test_example_pow_derivative(sandboxed):
     for x, k, slope in ((A, 3, 12.0), (4.0, 0.5, 0.25), (A, -1, -0.25)):
         _expect(sandboxed, "pow", {"a.grad": slope}, {"x": x, "k": k})
 
 
-@pytest.mark.check(id="example-pow-scaled-output", pitfall="ignores-upstream-gradient",
+@pytest.mark.check(id="example-pow-scaled-output", todo=2, pitfall="ignores-upstream-gradient",
                    weight=1, requires=("example-pow-derivative",))
 def test_example_pow_times_c(sandboxed):
     _expect(sandboxed, "pow", {"a.grad": 12.0}, {"x": 3.0, "k": 2, "z": A}, around="scaled")
 
 
-@pytest.mark.check(id="example-div-forward", pitfall="graph-construction", weight=1,
+@pytest.mark.check(id="example-div-forward", todo=6, pitfall="graph-construction", weight=1,
                    requires=("example-pow-forward",))
 def test_example_div_forward(sandboxed):
     _expect(sandboxed, "truediv", {"data": 0.75}, {"x": 3.0, "y": 4.0}, around="forward")
 
 
-@pytest.mark.check(id="example-div-derivative", pitfall="wrong-local-derivative", weight=1,
+@pytest.mark.check(id="example-div-derivative", todo=6, pitfall="wrong-local-derivative", weight=1,
                    requires=("example-div-forward", "example-pow-derivative",
                              "example-pow-scaled-output"))
 def test_example_div_derivative(sandboxed):
     _expect(sandboxed, "truediv", {"a.grad": 0.25, "b.grad": -0.1875}, {"x": 3.0, "y": 4.0})
 
 
-@pytest.mark.check(id="example-div-number-on-left", pitfall="number-operand", weight=1,
+@pytest.mark.check(id="example-div-number-on-left", todo=7, pitfall="number-operand", weight=1,
                    requires=("example-div-derivative",))
 def test_example_number_over_value(sandboxed):
     _expect(sandboxed, "truediv-number-on-left", {"data": 0.5, "a.grad": -0.125}, {"x": 4.0, "k": 2})
@@ -130,43 +130,45 @@ def test_example_number_over_value(sandboxed):
 
 # -- exp and log ---------------------------------------------------------------------------------
 
-@pytest.mark.check(id="example-exp-forward", pitfall="graph-construction", weight=1)
+@pytest.mark.check(id="example-exp-forward", todo=8, pitfall="graph-construction", weight=1)
 def test_example_exp_forward(sandboxed):
     _expect(sandboxed, "exp", {"data": E_SQUARED}, {"x": A}, around="forward")
 
 
-@pytest.mark.check(id="example-exp-reads-output", pitfall="input-output-confusion", weight=1,
+@pytest.mark.check(id="example-exp-reads-output", todo=9,
+                   pitfall="input-output-confusion", weight=1,
                    requires=("example-exp-forward",))
 def test_example_exp_derivative_reads_the_output(sandboxed):
     _expect_not_confused(sandboxed, "exp", A, E_SQUARED, A)
 
 
-@pytest.mark.check(id="example-exp-derivative", pitfall="wrong-local-derivative", weight=1,
+@pytest.mark.check(id="example-exp-derivative", todo=9, pitfall="wrong-local-derivative", weight=1,
                    requires=("example-exp-forward",))
 def test_example_exp_derivative(sandboxed):
     _expect_derivative(sandboxed, "exp", A, E_SQUARED, (A, "self.data", "out.data"),
                        "example-exp-reads-output")
 
 
-@pytest.mark.check(id="example-log-forward", pitfall="graph-construction", weight=1)
+@pytest.mark.check(id="example-log-forward", todo=10, pitfall="graph-construction", weight=1)
 def test_example_log_forward(sandboxed):
     _expect(sandboxed, "log", {"data": LN_2}, {"x": A}, around="forward")
 
 
-@pytest.mark.check(id="example-log-reads-input", pitfall="input-output-confusion", weight=1,
+@pytest.mark.check(id="example-log-reads-input", todo=11,
+                   pitfall="input-output-confusion", weight=1,
                    requires=("example-log-forward",))
 def test_example_log_derivative_reads_the_input(sandboxed):
     _expect_not_confused(sandboxed, "log", A, 0.5, ONE_OVER_LN_2)
 
 
-@pytest.mark.check(id="example-log-derivative", pitfall="wrong-local-derivative", weight=1,
+@pytest.mark.check(id="example-log-derivative", todo=11, pitfall="wrong-local-derivative", weight=1,
                    requires=("example-log-forward",))
 def test_example_log_derivative(sandboxed):
     _expect_derivative(sandboxed, "log", A, 0.5, (ONE_OVER_LN_2, "out.data", "self.data"),
                        "example-log-reads-input")
 
 
-@pytest.mark.check(id="example-log-reused-input", pitfall="grad-overwrite", weight=1,
+@pytest.mark.check(id="example-log-reused-input", todo=11, pitfall="grad-overwrite", weight=1,
                    requires=("example-log-derivative",))
 def test_example_log_plus_a(sandboxed):
     _expect(sandboxed, "log", {"a.grad": 1.5}, {"x": A}, around="reused")
@@ -174,49 +176,53 @@ def test_example_log_plus_a(sandboxed):
 
 # -- tanh, relu and sigmoid ----------------------------------------------------------------------
 
-@pytest.mark.check(id="example-tanh-forward", pitfall="graph-construction", weight=1)
+@pytest.mark.check(id="example-tanh-forward", todo=12, pitfall="graph-construction", weight=1)
 def test_example_tanh_forward(sandboxed):
     _expect(sandboxed, "tanh", {"data": TANH_HALF}, {"x": 0.5}, around="forward")
 
 
-@pytest.mark.check(id="example-tanh-reads-output", pitfall="input-output-confusion", weight=1,
+@pytest.mark.check(id="example-tanh-reads-output", todo=13,
+                   pitfall="input-output-confusion", weight=1,
                    requires=("example-tanh-forward",))
 def test_example_tanh_derivative_reads_the_output(sandboxed):
     _expect_not_confused(sandboxed, "tanh", 0.5, TANH_HALF_SLOPE, 0.75)
 
 
-@pytest.mark.check(id="example-tanh-derivative", pitfall="wrong-local-derivative", weight=1,
+@pytest.mark.check(id="example-tanh-derivative", todo=13,
+                   pitfall="wrong-local-derivative", weight=1,
                    requires=("example-tanh-forward",))
 def test_example_tanh_derivative(sandboxed):
     _expect_derivative(sandboxed, "tanh", 0.5, TANH_HALF_SLOPE, (0.75, "self.data", "out.data"),
                        "example-tanh-reads-output")
 
 
-@pytest.mark.check(id="example-relu-forward", pitfall="graph-construction", weight=1)
+@pytest.mark.check(id="example-relu-forward", todo=14, pitfall="graph-construction", weight=1)
 def test_example_relu_forward(sandboxed):
     for x, expected in ((A, A), (-3.0, 0.0)):
         _expect(sandboxed, "relu", {"data": expected}, {"x": x}, around="forward")
 
 
-@pytest.mark.check(id="example-relu-derivative", pitfall="wrong-local-derivative", weight=1,
+@pytest.mark.check(id="example-relu-derivative", todo=15,
+                   pitfall="wrong-local-derivative", weight=1,
                    requires=("example-relu-forward",))
 def test_example_relu_derivative(sandboxed):
     for x, slope in ((A, 1.0), (-3.0, 0.0)):
         _expect(sandboxed, "relu", {"a.grad": slope}, {"x": x})
 
 
-@pytest.mark.check(id="example-sigmoid-forward", pitfall="graph-construction", weight=1)
+@pytest.mark.check(id="example-sigmoid-forward", todo=16, pitfall="graph-construction", weight=1)
 def test_example_sigmoid_forward(sandboxed):
     _expect(sandboxed, "sigmoid", {"data": SIGMOID_HALF}, {"x": 0.5}, around="forward")
 
 
-@pytest.mark.check(id="example-sigmoid-reads-output", pitfall="input-output-confusion",
+@pytest.mark.check(id="example-sigmoid-reads-output", todo=17, pitfall="input-output-confusion",
                    weight=1, requires=("example-sigmoid-forward",))
 def test_example_sigmoid_derivative_reads_the_output(sandboxed):
     _expect_not_confused(sandboxed, "sigmoid", 0.5, SIGMOID_HALF_SLOPE, 0.25)
 
 
-@pytest.mark.check(id="example-sigmoid-derivative", pitfall="wrong-local-derivative", weight=1,
+@pytest.mark.check(id="example-sigmoid-derivative", todo=17,
+                   pitfall="wrong-local-derivative", weight=1,
                    requires=("example-sigmoid-forward",))
 def test_example_sigmoid_derivative(sandboxed):
     _expect_derivative(sandboxed, "sigmoid", 0.5, SIGMOID_HALF_SLOPE,

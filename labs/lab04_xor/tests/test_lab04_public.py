@@ -68,7 +68,7 @@ def _expect_module(sandboxed, kind, args, shape, count, expected_of):
 
 # -- TODO 1: Module.zero_grad ---------------------------------------------------------------------
 
-@pytest.mark.check(id="example-module-zero-grad", pitfall="missing-zero-grad", weight=1)
+@pytest.mark.check(id="example-module-zero-grad", todo=1, pitfall="missing-zero-grad", weight=1)
 def test_example_zero_grad_resets_every_parameter(sandboxed):
     result = sandboxed(scenarios.zero_grad_module, grads=STALE)
     inputs = {"parameters() grads": STALE, "called": "zero_grad()"}
@@ -79,7 +79,7 @@ def test_example_zero_grad_resets_every_parameter(sandboxed):
 
 # -- TODOs 2 to 4: Neuron -------------------------------------------------------------------------
 
-@pytest.mark.check(id="example-neuron-output", pitfall="nn-structure", weight=1)
+@pytest.mark.check(id="example-neuron-output", todo=(2, 3), pitfall="nn-structure", weight=1)
 def test_example_neuron_output(sandboxed):
     for nonlin, expected, written in ((True, OUT, "Neuron(2)(x)"),
                                       (False, LINEAR, "Neuron(2, nonlin=False)(x)")):
@@ -91,7 +91,7 @@ def test_example_neuron_output(sandboxed):
                      inputs=inputs, source="literal")
 
 
-@pytest.mark.check(id="example-neuron-parameters", pitfall="nn-structure", weight=1)
+@pytest.mark.check(id="example-neuron-parameters", todo=(2, 4), pitfall="nn-structure", weight=1)
 def test_example_neuron_parameters(sandboxed):
     inputs = {"random.seed": SEED}
     params = field(sandboxed(scenarios.seeded_parameters, seed=SEED, kind="Neuron", args=[2]),
@@ -102,13 +102,13 @@ def test_example_neuron_parameters(sandboxed):
                      inputs=inputs, source="literal")
 
 
-@pytest.mark.check(id="example-neuron-parameters-are-its-values", pitfall="parameters-copy",
+@pytest.mark.check(id="example-neuron-parameters-are-its-values", todo=4, pitfall="parameters-copy",
                    weight=1, requires=("example-neuron-output", "example-neuron-parameters"))
 def test_example_neuron_parameters_are_its_own_values(sandboxed):
     _expect_parameters_are_own(sandboxed, "Neuron")
 
 
-@pytest.mark.check(id="example-neuron-gradients", pitfall="late-binding-closure", weight=1,
+@pytest.mark.check(id="example-neuron-gradients", todo=3, pitfall="late-binding-closure", weight=1,
                    requires=("example-neuron-parameters-are-its-values",))
 def test_example_neuron_gradients(sandboxed):
     result = sandboxed(scenarios.neuron_gradients, seed=SEED, x=X)
@@ -123,7 +123,7 @@ def test_example_neuron_gradients(sandboxed):
 
 # -- TODOs 5 to 7: Layer --------------------------------------------------------------------------
 
-@pytest.mark.check(id="example-layer", pitfall="nn-structure", weight=1,
+@pytest.mark.check(id="example-layer", todo=(5, 6), pitfall="nn-structure", weight=1,
                    requires=("example-neuron-output", "example-neuron-parameters"))
 def test_example_layer(sandboxed):
     for nout, shape in ((4, "list of 4 Values"), (1, "Value")):
@@ -131,7 +131,8 @@ def test_example_layer(sandboxed):
                        lambda params, nout=nout: verdicts.layer_outputs(params, 2, nout, X, True))
 
 
-@pytest.mark.check(id="example-layer-neurons-are-distinct", pitfall="nn-structure", weight=1,
+@pytest.mark.check(id="example-layer-neurons-are-distinct", todo=5,
+                   pitfall="nn-structure", weight=1,
                    requires=("example-layer",))
 def test_example_layer_neurons_are_distinct(sandboxed):
     result = sandboxed(scenarios.module_forward, seed=SEED, kind="Layer", args=[2, 4], kwargs={},
@@ -141,13 +142,15 @@ def test_example_layer_neurons_are_distinct(sandboxed):
 
 # -- TODOs 8 to 10: MLP ---------------------------------------------------------------------------
 
-@pytest.mark.check(id="example-mlp", pitfall="nn-structure", weight=1, requires=("example-layer",))
+@pytest.mark.check(id="example-mlp", todo=(8, 9),
+                   pitfall="nn-structure", weight=1, requires=("example-layer",))
 def test_example_mlp(sandboxed):
     _expect_module(sandboxed, "MLP", [2, [4, 1]], "Value", 17,
                    lambda params: verdicts.mlp_outputs(params, verdicts.XOR_SIZES, X))
 
 
-@pytest.mark.check(id="example-parameters-are-the-model-values", pitfall="parameters-copy",
+@pytest.mark.check(id="example-parameters-are-the-model-values", todo=(7, 10),
+                   pitfall="parameters-copy",
                    weight=1, requires=("example-mlp",))
 def test_example_parameters_are_the_model_values(sandboxed):
     _expect_parameters_are_own(sandboxed, "MLP")
@@ -166,7 +169,7 @@ def _loop_inputs(steps):
             "lr": verdicts.LEARNING_RATE}
 
 
-@pytest.mark.check(id="example-train-xor-losses", pitfall="training-loop", weight=1,
+@pytest.mark.check(id="example-train-xor-losses", todo=11, pitfall="training-loop", weight=1,
                    requires=("example-mlp",))
 def test_example_train_xor_returns_one_loss_per_step(sandboxed):
     result = sandboxed(scenarios.train_and_evaluate, seed=SEED, steps=LOOP_STEPS,
@@ -187,7 +190,8 @@ def _trace(sandboxed):
     return result, _loop_inputs(LOOP_STEPS)
 
 
-@pytest.mark.check(id="example-loop-zeroes-gradients", pitfall="missing-zero-grad", weight=1,
+@pytest.mark.check(id="example-loop-zeroes-gradients", todo=11,
+                   pitfall="missing-zero-grad", weight=1,
                    requires=LOOP,
                    defers_to=DISTINCT)
 def test_example_loop_zeroes_gradients(sandboxed):
@@ -198,7 +202,7 @@ def test_example_loop_zeroes_gradients(sandboxed):
                  actual=grad)
 
 
-@pytest.mark.check(id="example-loop-updates-after-backward", pitfall="mid-flight-mutation",
+@pytest.mark.check(id="example-loop-updates-after-backward", todo=11, pitfall="mid-flight-mutation",
                    weight=1, requires=LOOP,
                    defers_to=DISTINCT)
 def test_example_loop_updates_after_backward(sandboxed):
@@ -210,7 +214,7 @@ def test_example_loop_updates_after_backward(sandboxed):
              forward=forward, actual=now)
 
 
-@pytest.mark.check(id="example-learns-xor", pitfall="training-loop", weight=1,
+@pytest.mark.check(id="example-learns-xor", todo=11, pitfall="training-loop", weight=1,
                    requires=("example-neuron-gradients", "example-train-xor-losses",
                              "example-loop-zeroes-gradients",
                              "example-loop-updates-after-backward"),

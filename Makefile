@@ -7,7 +7,7 @@ LANG_ARG := $(if $(GRADER_LANG),--lang $(GRADER_LANG),)
 SUBMISSIONS ?=
 OUT    ?= out/grades
 
-.PHONY: help venv check jupyter test lint demo grade labs kit bench mutation screenshots clean
+.PHONY: help venv check test lint demo grade labs kit bench mutation screenshots clean
 
 help:
 	@echo "make check [LAB=lab01_graph]   run the public checks on your lab (students)"
@@ -30,10 +30,6 @@ venv: $(VENV)/.installed
 
 check: venv
 	$(PY) -m grader check $(LAB) $(LANG_ARG) $(if $(NOTEBOOK),--path labs/$(LAB)/$(LAB).ipynb,)
-
-jupyter: venv
-	$(PY) -m pip install --quiet jupyterlab
-	$(VENV)/bin/jupyter lab labs
 
 lint: venv
 	$(PY) -m ruff check grader tests bench

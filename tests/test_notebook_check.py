@@ -212,3 +212,31 @@ def test_a_bug_gives_the_same_finding_as_make_check(kit_kernel: Path,
     assert failed, "the fixture's bug is found"
     for entry in failed:
         assert f'id="check-{entry["id"]}"' in texts[-2], "the failure shows in the check cell"
+
+
+def test_on_colab_the_editors_notebook_is_checked_and_isolation_said_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Colab has no notebook file: the notebook comes from the editor (`get_ipynb`)."""
+    import types
+
+    import grader.notebook as module
+
+    live = json.loads((LAB.student_dir / f"{LAB.name}.ipynb").read_text(encoding="utf-8"))
+    message = types.ModuleType("google.colab._message")
+    message.blocking_request = lambda kind, request, timeout_sec: (  # type: ignore[attr-defined]
+        {"ipynb": live} if kind == "get_ipynb" else None)
+    colab = types.ModuleType("google.colab")
+    colab._message = message  # type: ignore[attr-defined]
+    for name, fake in (("google", types.ModuleType("google")), ("google.colab", colab),
+                       ("google.colab._message", message)):
+        monkeypatch.setitem(sys.modules, name, fake)
+    monkeypatch.chdir(tmp_path)  # no notebook file here
+    monkeypatch.setattr(module, "_SAID_ONCE", set())
+    warning = {"warning": True, "text": "isolation: uid only"}
+    monkeypatch.setattr(module, "isolation_notes", lambda docs, catalogue: [warning])
+    first, second = check(lang="en"), check(lang="en")
+    colab_said = Catalogue.load("en").text("ui.notebook.colab_editor")
+    assert any(colab_said in notice for notice in first.notices)
+    assert first.doc["lab"] == LAB.name and any(c["id"] == "example-leaf-backward"
+                                                for c in first.doc["checks"])
+    assert "isolation: uid only" in first.notices and "isolation: uid only" not in second.notices

@@ -111,7 +111,7 @@ def test_first_cell_introduces_the_lab_in_english_then_spanish() -> None:
     assert "`README.md`" in english and "`README.es.md`" in spanish
     for text in (english, spanish):
         assert "`make check LAB=lab NOTEBOOK=1`" in text, "the command that checks the notebook"
-        assert "`make jupyter`" in text and "`%pip install" in text, "local Jupyter and Colab"
+        assert "`.venv/bin/jupyter lab`" in text and "`%pip install" in text, "Jupyter and Colab"
         assert "make check LAB=lab`" in text, "and the one that checks the .py files instead"
         assert "`%`" in text and "`!`" in text, "the intro says magics and shell lines are dropped"
 

@@ -62,10 +62,14 @@ for what to implement, and fill in every `TODO({lab})`.
 - To check this notebook, save it and run the check cell at the end: the feedback of the
   public checks shows under it (`check("TODO 3")` shows one TODO's checks, `check(lang="es")`
   answers in Spanish). It checks the notebook as saved, which is what the grader reads.
-  - Local Jupyter: start it from the kit's environment, in a terminal at the root of the kit:
-    `make jupyter` (JupyterLab, installed in the kit's `.venv` on first use).
-  - Colab: upload this notebook and the kit's zip, and run `%pip install <the kit's zip>`
-    in a cell once per runtime (your course may give a link to a wheel instead).
+  - Local Jupyter (JupyterLab, Notebook, VS Code): use the kit's environment as the kernel.
+    In a terminal at the root of the kit: `make venv`, then
+    `.venv/bin/python -m pip install jupyterlab` and `.venv/bin/jupyter lab`
+    (in VS Code, pick the kit's `.venv` as the notebook's kernel instead).
+  - Colab: upload this notebook and the kit's zip, then run once per runtime, in a cell
+    of its own: `!unzip -qo <kit>.zip`, then `%pip install -q -r <kit>/requirements.txt`
+    and `%cd <kit>` (a cell of `%` and `!` lines only is not graded). Where Colab gives
+    no full sandbox, the check says once which isolation your code ran under.
   - Or, in a terminal at the root of the kit: `make check LAB={lab} NOTEBOOK=1`.
     Without `NOTEBOOK=1`, `make check LAB={lab}` checks the `.py` files of `labs/{lab}/`,
     not this notebook."""
@@ -85,10 +89,14 @@ para saber qué implementar y completa cada `TODO({lab})`.
   resultados de las comprobaciones públicas salen debajo (`check("TODO 3")` muestra las de un
   TODO, `check(lang="en")` responde en inglés). Comprueba el cuaderno tal como está guardado,
   que es lo que lee el corrector.
-  - Jupyter local: arráncalo desde el entorno del kit, en una terminal en la raíz del kit:
-    `make jupyter` (JupyterLab, que se instala en el `.venv` del kit la primera vez).
-  - Colab: sube este cuaderno y el zip del kit, y ejecuta `%pip install <el zip del kit>`
-    en una celda una vez por entorno (tu curso puede darte el enlace a un wheel en su lugar).
+  - Jupyter local (JupyterLab, Notebook, VS Code): usa el entorno del kit como kernel.
+    En una terminal en la raíz del kit: `make venv`, y luego
+    `.venv/bin/python -m pip install jupyterlab` y `.venv/bin/jupyter lab`
+    (en VS Code, elige el `.venv` del kit como kernel del cuaderno).
+  - Colab: sube este cuaderno y el zip del kit, y ejecuta una vez por entorno, en una celda
+    aparte: `!unzip -qo <kit>.zip`, luego `%pip install -q -r <kit>/requirements.txt` y
+    `%cd <kit>` (una celda con solo líneas `%` y `!` no se corrige). Donde Colab no da el
+    sandbox completo, la comprobación dice una vez con qué aislamiento se ejecutó tu código.
   - O bien, en una terminal en la raíz del kit: `make check LAB={lab} NOTEBOOK=1`.
     Sin `NOTEBOOK=1`, `make check LAB={lab}` comprueba los archivos `.py` de `labs/{lab}/`,
     no este cuaderno."""

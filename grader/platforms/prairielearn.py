@@ -14,8 +14,8 @@ therefore written as their title, points, status and pitfall only (`withhold_hid
 their inputs, the values seen or expected, a counterexample or the reference's value. The hidden
 inputs are seeded by the course seed and the job's identity (`job_identity`: data.json's
 `variant_seed` and, where the course gives it, `options.user`), so two students never share them.
-A submission whose module cannot be loaded (it does not compile, or fails on import) is
-`gradable: false`: nothing was graded and the attempt is not charged.
+A submission that does not compile is `gradable: false` with the compiler's message (PrairieLearn's
+external grading docs: nothing was graded and the attempt is not charged).
 
 `python -m grader.platforms.prairielearn --root ROOT --config FILE` is what the entrypoint runs.
 """
@@ -55,6 +55,8 @@ WIDGETS = ("upload", "editor")
 UUID_PATTERN = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 # What a hidden check shows of itself; everything else it carries is withheld.
 HIDDEN_KEPT = ("id", "title", "pitfall", "status", "score", "max_score", "visibility")
+# What Python raises on code that does not compile (the child's bootstrap reports its type).
+COMPILE_ERRORS = frozenset({"SyntaxError", "IndentationError", "TabError"})
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,13 @@ class Config:
 
 def _render(template: str, **context: Any) -> str:
     return environment().get_template(template).render(**context)
+
+
+def does_not_compile(problem: Mapping[str, Any] | None) -> bool:
+    """Whether a document's submission-level problem is code that does not compile (code that
+    compiles and fails on import ran, and is graded 0 like any failing code)."""
+    return bool(problem) and problem["kind"] == "import-error" and \
+        (problem.get("params") or {}).get("type") in COMPILE_ERRORS
 
 
 def withhold_hidden(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -127,9 +136,9 @@ def results(doc: Mapping[str, Any]) -> dict[str, Any]:
         return {"gradable": False, "format_errors": [reason], "message": message,
                 "output": render_feedback(localised, "terminal")}
     problem = localised.get("problem")
-    if problem:  # the module does not compile or fails on import: nothing was graded
+    if does_not_compile(problem):  # nothing was graded
         found = {"gradable": False, "format_errors": [problem["text"]],
-                 "message": catalogue.text("platforms.prairielearn.not_loaded",
+                 "message": catalogue.text("platforms.prairielearn.not_compiled",
                                            reason=problem["text"]),
                  "output": render_feedback(localised, "terminal")}
         return fit(found, catalogue.text("platforms.prairielearn.truncated"))

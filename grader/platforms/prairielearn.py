@@ -91,8 +91,9 @@ def _render(template: str, **context: Any) -> str:
 def does_not_compile(problem: Mapping[str, Any] | None) -> bool:
     """Whether a document's submission-level problem is code that does not compile (code that
     compiles and fails on import ran, and is graded 0 like any failing code)."""
-    return bool(problem) and problem["kind"] == "import-error" and \
-        (problem.get("params") or {}).get("type") in COMPILE_ERRORS
+    if not problem or problem["kind"] != "import-error":
+        return False
+    return (problem.get("params") or {}).get("type") in COMPILE_ERRORS
 
 
 def withhold_hidden(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -136,7 +137,7 @@ def results(doc: Mapping[str, Any]) -> dict[str, Any]:
         return {"gradable": False, "format_errors": [reason], "message": message,
                 "output": render_feedback(localised, "terminal")}
     problem = localised.get("problem")
-    if does_not_compile(problem):  # nothing was graded
+    if problem and does_not_compile(problem):  # nothing was graded
         found = {"gradable": False, "format_errors": [problem["text"]],
                  "message": catalogue.text("platforms.prairielearn.not_compiled",
                                            reason=problem["text"]),

@@ -16,11 +16,10 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-import pytest
-import yaml
-
 import dockerfile_stages
 import pod_security
+import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"

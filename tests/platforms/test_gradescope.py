@@ -23,7 +23,6 @@ import jsonschema
 import pytest
 
 from grader.i18n import Catalogue
-
 from grader.labs import get_lab
 from grader.platforms import gradescope
 

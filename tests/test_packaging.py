@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import venv
@@ -16,12 +17,30 @@ BUGGY = ROOT / "tests" / "fixtures" / "lab01_graph" / "grad-overwrite-in-mul"
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The wheel, built as `pip install` builds it (isolated, quiet), and what the build printed."""
+    root = tmp_path_factory.mktemp("wheel")
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w",
+                           str(root / "dist"), str(ROOT)], check=True, capture_output=True,
+                          text=True)
+    [wheel] = (root / "dist").glob("minigrad_labs-*.whl")
+    return wheel, done.stdout + done.stderr
+
+
+def test_building_the_package_prints_no_setuptools_warning(built: tuple[Path, str]) -> None:
+    """What `pip install` shows on a first `make venv` (issue 17: about 1,000 lines of them)."""
+    _, printed = built
+    noisy = [line for line in printed.splitlines()
+             if re.search(r"warning|deprecat", line, re.IGNORECASE)]
+    assert noisy == [], "the build warns (pyproject.toml [project] / [tool.setuptools]):\n" + \
+        "\n".join(noisy[:10])
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory, built: tuple[Path, str]) -> Path:
     """A fresh virtual environment holding only the built wheel and its dependencies."""
     root = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w",
-                    str(root / "dist"), str(ROOT)], check=True, capture_output=True)
-    [wheel] = (root / "dist").glob("minigrad_labs-*.whl")
+    wheel, _ = built
     venv.create(root / "venv", with_pip=True)
     python = root / "venv" / "bin" / "python"
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(wheel)], check=True,

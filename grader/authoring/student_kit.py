@@ -4,8 +4,10 @@ Side: trusted (authoring). The kit is what students download when a lab opens: t
 the earlier ones (whose deadlines have passed), never a later lab. `make check` works in it
 exactly as in this repository, through the same sandbox, but it holds neither the reference
 solutions nor the hidden checks nor the fixtures, nor anything of a later lab (its folder,
-its scenarios, verdicts and catalogue texts). `build_kit` refuses to produce a kit that
-contains any of them.
+its scenarios, verdicts and catalogue texts), nor a hidden check's title or hint. Which grader
+modules it carries is the import closure of what it runs (grader.authoring.kit_contents), and
+its requirements.txt what those modules import. `build_kit` refuses to produce a kit that
+contains any of the forbidden paths.
 
 The course calendar this assumes (README, "Releases"): the labs open one after the other in
 the order of the registry, and a lab opens when the previous one closes, late days included.

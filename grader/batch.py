@@ -190,7 +190,7 @@ def _gradebook_settings(out_dir: Path, options: BatchOptions) -> dict[str, Any]:
 
 
 def _lms_file(out_dir: Path, docs: Sequence[dict[str, Any]], lms: str,
-              settings: dict[str, Any]) -> str | None:
+              settings: dict[str, Any], lang: str) -> str | None:
     """The gradebook file of one LMS: the download filled in, else a fresh one, else None
     (no points or column were given: `grade` refuses that before grading)."""
     download = out_dir / GRADEBOOK_DOWNLOAD
@@ -204,7 +204,7 @@ def _lms_file(out_dir: Path, docs: Sequence[dict[str, Any]], lms: str,
     if lms == "canvas":
         column = settings["canvas_column"]
         return gradebook.canvas_csv(docs, column, settings["points"]) if column else None
-    return gradebook.moodle_worksheet(docs, settings["points"], docs[0]["lang"])
+    return gradebook.moodle_worksheet(docs, settings["points"], lang)  # the site's: --lang
 
 
 def write_class_files(out_dir: Path, lang: str, options: BatchOptions | None = None) -> list[Path]:
@@ -216,7 +216,7 @@ def write_class_files(out_dir: Path, lang: str, options: BatchOptions | None = N
     _write_atomically(written[1], render_dashboard(docs, lang))
     for lms, name in (("canvas", "canvas_gradebook.csv"), ("moodle", "moodle_worksheet.csv")):
         if any(doc["submission"].get("lms") == lms for doc in docs):
-            text = _lms_file(out_dir, docs, lms, settings)
+            text = _lms_file(out_dir, docs, lms, settings, lang)
             if text is not None:
                 written.append(out_dir / name)
                 _write_atomically(written[-1], text)

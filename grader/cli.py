@@ -165,16 +165,14 @@ def _gradebook_options(args: argparse.Namespace, lab: Lab, lms_kind: str | None,
         raise UsageError("moodle_needs_points")
 
 
-def _say_gradebook_absent(args: argparse.Namespace, out_dir: Path, lab: Lab) -> None:
+def _say_gradebook_absent(args: argparse.Namespace, out_dir: Path) -> None:
     """Name the graded students the downloaded gradebook has no row for (they get no grade)."""
     if not args.gradebook:
         return
     path = Path(args.gradebook)
-    filled = fill_in.fill(path.read_bytes(), path.name, read_reports(out_dir), lab.name,
-                          args.points, args.canvas_column)
-    if filled.absent:
-        say("cli.gradebook_absent", args.lang, count=str(len(filled.absent)),
-            students=", ".join(filled.absent))
+    missing = fill_in.absent(path.read_bytes(), path.name, read_reports(out_dir))
+    if missing:
+        say("cli.gradebook_absent", args.lang, count=str(len(missing)), students=", ".join(missing))
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -241,7 +239,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         display.close()
     elapsed = time.perf_counter() - started
     print_summary(docs, args.lang)
-    _say_gradebook_absent(args, out_dir, lab)
+    _say_gradebook_absent(args, out_dir)
     say("cli.finished", args.lang, stream=sys.stdout, count=str(len(docs)),
         seconds=f"{elapsed:.2f}", out=str(out_dir), csv=str(out_dir / "class.csv"),
         dashboard=str(out_dir / "dashboard.html"))

@@ -339,3 +339,17 @@ def fill(raw: bytes, label: str, docs: Sequence[Mapping[str, Any]], lab: str,
         plan = plan_moodle(sheet)
         absent = fill_moodle(sheet, plan, moodle_maximum(sheet, plan, points), docs)
     return Filled(kind, sheet.text(), tuple(absent))
+
+
+def absent(raw: bytes, label: str, docs: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The graded students the downloaded gradebook has no row for (it gives them no grade)."""
+    sheet = read_sheet(raw, label)
+    kind = kind_of(sheet)
+    if kind == "canvas":
+        ids = {cells[1].strip() for _, cells in _student_rows(sheet, None)}
+    else:
+        plan = plan_moodle(sheet)
+        ids = {plan.words.participant(_cell(cells, plan.identifier))
+               for _, cells in _student_rows(sheet, None)}
+    graded = {str(doc["submission"]["student_id"]) for doc in graded_of(docs, kind)}
+    return tuple(sorted(graded - ids))

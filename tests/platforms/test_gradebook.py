@@ -90,7 +90,8 @@ def test_filled_canvas_export_removes_no_grade_and_posts_the_new_scores() -> Non
                 (1002, LAB01): 10.0, (1008, LAB01): gradebook.scaled(CANVAS_DOCS[5], 10)}
     changed = changed_grades(upload, course)
     assert {key: float(grade or "nan") for key, grade in changed.items()} == expected
-    assert filled.absent == ("1099",)
+    assert filled.absent == ("1099",) == fill_in.absent(
+        raw("canvas_gradebook_export.csv"), "export.csv", CANVAS_DOCS)
 
 
 def test_filled_canvas_export_keeps_every_other_byte() -> None:

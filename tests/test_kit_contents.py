@@ -26,7 +26,6 @@ from grader.checking.verdicts import lab01_graph, lab02_ops, lab03_backprop, lab
 from grader.i18n import LANGUAGES, Catalogue
 from grader.labs import LABS, PACKAGE_DIR
 
-
 VERDICTS = {"lab01_graph": lab01_graph, "lab02_ops": lab02_ops,
             "lab03_backprop": lab03_backprop, "lab04_xor": lab04_xor}
 

@@ -103,7 +103,7 @@ def colab_notebook() -> dict[str, Any] | None:
     """The notebook open in Colab's editor, as a dict, or None outside Colab."""
     if "google.colab" not in sys.modules:
         return None
-    from google.colab import _message  # type: ignore[import-not-found]
+    from google.colab import _message  # type: ignore[import-not-found]  # not in the student kit: Colab's own
 
     reply = _message.blocking_request("get_ipynb", request="", timeout_sec=30)
     return reply["ipynb"] if reply else None  # type: ignore[no-any-return]

@@ -40,6 +40,8 @@ CASES: dict[str, tuple[GraphShape, Any, dict[str, Any]]] = {
                {"x": 1.5, "y": -2.0, "z": 0.75, "w": 3.0}),
     "equal-data-nodes": (verdicts.EQUAL_DATA_NODES_SHAPE, scenarios.equal_data_nodes,
                          {"x": 1.5, "y": -2.0, "z": 0.75}),
+    "mixed-depth": (verdicts.MIXED_DEPTH_WALK.shape, scenarios.mixed_depth_calls,
+                    {"x": 1.5, "y": -2.0, "z": 0.75, "w": 3.0}),
 }
 
 

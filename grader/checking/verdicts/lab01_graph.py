@@ -6,6 +6,7 @@ scenario of `grader.child.scenarios.lab01_graph` returned and raise CheckFailed 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from grader.checking.drawn_graph import GraphShape, graph_on_failure
@@ -35,6 +36,32 @@ SIBLING_SHAPE = GraphShape(
     edges=(("a", "x"), ("b", "x"), ("x", "x*c"), ("c", "x*c"), ("x", "x*d"), ("d", "x*d"),
            ("x*c", "out"), ("x*d", "out")),
     output="out")
+
+
+@dataclass(frozen=True)
+class Walk:
+    """A graph whose `_backward` calls a scenario records: its shape, its internal nodes, and
+    the consumers of each node used by others."""
+
+    shape: GraphShape
+    internal: tuple[str, ...]
+    consumers: dict[str, tuple[str, ...]]
+
+
+SIBLING_WALK = Walk(SIBLING_SHAPE, SIBLING_INTERNAL, SIBLING_CONSUMERS)
+
+# The graph of `mixed_depth_calls`: x has a consumer at each of two depths (the output, and y
+# two steps below it), so a breadth-first walk runs x before y has passed x its share.
+MIXED_DEPTH_GRAPH = "x = a*b; y = x*c; out = y*d + x"
+MIXED_DEPTH_WALK = Walk(
+    shape=GraphShape(
+        nodes=(("a", ""), ("b", ""), ("c", ""), ("d", ""), ("x", "*"), ("y", "*"), ("y*d", "*"),
+               ("out", "+")),
+        edges=(("a", "x"), ("b", "x"), ("x", "y"), ("c", "y"), ("y", "y*d"), ("d", "y*d"),
+               ("y*d", "out"), ("x", "out")),
+        output="out"),
+    internal=("out", "y*d", "y", "x"),
+    consumers={"x": ("y", "out"), "y": ("y*d",), "y*d": ("out",)})
 DIAMOND_SHAPE = GraphShape(
     nodes=(("a", ""), ("b", ""), ("a*b", "*"), ("out", "+")),
     edges=(("a", "a*b"), ("b", "a*b"), ("a*b", "out"), ("a", "out")), output="out")
@@ -75,19 +102,22 @@ def expect_gradients(result: Any, expected: dict[str, Any], *, shape: GraphShape
         expect_results_close(result, wanted, inputs=inputs, source=source)
 
 
-def expect_topological_calls(result: Any, leaves: dict[str, float], inputs: dict) -> None:
+def expect_topological_calls(result: Any, leaves: dict[str, float], inputs: dict,
+                             walk: Walk | None = None) -> None:
     """Fail unless every internal node ran, and each node last ran after all its consumers.
 
     The last call is the one that counts: a node run twice (no visited set) is another check.
     A failure draws the graph with the order of the calls and the node that ran too early.
+    `walk` is the graph the calls were recorded on (`sibling_calls`' by default).
     """
+    walk = walk or SIBLING_WALK
     calls = field(result, "calls", list)
-    with graph_on_failure(SIBLING_SHAPE, result, leaves, calls=calls):
+    with graph_on_failure(walk.shape, result, leaves, calls=calls):
         last = {name: position for position, name in enumerate(calls)}
-        for node in SIBLING_INTERNAL:
+        for node in walk.internal:
             if node not in last:
                 fail("not-called", node=node, inputs=inputs)
-        for node, consumers in SIBLING_CONSUMERS.items():
+        for node, consumers in walk.consumers.items():
             for consumer in consumers:
                 if last[node] < last[consumer]:
                     fail("order-violation", node=node, consumer=consumer, inputs=inputs)

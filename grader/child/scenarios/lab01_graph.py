@@ -228,3 +228,26 @@ def course_graph(Value, x, y, z):
 @scenario
 def random_graphs(Value, graphs, record):
     return {"results": run_expressions(Value, graphs, record)}
+
+
+@scenario
+def mixed_depth_calls(Value, x, y, z, w):
+    # x is used at two depths: by the output itself and, two steps below it, by y = x*c; a
+    # breadth-first walk from the output reaches x before y, whatever order it visits parents.
+    a, b, c, d = Value(x), Value(y), Value(z), Value(w)
+    ab = a * b
+    abc = ab * c
+    abcd = abc * d
+    out = abcd + ab
+    calls = record_calls({"out": out, "y*d": abcd, "y": abc, "x": ab})
+    out.backward()
+    return {"calls": list(calls), "nodes": node_facts(
+        {"a": a, "b": b, "c": c, "d": d, "x": ab, "y": abc, "y*d": abcd, "out": out})}
+
+
+@scenario
+def leaf_output_seed(Value, x):
+    # the output is a leaf: backward() has no _backward to call, and still seeds it
+    a = Value(x)
+    a.backward()
+    return {"a.grad": grad_of(a, "a")}

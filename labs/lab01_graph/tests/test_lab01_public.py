@@ -187,3 +187,28 @@ def test_example_nodes_with_equal_data_are_all_visited(sandboxed):
                               shape=verdicts.EQUAL_DATA_NODES_SHAPE,
                               leaves={"a": A, "b": B, "c": A, "d": B, "e": C}, inputs=shown,
                               source="literal")
+
+
+# -- backward(): a node used at two depths, and an output that is a leaf --------------------------
+
+@pytest.mark.check(id="example-order-at-two-depths", pitfall="topological-order", weight=1,
+                   requires=("example-seed",))
+def test_example_backward_waits_for_a_consumer_further_down(sandboxed):
+    # x is used by the output and by y, two steps below it: walking the graph level by level
+    # from the output reaches x before y
+    result = sandboxed(scenarios.mixed_depth_calls, x=A, y=B, z=C, w=D)
+    leaves = {"a": A, "b": B, "c": C, "d": D}
+    verdicts.expect_topological_calls(result, leaves, {"graph": verdicts.MIXED_DEPTH_GRAPH,
+                                                       **leaves}, verdicts.MIXED_DEPTH_WALK)
+
+
+LEAF_OUTPUT = 3.0
+
+
+@pytest.mark.check(id="example-leaf-output-seeded", pitfall="seed-gradient", weight=1,
+                   requires=("example-seed",))
+def test_example_backward_on_a_leaf_seeds_it(sandboxed):
+    result = sandboxed(scenarios.leaf_output_seed, x=LEAF_OUTPUT)
+    expect_results_close(result, {"a.grad": 1.0},
+                         inputs={"out": "a", "a": LEAF_OUTPUT, "called": "a.backward()"},
+                         source="literal")

@@ -133,11 +133,12 @@ def expect_hashable_nodes(result: dict, inputs: dict,
         fail("not-hashable", type="TypeError", message=field(result, "error", str))
     expect_equal(field(result, "set_size", int), size, quantity=quantity, inputs=inputs)
 
-def expect_each_called_once(result: Any, leaves: dict[str, float], inputs: dict) -> None:
-    """Fail if any node's _backward ran more than once; a failure draws the graph with the
-    order of the calls."""
+def expect_each_called_once(result: Any, leaves: dict[str, float], inputs: dict,
+                            shape: GraphShape = SIBLING_SHAPE) -> None:
+    """Fail if any node's _backward ran more than once; a failure draws the graph (`shape`)
+    with the order of the calls."""
     calls = field(result, "calls", list)
-    with graph_on_failure(SIBLING_SHAPE, result, leaves, calls=calls):
+    with graph_on_failure(shape, result, leaves, calls=calls):
         for node in dict.fromkeys(calls):
             if calls.count(node) > 1:
                 fail("called-more-than-once", node=node, count=calls.count(node),
@@ -178,3 +179,20 @@ def expect_seeded(result: dict, leaves: dict[str, float], inputs: dict) -> None:
         expect_close(field({"seen": seen[0]}, "seen", float), 1.0,
                      quantity="out.grad when out._backward runs", inputs=inputs,
                      source="literal")
+
+
+# The graph of `ladder_calls`: x0 = a; x[k+1] = x[k]*c + x[k]*d; the output is x[depth].
+LADDER_GRAPH = "x0 = a; x[k+1] = x[k]*c + x[k]*d; out = x[depth]"
+
+
+def ladder_shape(depth: int) -> GraphShape:
+    """The drawing of `ladder_calls` with `depth` levels."""
+    nodes: list[tuple[str, str]] = [("a", ""), ("c", ""), ("d", "")]
+    edges: list[tuple[str, str]] = []
+    below = "a"
+    for k in range(1, depth + 1):
+        p, q, x = f"p{k}", f"q{k}", f"x{k}"
+        nodes += [(p, "*"), (q, "*"), (x, "+")]
+        edges += [(below, p), ("c", p), (below, q), ("d", q), (p, x), (q, x)]
+        below = x
+    return GraphShape(nodes=tuple(nodes), edges=tuple(edges), output=below)

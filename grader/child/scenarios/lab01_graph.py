@@ -251,3 +251,19 @@ def leaf_output_seed(Value, x):
     a = Value(x)
     a.backward()
     return {"a.grad": grad_of(a, "a")}
+
+
+@scenario
+def ladder_calls(Value, depth, x, y, z):
+    # x0 = a; x[k+1] = x[k]*c + x[k]*d: every x[k] has two consumers, and a is reached along
+    # 2**depth paths, so a walk without a working visited set reaches some node twice.
+    a, c, d = Value(x), Value(y), Value(z)
+    named = {"a": a, "c": c, "d": d}
+    node = a
+    for k in range(1, depth + 1):
+        p, q = node * c, node * d
+        node = p + q
+        named.update({f"p{k}": p, f"q{k}": q, f"x{k}": node})
+    calls = record_calls({name: v for name, v in named.items() if name not in ("a", "c", "d")})
+    node.backward()
+    return {"calls": list(calls), "nodes": node_facts(named)}

@@ -212,3 +212,32 @@ def test_example_backward_on_a_leaf_seeds_it(sandboxed):
     expect_results_close(result, {"a.grad": 1.0},
                          inputs={"out": "a", "a": LEAF_OUTPUT, "called": "a.backward()"},
                          source="literal")
+
+
+# -- a ladder of shared nodes, and plain numbers through backward() -------------------------------
+
+LADDER_DEPTH = 4  # 12 internal nodes, 16 paths from the output to a
+LADDER = {"a": 0.5, "c": 2.0, "d": -0.75}
+
+
+@pytest.mark.check(id="example-ladder-each-node-once", pitfall="missing-visited-set", weight=1,
+                   requires=("example-seed",))
+def test_example_backward_runs_each_node_of_a_ladder_once(sandboxed):
+    result = sandboxed(scenarios.ladder_calls, depth=LADDER_DEPTH, x=LADDER["a"], y=LADDER["c"],
+                       z=LADDER["d"])
+    verdicts.expect_each_called_once(
+        result, LADDER, {"graph": verdicts.LADDER_GRAPH, "depth": LADDER_DEPTH, **LADDER},
+        shape=verdicts.ladder_shape(LADDER_DEPTH))
+
+
+@pytest.mark.check(id="example-number-operands-backward", pitfall="number-operand", weight=1,
+                   requires=("example-add-number-operands", "example-mul-number-operands",
+                             "example-seed"))
+def test_example_numbers_on_either_side_through_backward(sandboxed):
+    for op, k, data, grad in (("+", 1, A + 1, 1.0), ("*", 3, 3 * A, 3.0)):
+        for side in ("right", "left"):
+            result = sandboxed(scenarios.number_operand, side=side, op=op, x=A, k=k)
+            written = f"a {op} {k}" if side == "right" else f"{k} {op} a"
+            expect_results_close(result, {"data": data, "a.grad": grad},
+                                 inputs={"out": written, "a": A, "called": "out.backward()"},
+                                 source="literal")

@@ -299,3 +299,20 @@ def test_example_output_times_c(sandboxed, op, inputs, expected):
 @pytest.mark.parametrize(("op", "inputs", "expected"), REUSED)
 def test_example_input_reused_by_a_sum(sandboxed, op, inputs, expected):
     _expect(sandboxed, op, expected, inputs, around="reused")
+
+
+# -- a plain number on the right of - and / ------------------------------------------------------
+
+NUMBER_ON_RIGHT = [
+    check_case("sub-number-on-right", {"x": 5.0, "k": 2}, {"data": 3.0, "a.grad": 1.0},
+               id="example-sub-number-on-right", pitfall="number-operand", weight=1,
+               requires=("example-sub-derivative",)),
+    check_case("truediv-number-on-right", {"x": 3.0, "k": 2}, {"data": 1.5, "a.grad": 0.5},
+               id="example-div-number-on-right", pitfall="number-operand", weight=1,
+               requires=("example-div-derivative",)),
+]
+
+
+@pytest.mark.parametrize(("op", "inputs", "expected"), NUMBER_ON_RIGHT)
+def test_example_value_and_number(sandboxed, op, inputs, expected):
+    _expect(sandboxed, op, expected, inputs)

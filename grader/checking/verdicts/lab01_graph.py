@@ -196,3 +196,12 @@ def ladder_shape(depth: int) -> GraphShape:
         edges += [(below, p), ("c", p), (below, q), ("d", q), (p, x), (q, x)]
         below = x
     return GraphShape(nodes=tuple(nodes), edges=tuple(edges), output=below)
+
+
+# The graph of `repeated_parent_calls`: x is both operands of the sum.
+REPEATED_PARENT_GRAPH = "x = a*b; out = (x + x) * c"
+REPEATED_PARENT_SHAPE = GraphShape(
+    nodes=(("a", ""), ("b", ""), ("c", ""), ("x", "*"), ("x + x", "+"), ("out", "*")),
+    edges=(("a", "x"), ("b", "x"), ("x", "x + x"), ("x", "x + x"), ("x + x", "out"),
+           ("c", "out")),
+    output="out")

@@ -267,3 +267,16 @@ def ladder_calls(Value, depth, x, y, z):
     calls = record_calls({name: v for name, v in named.items() if name not in ("a", "c", "d")})
     node.backward()
     return {"calls": list(calls), "nodes": node_facts(named)}
+
+
+@scenario
+def repeated_parent_calls(Value, x, y, z):
+    # x = a*b is both operands of one node: out = (x + x) * c
+    a, b, c = Value(x), Value(y), Value(z)
+    ab = a * b
+    twice = ab + ab
+    out = twice * c
+    calls = record_calls({"out": out, "x + x": twice, "x": ab})
+    out.backward()
+    return {"calls": list(calls), "nodes": node_facts(
+        {"a": a, "b": b, "c": c, "x": ab, "x + x": twice, "out": out})}

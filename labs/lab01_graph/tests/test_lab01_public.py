@@ -12,6 +12,7 @@ out._backward()`), so they do not wait for `backward()`, which is the last TODO.
 
 import pytest
 
+from grader.checking.marker import check_case
 from grader.checking.verdict import expect_equal, expect_results_close, field
 from grader.checking.verdicts import lab01_graph as verdicts
 from grader.child.scenarios import lab01_graph as scenarios
@@ -220,14 +221,30 @@ LADDER_DEPTH = 4  # 12 internal nodes, 16 paths from the output to a
 LADDER = {"a": 0.5, "c": 2.0, "d": -0.75}
 
 
-@pytest.mark.check(id="example-ladder-each-node-once", pitfall="missing-visited-set", weight=1,
-                   requires=("example-seed",))
-def test_example_backward_runs_each_node_of_a_ladder_once(sandboxed):
-    result = sandboxed(scenarios.ladder_calls, depth=LADDER_DEPTH, x=LADDER["a"], y=LADDER["c"],
-                       z=LADDER["d"])
-    verdicts.expect_each_called_once(
-        result, LADDER, {"graph": verdicts.LADDER_GRAPH, "depth": LADDER_DEPTH, **LADDER},
-        shape=verdicts.ladder_shape(LADDER_DEPTH))
+# (scenario, its leaves as the scenario's x, y, z[, w], what the graph is, its drawing): a node
+# reached along many paths, one used at two depths, one that is both operands of a sum
+EACH_ONCE = [
+    check_case(scenarios.ladder_calls, {"depth": LADDER_DEPTH, **dict(zip("xyz", LADDER.values()))},
+               {"graph": verdicts.LADDER_GRAPH, "depth": LADDER_DEPTH, **LADDER},
+               verdicts.ladder_shape(LADDER_DEPTH), id="example-ladder-each-node-once",
+               pitfall="missing-visited-set", weight=1, requires=("example-seed",)),
+    check_case(scenarios.mixed_depth_calls, {"x": A, "y": B, "z": C, "w": D},
+               {"graph": verdicts.MIXED_DEPTH_GRAPH, "a": A, "b": B, "c": C, "d": D},
+               verdicts.MIXED_DEPTH_WALK.shape, id="example-two-depths-each-node-once",
+               pitfall="missing-visited-set", weight=1, requires=("example-seed",)),
+    check_case(scenarios.repeated_parent_calls, {"x": A, "y": B, "z": C},
+               {"graph": verdicts.REPEATED_PARENT_GRAPH, "a": A, "b": B, "c": C},
+               verdicts.REPEATED_PARENT_SHAPE, id="example-repeated-parent-each-node-once",
+               pitfall="missing-visited-set", weight=1, requires=("example-seed",)),
+]
+
+
+@pytest.mark.parametrize(("scenario", "params", "shown", "shape"), EACH_ONCE)
+def test_example_backward_runs_each_node_once_on_shared_graphs(sandboxed, scenario, params,
+                                                                shown, shape):
+    result = sandboxed(scenario, **params)
+    leaves = {name: value for name, value in shown.items() if len(name) == 1}
+    verdicts.expect_each_called_once(result, leaves, shown, shape=shape)
 
 
 @pytest.mark.check(id="example-number-operands-backward", pitfall="number-operand", weight=1,

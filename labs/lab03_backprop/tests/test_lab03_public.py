@@ -203,3 +203,18 @@ def test_example_check_grad_case(sandboxed, kind, point, stale):
     result = sandboxed(scenarios.check_grad_verdict, kind=kind, stale=stale,
                        offset=verdicts.JUST_OUTSIDE, **point)
     verdicts.expect_check_grad_verdict(result, kind, stale, point)
+
+
+BACKWARD_LADDER = 24  # levels: 2**24 paths to a, 75 nodes
+
+
+@pytest.mark.check(id="example-ladder-backward-in-time", pitfall="missing-visited-set", weight=1,
+                   requires=("example-ladder-once",), timeout=1)
+def test_example_backward_on_a_deep_ladder_finishes_quickly(sandboxed):
+    # each _backward once is not enough: a walk that re-expands a node on every path to it
+    # takes time that doubles with each level
+    shown = {**LADDER_SHOWN, "depth": BACKWARD_LADDER}
+    result = verdicts.run_explaining_timeout(
+        sandboxed, scenarios.sibling_ladder, "slow-walk",
+        {"inputs": shown, "nodes": 3 + 3 * BACKWARD_LADDER}, depth=BACKWARD_LADDER, **LADDER)
+    verdicts.expect_each_called_once(result, BACKWARD_LADDER, shown)

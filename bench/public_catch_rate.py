@@ -9,13 +9,15 @@ with the lab's public suite only, as `make check` runs it; a bug is caught when 
 would not see "every public check passed" (a check failed or not run, or the code could not be
 graded), a correct engine passes when every public check passed. Prints, per lab, caught/total
 for bugs and passed/total for correct engines, then each uncaught bug and each correct engine
-that did not pass, with its description.
+that did not pass, with its description. The median in-suite time of the correct engines is what a student
+waits for a clean result (the sandbox included, the interpreter's start-up not).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import tempfile
 import tomllib
@@ -86,8 +88,11 @@ def report(corpus: Path, lab: str, workers: int, seed: str) -> tuple[int, int, i
     failing = [(e, d) for e, d in correct if not all_public_passed(d)]
     caught, passed = len(bugs) - len(uncaught), len(correct) - len(failing)
     rate = f"{100 * caught / len(bugs):.0f}%" if bugs else "-"
+    # how long a student waits for a clean result: the suite's own time, the sandbox included
+    seconds = sorted(d["duration_s"] for _, d in correct if all_public_passed(d))
+    median = f"{statistics.median(seconds):.2f} s" if seconds else "-"
     print(f"{lab:<16} bugs caught {caught}/{len(bugs)} ({rate})   "
-          f"correct passed {passed}/{len(correct)}")
+          f"correct passed {passed}/{len(correct)}   median in-suite time {median}")
     for engine in uncaught:
         print(f"    uncaught: {engine.path.name}: {engine.description}")
     for engine, doc in failing:

@@ -224,7 +224,8 @@ LADDER = {"a": 0.5, "c": 2.0, "d": -0.75}
 # (scenario, its leaves as the scenario's x, y, z[, w], what the graph is, its drawing): a node
 # reached along many paths, one used at two depths, one that is both operands of a sum
 EACH_ONCE = [
-    check_case(scenarios.ladder_calls, {"depth": LADDER_DEPTH, **dict(zip("xyz", LADDER.values()))},
+    check_case(scenarios.ladder_calls, {"depth": LADDER_DEPTH, "x": LADDER["a"], "y": LADDER["c"],
+                                          "z": LADDER["d"]},
                {"graph": verdicts.LADDER_GRAPH, "depth": LADDER_DEPTH, **LADDER},
                verdicts.ladder_shape(LADDER_DEPTH), id="example-ladder-each-node-once",
                pitfall="missing-visited-set", weight=1, requires=("example-seed",)),

@@ -281,7 +281,10 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Write a grading platform's bundle for one lab: Gradescope's zip, a PrairieLearn question."""
-    from grader.platforms import gradescope, prairielearn
+    from grader.platforms import (  # not in the student kit: instructors export
+        gradescope,
+        prairielearn,
+    )
 
     lab = _lab(args.lab)
     if not lab.hidden_tests.is_dir():
@@ -318,8 +321,8 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def cmd_build_labs(args: argparse.Namespace) -> int:
     """Regenerate the stubs in labs/ from solutions/, or report drift with --check."""
-    from grader.authoring.build import build_labs
-    from grader.authoring.stubgen import MarkerError
+    from grader.authoring.build import build_labs  # not in the student kit: authoring
+    from grader.authoring.stubgen import MarkerError  # not in the student kit: authoring
 
     lang = default_language()
     try:
@@ -338,7 +341,10 @@ def cmd_build_labs(args: argparse.Namespace) -> int:
 
 def cmd_kit(args: argparse.Namespace) -> int:
     """Build the student kit (folder and zip) without solutions or hidden checks."""
-    from grader.authoring.student_kit import KitError, build_kit
+    from grader.authoring.student_kit import (  # not in the student kit: authoring
+        KitError,
+        build_kit,
+    )
 
     _lab(args.release)
     lang = default_language()

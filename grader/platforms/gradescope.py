@@ -72,7 +72,7 @@ def _render(template: str, **context: Any) -> str:
 
 def _test(check: Mapping[str, Any], hidden_visibility: str, catalogue: Catalogue) -> dict[str, Any]:
     """One check as a Gradescope test case."""
-    output = _render("platforms/check.md.j2", check=check, t=catalogue.text,
+    output = _render("platforms/check.md.j2", check=check, t=catalogue.text, lang=catalogue.lang,
                      grader_error_notice=catalogue.text("ui.grader_error_notice")).strip()
     return {
         "name": check["title"],
@@ -108,7 +108,7 @@ def results(doc: Mapping[str, Any], hidden_visibility: str = DEFAULT_HIDDEN_VISI
         c["pitfall"] for c in shown
         if c["status"] == "failed" and c["pitfall"] in localised["pitfalls"]))
     output = _render(
-        "platforms/gradescope_output.md.j2", doc=localised, t=catalogue.text,
+        "platforms/gradescope_output.md.j2", doc=localised, t=catalogue.text, lang=catalogue.lang,
         grader_error_notice=catalogue.text("ui.grader_error_notice"),
         withheld=len(checks) - len(shown), attempts=attempts_line(localised, catalogue),
         pitfall_notes=_pitfall_notes(shown_pitfalls, catalogue))

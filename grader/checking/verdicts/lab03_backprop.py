@@ -17,6 +17,7 @@ from grader.checking.verdict import (
     expect_results_close,
     fail,
     field,
+    said,
 )
 from grader.child.scenarios.lab03_backprop import chain_timings, deep_chain
 
@@ -212,7 +213,7 @@ def expect_seeded(result: Any, inputs: dict) -> None:
     seen = field(result, "seen", list)
     if seen:
         expect_close(field({"seen": seen[0]}, "seen", float), 1.0,
-                     quantity="out.grad when out._backward runs", inputs=inputs,
+                     quantity=said("quantity-when-runs", code="out.grad", call="out._backward"), inputs=inputs,
                      source="literal")
 
 # A chain walk that timed out but grows linearly on short chains is run once more with this

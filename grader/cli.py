@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import json
 import os
 import signal
@@ -19,7 +18,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from grader import __version__
 from grader.batch import BatchOptions, GradingInterrupted, StopRequested, grade_class, merge
@@ -303,9 +302,7 @@ def cmd_labs(args: argparse.Namespace) -> int:
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: the message and where to read more, exit code 2."""
 
-    def __init__(self, *args: Any, lang: str = "en", **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.lang = lang
+    lang = "en"  # each command line's parsers are a subclass with its language (build_parser)
 
     def error(self, message: str) -> NoReturn:
         command = self.prog.removeprefix("python -m grader").strip()
@@ -381,7 +378,7 @@ def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
     def text(key: str) -> str:
         return catalogue.text(f"cli.help.{key}")
 
-    parser_class = functools.partial(_Parser, lang=lang)
+    parser_class = type(f"_Parser_{lang}", (_Parser,), {"lang": lang})
     parser = parser_class(prog="python -m grader", description=text("description"))
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                      parser_class=parser_class)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import string
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -29,7 +30,8 @@ def default_language(environ: Mapping[str, str] | None = None) -> str:
 
 
 # The one place numbers get their decimal mark: `numbers.decimal_mark` of each catalogue.
-NUMBER_KEYS = ("numbers.decimal_mark", "numbers.list_separator")
+_DECIMAL_COMMA = re.compile(r"\d,\d")
+_CODE = re.compile(r"`[^`]*`")
 
 
 def format_number(x: float, lang: str | None = None) -> str:
@@ -50,10 +52,10 @@ def format_number(x: float, lang: str | None = None) -> str:
 
 def join_items(texts: Iterable[str], lang: str | None = None) -> str:
     """Join the items of a list for readers of lang: with ", ", or with the language's
-    `numbers.list_separator` ("; " in Spanish) when an item holds a comma of its own (a
-    decimal comma), so that "(1, 2,5)" never happens."""
+    `numbers.list_separator` ("; " in Spanish) when an item holds a decimal comma outside its
+    code spans, so that "(1, 2,5)" never happens."""
     items = list(texts)
-    if lang is None or not any("," in item for item in items):
+    if lang is None or not any(_DECIMAL_COMMA.search(_CODE.sub("", item)) for item in items):
         return ", ".join(items)
     return Catalogue.load(lang).text("numbers.list_separator").join(items)
 

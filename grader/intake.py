@@ -43,6 +43,11 @@ class Ungradable(Exception):
         self.detail = {"kind": kind, "params": params}
 
 
+def _why(kind: str, **params: str) -> dict[str, Any]:
+    """Why a submission cannot be read, as a detail the catalogue says (details.why-*)."""
+    return {"kind": kind, "params": params}
+
+
 @dataclass(frozen=True)
 class Submission:
     """A submission as given on the command line."""
@@ -107,7 +112,7 @@ def collect(paths: list[Path], lab: Lab) -> list[Submission]:
 
 def _read_limited(path: Path) -> bytes:
     if path.is_symlink():  # a link could point at anything the grader can read
-        raise Ungradable("unreadable-submission", reason=f"{path.name} is a symbolic link")
+        raise Ungradable("unreadable-submission", reason=_why("why-symlink", file=path.name))
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         raise Ungradable("too-large", file=path.name, limit=MAX_FILE_BYTES)
@@ -149,7 +154,7 @@ def _zip_entries(archive: Path, prefix: str = "") -> list[Entry]:
         with zipfile.ZipFile(archive) as bundle:
             members = [m for m in bundle.infolist() if not m.is_dir()]
     except (zipfile.BadZipFile, OSError) as exc:
-        raise Ungradable("unreadable-submission", reason=f"not a readable zip ({exc})") from exc
+        raise Ungradable("unreadable-submission", reason=_why("why-bad-zip", error=str(exc))) from exc
     return [Entry(prefix + m.filename, _zip_member_reader(archive, m.filename, m.file_size))
             for m in members if not SKIPPED_DIRS & set(m.filename.split("/"))
             and not m.filename.endswith(".zip")]
@@ -205,7 +210,7 @@ def _from_zip(archive: Path, lab: Lab, student: bool = False) -> SubmissionFiles
     try:
         return _choose_files(_zip_entries(archive), lab, student)
     except (zipfile.BadZipFile, OSError) as exc:
-        raise Ungradable("unreadable-submission", reason=f"not a readable zip ({exc})") from exc
+        raise Ungradable("unreadable-submission", reason=_why("why-bad-zip", error=str(exc))) from exc
 
 
 # A notebook saved as a script: Jupyter's `# In[ ]:` cell markers, or IPython calls.
@@ -243,7 +248,7 @@ def _notebook(raw: bytes) -> NotebookModule:
     try:
         return notebook_module(raw)
     except NotebookError as exc:
-        raise Ungradable("unreadable-submission", reason=str(exc)) from exc
+        raise Ungradable("unreadable-submission", reason=_why("why-bad-notebook", error=str(exc))) from exc
 
 
 @functools.lru_cache(maxsize=8)
@@ -266,7 +271,7 @@ def read_submission(path: Path, lab: Lab, student: bool = False) -> SubmissionFi
     if path.is_dir():
         return _from_folder(path, lab, student)
     if not path.is_file():
-        raise Ungradable("unreadable-submission", reason=f"{path} does not exist")
+        raise Ungradable("unreadable-submission", reason=_why("why-missing", path=str(path)))
     if path.suffix == ".zip":
         return _from_zip(path, lab, student)
     if path.suffix == NOTEBOOK_SUFFIX:
@@ -278,7 +283,7 @@ def read_submission(path: Path, lab: Lab, student: bool = False) -> SubmissionFi
         return SubmissionFiles({lab.main_file: _read_limited(path)})
     if path.suffix == ".py" and path.name in lab.files:
         return _from_folder(path.parent, lab, student)
-    raise Ungradable("unreadable-submission", reason=f"{path.name} is not a folder, zip, .py or .ipynb")
+    raise Ungradable("unreadable-submission", reason=_why("why-not-a-form", file=path.name))
 
 
 def _beside_notebook(path: Path, lab: Lab, module: NotebookModule) -> tuple[str, ...]:

@@ -22,7 +22,7 @@ FIRST_LINE_CHARS = 60  # how much of a cell's first line names it
 
 
 class NotebookError(Exception):
-    """The notebook cannot be read; the message says why."""
+    """The notebook cannot be read; the message is nbformat's."""
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def notebook_module(raw: bytes) -> NotebookModule:
     try:
         notebook = nbformat.reads(raw.decode("utf-8"), as_version=4)
     except Exception as exc:  # nbformat raises many types for a broken notebook
-        raise NotebookError(f"not a readable notebook ({exc})") from exc
+        raise NotebookError(str(exc)) from exc
     parts: list[str] = []
     starts: list[CellStart] = []
     line = 1

@@ -71,7 +71,7 @@ def equal_data_gradients(a: float, b: float, c: float) -> dict[str, float]:
             "p.grad": q + 1, "q.grad": p}
 
 
-def _equal_data_fault(graph: Any, expected: dict[str, float]) -> tuple[str, Any, Any] | None:
+def _equal_data_fault(graph: Any, expected: dict[str, float]) -> tuple[Any, Any, Any] | None:
     """What went wrong on one graph of `equal_data`: (what, actual, expected), or None."""
     if "error" in graph:
         return "error", field(graph, "error", str), None
@@ -82,7 +82,8 @@ def _equal_data_fault(graph: Any, expected: dict[str, float]) -> tuple[str, Any,
             return name, actual, value
     for name in expected:
         if field(zeroed, name, float) != 0.0:
-            return f"{name} after zero_grad(out)", field(zeroed, name, float), 0.0
+            what = said("quantity-after-call", code=name, call="zero_grad(out)")
+            return what, field(zeroed, name, float), 0.0
     return None
 
 

@@ -543,7 +543,10 @@ def main():
     try:
         codes = compile_submission(config["files"], os.getcwd())
     except (SyntaxError, ValueError, OSError) as exc:
-        detail = {"type": type(exc).__name__, "message": str(exc)[:500], "where": []}
+        # A SyntaxError's str() names the file and line ("(value.py, line 65)"): its `msg`
+        # alone, since `where` says where, in the student's own terms (a notebook's cell).
+        message = exc.msg if isinstance(exc, SyntaxError) else str(exc)
+        detail = {"type": type(exc).__name__, "message": message[:500], "where": []}
         if isinstance(exc, SyntaxError):
             detail["where"] = [{"file": os.path.basename(exc.filename or ""),
                                 "line": exc.lineno or 0}]

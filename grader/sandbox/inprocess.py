@@ -41,7 +41,8 @@ class InProcessRunner:
                  for f in frames[-3:]]
         if isinstance(exc, SyntaxError) and not where:
             where = [{"file": Path(exc.filename or "").name, "line": exc.lineno or 0}]
-        return {"type": type(exc).__name__, "message": str(exc)[:500], "where": where}
+        message = exc.msg if isinstance(exc, SyntaxError) else str(exc)  # where says where
+        return {"type": type(exc).__name__, "message": message[:500], "where": where}
 
     def load_problem(self) -> Outcome | None:
         """The import error, if the submission could not be imported; None otherwise."""

@@ -114,12 +114,13 @@ def _shard(text: str | None) -> tuple[int, int] | None:
     return int(index), int(count)
 
 
-def _class_submissions(kind: str, export: Path, scratch: Path) -> list[Submission]:
+def _class_submissions(kind: str, export: Path, scratch: Path, lang: str) -> list[Submission]:
     """The submissions of an LMS export, each carrying what the LMS says of its student."""
     try:
         members = lms.read_export(kind, export, scratch)
     except lms.ExportError as exc:
-        raise UsageError("lms_export", reason=str(exc)) from None
+        reason = Catalogue.load(lang).text(f"cli.errors.lms.{exc.key}", **exc.params)
+        raise UsageError("lms_export", reason=reason) from None
     return [Submission(m.submission_id, m.source, {
         "student_id": m.student_id, "name": m.name, "lms": m.lms, "late": m.late,
         "earlier": list(m.earlier), "label": m.label}) for m in members]
@@ -176,7 +177,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="minigrad-export-") as scratch:
         if args.lms:
             items: list[Path | Submission] = [
-                *_class_submissions(args.lms, paths[0], Path(scratch))]
+                *_class_submissions(args.lms, paths[0], Path(scratch), args.lang)]
         else:
             items = [*paths]
         if not seed:  # after every usage check: a usage error stays one line

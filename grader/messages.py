@@ -16,8 +16,8 @@ SOURCE_PARAM = "source"
 CHECKS_PARAM = "checks"
 # A list of {quantity, actual, expected}: the numbers of a graph that differ.
 DIFFERENCES_PARAM = "differences"
-# A nested detail {kind, params}: what a random-graph check found out about the failure.
-FINDING_PARAM = "finding"
+# Any parameter whose value is a nested detail {kind, params} (what a random-graph check found,
+# a quantity said in words, a crash's cause, a grader error's reference) is rendered as one.
 # Where an exception happened: a list of frames {file, line, function} (see format_frames).
 WHERE_PARAM = "where"
 # The input that holds the program a check ran, shown as code; the inputs that say which

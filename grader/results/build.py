@@ -59,7 +59,7 @@ def _check(entry: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
 # What an LMS or platform says of a submission, kept when the intake knows it.
 # And where the code came from: the notebook the main file was taken from, and the edited
 # files a student's own check left out.
-SUBMISSION_EXTRAS = ("student_id", "name", "lms", "late", "earlier", "notebook", "unchecked")
+SUBMISSION_EXTRAS = ("student_id", "name", "lms", "late", "duplicates", "notebook", "unchecked")
 
 
 def _envelope(lab: str, submission: Mapping[str, Any], lang: str,
@@ -67,7 +67,7 @@ def _envelope(lab: str, submission: Mapping[str, Any], lang: str,
     record = {key: submission[key] for key in ("id", "source", "digest")}
     record.update({key: submission[key] for key in SUBMISSION_EXTRAS
                    if submission.get(key) not in (None, "", [], ())})
-    for key in ("earlier", "unchecked"):
+    for key in ("duplicates", "unchecked"):
         if key in record:
             record[key] = list(record[key])
     return {

@@ -284,16 +284,28 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Write a grading platform's bundle for one lab: Gradescope's zip, a PrairieLearn question."""
-    from grader.platforms import gradescope, prairielearn
+    from grader.platforms import (  # not in the student kit: instructors export
+        gradescope,
+        prairielearn,
+    )
+    from grader.platforms.scaling import valid_total  # not in the student kit: instructors export
 
     lab = _lab(args.lab)
     if not lab.hidden_tests.is_dir():
         raise UsageError("no_hidden_suite", lab=lab.name, path=str(lab.hidden_tests))
     out = Path(args.out)
+    if args.seed == "":
+        raise UsageError("empty_seed")
+    seed = args.seed or os.environ.get("GRADER_SEED") or ""
     if args.platform == "gradescope":
         if out.is_dir():
             raise UsageError("export_out_is_folder", path=str(out))
-        config = gradescope.Config(lab.name, args.lang, args.seed, args.hidden_visibility)
+        if args.points is not None and not valid_total(args.points):
+            raise UsageError("points_range", text=str(args.points))
+        config = gradescope.Config(lab.name, args.lang, seed or DEFAULT_SEED,
+                                   args.hidden_visibility, points=args.points)
+        if not seed:  # after every usage check
+            say("cli.export_seed_warning", args.lang)
         gradescope.export_bundle(lab, out, config)
         say("cli.gradescope_built", args.lang, stream=sys.stdout, lab=lab.name, out=str(out))
     else:
@@ -301,7 +313,9 @@ def cmd_export(args: argparse.Namespace) -> int:
             raise UsageError("export_out_is_file", path=str(out))
         if not 1 <= args.timeout <= 600:
             raise UsageError("timeout_range")
-        config_pl = prairielearn.Config(lab.name, args.lang, args.seed)
+        config_pl = prairielearn.Config(lab.name, args.lang, seed or DEFAULT_SEED)
+        if not seed:
+            say("cli.export_seed_warning", args.lang)
         prairielearn.export_question(lab, out, config_pl, image=args.image, widget=args.widget,
                                      timeout_s=args.timeout)
         say("cli.prairielearn_built", args.lang, stream=sys.stdout, lab=lab.name, out=str(out),
@@ -321,8 +335,8 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def cmd_build_labs(args: argparse.Namespace) -> int:
     """Regenerate the stubs in labs/ from solutions/, or report drift with --check."""
-    from grader.authoring.build import build_labs
-    from grader.authoring.stubgen import MarkerError
+    from grader.authoring.build import build_labs  # not in the student kit: authoring
+    from grader.authoring.stubgen import MarkerError  # not in the student kit: authoring
 
     lang = default_language()
     try:
@@ -341,7 +355,10 @@ def cmd_build_labs(args: argparse.Namespace) -> int:
 
 def cmd_kit(args: argparse.Namespace) -> int:
     """Build the student kit (folder and zip) without solutions or hidden checks."""
-    from grader.authoring.student_kit import KitError, build_kit
+    from grader.authoring.student_kit import (  # not in the student kit: authoring
+        KitError,
+        build_kit,
+    )
 
     _lab(args.release)
     lang = default_language()
@@ -496,7 +513,7 @@ def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
     export = commands.add_parser("export", help=text("export"))
     platforms = export.add_subparsers(dest="platform", required=True, metavar="PLATFORM",
                                       parser_class=parser_class)
-    seed = {"default": os.environ.get("GRADER_SEED", DEFAULT_SEED), "help": text("export_seed")}
+    seed = {"default": None, "help": text("export_seed")}
     gradescope_parser = platforms.add_parser("gradescope", help=text("gradescope"))
     gradescope_parser.add_argument("lab", help=text("lab"))
     gradescope_parser.add_argument("--out", required=True, help=text("gradescope_out"))
@@ -506,6 +523,8 @@ def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
         "--hidden-visibility", default="after_published",
         choices=("hidden", "after_due_date", "after_published", "visible"),
         help=text("gradescope_hidden_visibility"))
+    gradescope_parser.add_argument("--points", type=float, metavar="N",
+                                   help=text("gradescope_points"))
     gradescope_parser.set_defaults(handler=cmd_export)
     pl_parser = platforms.add_parser("prairielearn", help=text("prairielearn"))
     pl_parser.add_argument("lab", help=text("lab"))

@@ -320,8 +320,10 @@ def test_one_decimal_mark_per_language(lang: str | None, value: float, expected:
 
 def test_no_spanish_message_writes_a_decimal_point_in_prose() -> None:
     catalogue = Catalogue.load("es")
-    # Code spans keep Python's point; "100.000" is a Spanish thousands separator.
-    prose = {key: re.sub(r"`[^`]*`|\{[^}]*\}|\d{1,3}(?:\.\d{3})+(?![\d,])", "", text)
+    # Code spans keep Python's point, and so do versions ("Python 3.11"); "100.000" is a
+    # Spanish thousands separator.
+    prose = {key: re.sub(r"`[^`]*`|\{[^}]*\}|\d{1,3}(?:\.\d{3})+(?![\d,])"
+                         r"|(?:Python|Ubuntu) \d+\.\d+", "", text)
              for key, text in catalogue.entries.items()}
     found = {key: text for key, text in prose.items() if re.search(r"\d\.\d", text)}
     assert found == {}, f"decimal points in Spanish prose (the comma is the Spanish mark): {found}"

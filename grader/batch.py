@@ -307,7 +307,8 @@ def check_submission(lab: Lab, path: Path, lang: str, debug: bool = False,
     # Where no sandbox can run (Windows outside WSL), the student's own code runs in-process,
     # as with --debug: it is their code on their machine.
     in_process = debug or available_isolation().how == "in-process"
-    plan = GradingPlan(lab, suites_for(lab, hidden=False), seed, lang, in_process=in_process)
+    plan = GradingPlan(lab, suites_for(lab, hidden=False), seed, lang, in_process=in_process,
+                       student=True)
     options = BatchOptions(out_dir=None, workers=1, shard_timeout_s=300, interactive=debug)
     [doc] = grade_class(plan, [path], options, progress=lambda *_: None)
     return doc
@@ -319,7 +320,7 @@ def _prepare_all(plan: GradingPlan, submissions: Sequence[Any], options: BatchOp
     pending = []
     for sub in submissions:
         try:
-            prepared = prepare(sub, plan.lab, scratch)
+            prepared = prepare(sub, plan.lab, scratch, student=plan.student)
         except Ungradable as exc:
             record = {**sub.meta, "id": sub.id, "source": source_label(sub), "digest": ""}
             finished(ungradable_document(plan.lab.name, record, exc.detail, plan.lang,

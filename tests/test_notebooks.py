@@ -15,7 +15,8 @@ from grader.authoring.build import build_labs
 from grader.authoring.notebooks import NotebookError, lab_notebook, notebook_name, notebook_text
 from grader.authoring.stubgen import generate_stub
 from grader.batch import BatchOptions, grade_class
-from grader.intake import METADATA_KEY, is_check_cell, notebook_code
+from grader.intake import notebook_code
+from grader.notebook_module import METADATA_KEY, is_check_cell
 from grader.labs import COURSE_ROOT, LABS, Lab, get_lab
 from grader.shard import GradingPlan, suites_for
 

@@ -39,7 +39,8 @@ import nbformat
 from nbformat import NotebookNode
 
 from grader.authoring.stubgen import CONTINUATION, TODO_EN, TODO_ES
-from grader.intake import METADATA_KEY, notebook_code
+from grader.intake import notebook_code
+from grader.notebook_module import METADATA_KEY
 
 NOTEBOOK_NAME = "{lab}.ipynb"
 NOTEBOOK_METADATA = {

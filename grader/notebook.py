@@ -27,8 +27,8 @@ from typing import Any
 
 from grader.batch import check_submission
 from grader.i18n import LANGUAGES, Catalogue, default_language
-from grader.notebook_module import METADATA_KEY
 from grader.labs import LABS, Lab
+from grader.notebook_module import METADATA_KEY
 from grader.render import isolation_notes, render_feedback, render_notebook_feedback
 
 # The isolation warning is said once per kernel, not under every check.

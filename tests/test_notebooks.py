@@ -16,8 +16,8 @@ from grader.authoring.notebooks import NotebookError, lab_notebook, notebook_nam
 from grader.authoring.stubgen import generate_stub
 from grader.batch import BatchOptions, grade_class
 from grader.intake import notebook_code
-from grader.notebook_module import METADATA_KEY, is_check_cell
 from grader.labs import COURSE_ROOT, LABS, Lab, get_lab
+from grader.notebook_module import METADATA_KEY, is_check_cell
 from grader.shard import GradingPlan, suites_for
 
 FIXTURES = COURSE_ROOT / "tests" / "fixtures"

@@ -173,7 +173,7 @@ def test_stub_notebook_says_not_written_yet_in_its_check_cell(kit_kernel: Path,
     texts = _execute(notebook, kit_kernel, ['check("TODO 3")', "import grader\nprint(grader.__file__)"])
     assert texts[-1].strip().startswith(str(kit_kernel.parents[1])), "the kit's grader ran"
     check_cell, one_todo = texts[-3], texts[-2]
-    assert "Not written yet: TODO 1 of value.py" in check_cell
+    assert f"Not written yet: TODO 1 of {LAB.name}.ipynb" in check_cell
     assert "Checked: " in check_cell and "as saved" in check_cell
     en = Catalogue.load("en")
     todo3 = public_checks_by_todo(LAB)[3]

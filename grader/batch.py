@@ -31,10 +31,11 @@ from grader.intake import (
     collect,
     prepare,
     source_label,
+    unique_ids,
 )
 from grader.platforms import gradebook
 from grader.render import render_dashboard, render_feedback
-from grader.results.build import ungradable_document
+from grader.results.build import grader_error_document, ungradable_document
 from grader.shard import GradingPlan, grade_shard
 
 REPORT_FILES = {"scores.json": None, "feedback.md": "markdown", "feedback.html": "html"}
@@ -76,6 +77,10 @@ class BatchOptions:
 
 GRADEBOOK_SETTINGS = "gradebook.json"
 CLASS_FILES = ("class.csv", "dashboard.html", "canvas_gradebook.csv", "moodle_worksheet.csv")
+# Every name the grader writes beside the report folders (a file and its temporary twin, see
+# _write_atomically): no submission id may be one of them (a student can upload class.csv.zip).
+RESERVED_IDS = frozenset(name + tmp for name in (*CLASS_FILES, GRADEBOOK_SETTINGS)
+                         for tmp in ("", ".tmp"))
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -227,7 +232,8 @@ def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: 
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     paths = [item for item in items if isinstance(item, Path)]
-    submissions = [*collect(paths, plan.lab), *(i for i in items if isinstance(i, Submission))]
+    submissions = unique_ids([*collect(paths, plan.lab),
+                              *(i for i in items if isinstance(i, Submission))], RESERVED_IDS)
     if options.shard is not None:
         submissions = [sub for sub in submissions if in_shard(sub.id, options.shard)]
     recorded = report_options(plan)
@@ -270,12 +276,17 @@ def _prepare_all(plan: GradingPlan, submissions: Sequence[Any], options: BatchOp
     """Copy each submission into the scratch folder; report the unreadable and the unchanged."""
     pending = []
     for sub in submissions:
+        record = {**sub.meta, "id": sub.id, "source": source_label(sub), "digest": ""}
         try:
             prepared = prepare(sub, plan.lab, scratch)
         except Ungradable as exc:
-            record = {**sub.meta, "id": sub.id, "source": source_label(sub), "digest": ""}
             finished(ungradable_document(plan.lab.name, record, exc.detail, plan.lang,
                                          plan.isolation()))
+            continue
+        except Exception as exc:  # the grader's own fault, but this submission's report alone
+            reference = f"preparing the submission failed ({type(exc).__name__}: {exc})"
+            finished(grader_error_document(plan.lab.name, record, reference[:300], plan.lang,
+                                           plan.isolation()))
             continue
         previous = (_previous(options.out_dir, prepared, plan)
                     if options.resume and options.out_dir is not None else None)

@@ -27,6 +27,7 @@ from grader.child.scenario import HELPERS_SOURCE, Scenario
 from grader.sandbox import protocol, reaper
 from grader.sandbox.jail import Isolation, Jail, isolation_of, kill_uid
 from grader.sandbox.memory import MemoryGroup, memory_cgroups_delegated
+from grader.text import clean_text
 
 CHILD_SOURCE = (Path(__file__).parent.parent / "child" / "bootstrap.py").read_text(encoding="utf-8")
 # Pids of the zygotes of every open Sandbox in this process: an orphan sweep must spare them,
@@ -385,14 +386,19 @@ class Sandbox:
 
 
 def _decode_output(zygote: _Zygote, cap: int) -> str:
-    text = bytes(zygote.output).decode("utf-8", errors="replace")
+    text = clean_text(bytes(zygote.output).decode("utf-8", errors="replace"), cap)
     if zygote.output_total > cap:
         text += f"\n[... {zygote.output_total - cap} more bytes not shown]"
     return text
 
 
+# How much of an exception each field keeps, counted here whatever the child claimed (a str
+# subclass whose __len__ lies, an exception class with a name of a megabyte).
+EXCEPTION_FIELD_CAPS = {"type": 100, "message": 500, "where": 400}
+
+
 def _exception_detail(reply: dict[str, Any]) -> dict[str, Any]:
-    return {key: str(reply.get(key, "")) for key in ("type", "message", "where")}
+    return {key: clean_text(reply.get(key, ""), cap) for key, cap in EXCEPTION_FIELD_CAPS.items()}
 
 
 def _crash_detail(reply: dict[str, Any]) -> dict[str, Any]:
@@ -417,8 +423,9 @@ def _outcome_from_reply(reply: dict[str, Any]) -> Outcome:
     if status == "wrong-type":
         return Outcome(
             "wrong-type",
-            detail={key: str(reply.get(key, "")) for key in ("quantity", "actual_type", "expected_type")},
+            detail={key: clean_text(reply.get(key, ""), EXCEPTION_FIELD_CAPS["type"])
+                    for key in ("quantity", "actual_type", "expected_type")},
         )
     if status == "bad-result":
-        return Outcome("bad-result", detail={"reason": str(reply.get("reason", ""))[:200]})
+        return Outcome("bad-result", detail={"reason": clean_text(reply.get("reason", ""), 200)})
     raise protocol.ProtocolError(f"unknown reply status {str(status)[:40]!r}")

@@ -68,6 +68,8 @@ class BatchOptions:
     workers: int = max(1, os.cpu_count() or 1)
     shard_size: int = 0  # 0: split the class evenly over the workers, at most 25 per shard
     resume: bool = False
+    # A shard's limit: this, plus each of its submissions' budget (GradingPlan.budget_s), so
+    # that no submission's report depends on how long the others of its shard take.
     shard_timeout_s: float = 600.0
     interactive: bool = False  # the student's terminal reaches their code (`check --debug`)
     shard: tuple[int, int] | None = None  # (K, N): grade only shard K of N, by submission id
@@ -308,8 +310,9 @@ def _grade_pending(plan: GradingPlan, pending: Sequence[PreparedSubmission],
         for index, shard in enumerate(shards):
             workdir = scratch / f"shard-{index}"
             workdir.mkdir()
+            limit = options.shard_timeout_s + len(shard) * plan.budget_s
             futures.append(pool.submit(grade_shard, plan, shard, workdir,
-                                       options.shard_timeout_s, options.interactive,
+                                       limit, options.interactive,
                                        finished, stop))
         for future in as_completed(futures):
             future.result()

@@ -22,6 +22,7 @@ from grader.intake import PreparedSubmission
 from grader.labs import COURSE_ROOT, PACKAGE_DIR, Lab
 from grader.results.build import entries_by_submission, graded_document, grader_error_document
 from grader.sandbox.jail import IN_PROCESS, available_isolation
+from grader.sandbox.sandbox import Limits
 
 PYTEST_INI = PACKAGE_DIR / "pytest-grader.ini"
 # pytest's root holds both the public suites (under the course) and the hidden ones (in the
@@ -47,6 +48,7 @@ class GradingPlan:
     # A course file's weights for this lab (check id -> weight) and what the documents record.
     weights: dict[str, float] = field(default_factory=dict)
     config: dict[str, Any] | None = None
+    budget_s: float = Limits.budget_s  # wall-clock seconds per submission (Limits.budget_s)
 
     def isolation(self) -> dict[str, str]:
         """The isolation student code gets under this plan (the strongest this machine has)."""
@@ -108,7 +110,7 @@ def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir:
     stream = ShardStream(workdir / "finished.jsonl", plan, shard, on_document)
     manifest.write_text(json.dumps({
         "lab": plan.lab.name, "seed": plan.seed, "in_process": plan.in_process,
-        "weights": plan.weights,
+        "weights": plan.weights, "budget_s": plan.budget_s,
         "submissions": [{"id": s.id, "workdir": str(s.workdir), "digest": s.digest}
                         for s in shard],
     }), encoding="utf-8")

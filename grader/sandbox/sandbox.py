@@ -50,13 +50,17 @@ class Limits:
     output_bytes: int = 4096
     message_bytes: int = 1 << 20
     max_restarts: int = 3
+    # Wall-clock seconds all of a submission's scenarios and imports may take together: a
+    # submission over it is stopped and every later scenario is refused at once, so that no
+    # classmate waits on it (the shard's limit grows with its submissions' budgets).
+    budget_s: float = 60.0
 
 
 @dataclass
 class Outcome:
     """What one scenario run produced: plain data or a described failure."""
 
-    status: str  # ok | exception | wrong-type | timeout | crash | import-error | bad-result
+    status: str  # ok | exception | wrong-type | timeout | crash | import-error | bad-result | over-budget
     value: Any = None
     detail: dict[str, Any] = field(default_factory=dict)
     output: str = ""
@@ -134,6 +138,7 @@ class Sandbox:
         # container's init may never reap them, and zombies count against the uid's limit).
         reaper.enable_subreaper()
         self._lost_count = 0  # zygotes that died on their own (a timeout is not counted)
+        self._budget_end = time.monotonic() + self.limits.budget_s
 
     def __enter__(self) -> Sandbox:
         return self
@@ -171,6 +176,14 @@ class Sandbox:
             self._start()
         return replace(self._fatal) if self._fatal is not None else None
 
+    @property
+    def over_budget(self) -> bool:
+        """Whether the submission has used up its wall-clock budget (Limits.budget_s)."""
+        return time.monotonic() >= self._budget_end
+
+    def _over_budget(self) -> Outcome:
+        return Outcome("over-budget", detail={"seconds": self.limits.budget_s})
+
     # -- running -----------------------------------------------------------------------------
 
     def run(
@@ -184,11 +197,15 @@ class Sandbox:
         """Run one scenario in a fresh forked child and return its outcome."""
         if self._fatal is not None:
             return replace(self._fatal)
+        if self.over_budget:
+            return self._over_budget()
         zygote = self._zygote or self._start()
         if zygote is None:
             assert self._fatal is not None
             return replace(self._fatal)
         timeout = timeout_s if timeout_s is not None else self.limits.timeout_s
+        cut_by_budget = self._budget_end - time.monotonic() < timeout
+        timeout = max(0.0, min(timeout, self._budget_end - time.monotonic()))
         request = {
             "name": scen.name,
             "source": scen.source,
@@ -206,6 +223,10 @@ class Sandbox:
         deadline = time.monotonic() + timeout
         try:
             reply = self._next_message(zygote, deadline, allow_nonfinite)
+            if reply is None and cut_by_budget:
+                outcome = self._finish(self._over_budget(), zygote)
+                self._discard(zygote)
+                return outcome
             if reply is None:
                 return self._timed_out(zygote, timeout)
             if reply.get("status") == "exited":
@@ -264,6 +285,9 @@ class Sandbox:
     # -- the zygote --------------------------------------------------------------------------
 
     def _start(self) -> _Zygote | None:
+        if self.over_budget:
+            self._fatal = self._over_budget()
+            return None
         if self._lost_count > self.limits.max_restarts:
             self._fatal = Outcome(
                 "crash", detail={"how": "the process running your code kept ending unexpectedly"}
@@ -274,7 +298,9 @@ class Sandbox:
         try:
             process = subprocess.Popen(
                 [self.jail.interpreter if self.jail else sys.executable,
-                 "-I", "-S", "-c", CHILD_SOURCE],
+                 # -u: the student's output is written as it is printed, so a child has nothing
+                 # to flush once it has replied (a flush is code a submission can make block)
+                 "-I", "-S", "-u", "-c", CHILD_SOURCE],
                 cwd=self.workdir,
                 env={},
                 stdin=subprocess.PIPE,
@@ -314,7 +340,7 @@ class Sandbox:
 
     def _await_ready(self, zygote: _Zygote) -> _Zygote | None:
         """Wait for the import probe: a child that imports the submission and says ready."""
-        deadline = time.monotonic() + self.limits.import_timeout_s
+        deadline = min(time.monotonic() + self.limits.import_timeout_s, self._budget_end)
         try:
             reply = self._next_message(zygote, deadline, False)
             exited = None
@@ -328,7 +354,9 @@ class Sandbox:
             zygote.output_total = 0
             self._sweep(keep=(zygote.process.pid,))
             return zygote
-        if reply is None:
+        if reply is None and self.over_budget:
+            fatal = self._over_budget()
+        elif reply is None:
             fatal = Outcome("timeout", detail={"seconds": self.limits.import_timeout_s})
         elif reply.get("status") == "import-error":
             fatal = Outcome("import-error", detail=_exception_detail(reply))

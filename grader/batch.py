@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -50,6 +51,20 @@ class StopRequested(KeyboardInterrupt):
     signum = signal.SIGTERM
 
 
+class OutputUnwritable(Exception):
+    """The report folder cannot take a report (a full disk, read-only, gone): grading stops.
+
+    `path` is the file being written, `kept` how many complete reports the folder holds;
+    nothing half written is left behind (see write_reports), so --resume carries on.
+    """
+
+    def __init__(self, path: Path, error: OSError, kept: int = 0) -> None:
+        super().__init__(f"{error.strerror or error} writing {path}: {kept} reports kept")
+        self.path = path
+        self.errno = error.errno or 0
+        self.kept = kept
+
+
 class GradingInterrupted(Exception):
     """Ctrl-C or SIGTERM stopped grading; the finished submissions' reports were written."""
 
@@ -85,10 +100,28 @@ RESERVED_IDS = frozenset(name + tmp for name in (*CLASS_FILES, GRADEBOOK_SETTING
                          for tmp in ("", ".tmp"))
 
 
+# What write_reports leaves while it writes: hidden folders named by tempfile.mkdtemp
+# (`.<id>.` or `.<id>.old.` and 8 characters), each removed by the next run if still there.
+STAGING = re.compile(r"^\.[A-Za-z0-9][A-Za-z0-9._-]*\.[a-z0-9_]{8}$")
+
+
 def _write_atomically(path: Path, text: str) -> None:
     temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise OutputUnwritable(path, exc) from exc
+
+
+def remove_staging(out_dir: Path) -> None:
+    """Remove what an earlier run stopped in the middle of writing left in the folder."""
+    for entry in out_dir.iterdir():
+        if entry.is_dir() and not entry.is_symlink() and STAGING.match(entry.name):
+            shutil.rmtree(entry, ignore_errors=True)
+        elif entry.name.endswith(".tmp") and entry.name[:-4] in RESERVED_IDS and entry.is_file():
+            entry.unlink(missing_ok=True)
 
 
 def write_reports(doc: dict[str, Any], out_dir: Path) -> Path:
@@ -98,12 +131,27 @@ def write_reports(doc: dict[str, Any], out_dir: Path) -> Path:
     report folder is complete or absent, whenever the run is stopped.
     """
     folder = out_dir / doc["submission"]["id"]
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=out_dir))
-    for name, fmt in REPORT_FILES.items():
-        text = (render_feedback(doc, fmt) if fmt
-                else json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-        (staging / name).write_text(text, encoding="utf-8")
-    staging.chmod(0o755)
+    staging: Path | None = None
+    writing = folder
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=out_dir))
+        for name, fmt in REPORT_FILES.items():
+            writing = folder / name
+            text = (render_feedback(doc, fmt) if fmt
+                    else json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+            (staging / name).write_text(text, encoding="utf-8")
+        staging.chmod(0o755)
+        writing = folder
+        _replace_folder(staging, folder, out_dir)
+    except OSError as exc:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        raise OutputUnwritable(writing, exc) from exc
+    return folder
+
+
+def _replace_folder(staging: Path, folder: Path, out_dir: Path) -> None:
+    """Put the complete staging folder in the report's place (a regrade's old one goes away)."""
     if folder.exists():  # a regrade: the old report goes aside first, then away
         old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old.", dir=out_dir))
         os.replace(folder, old / folder.name)
@@ -111,7 +159,6 @@ def write_reports(doc: dict[str, Any], out_dir: Path) -> Path:
         shutil.rmtree(old, ignore_errors=True)
     else:
         os.replace(staging, folder)
-    return folder
 
 
 def report_options(plan: GradingPlan) -> dict[str, Any]:
@@ -233,6 +280,7 @@ def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: 
     out_dir = options.out_dir
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
+        remove_staging(out_dir)
     paths = [item for item in items if isinstance(item, Path)]
     submissions = unique_ids([*collect(paths, plan.lab),
                               *(i for i in items if isinstance(i, Submission))], RESERVED_IDS)
@@ -248,7 +296,12 @@ def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: 
             if not kept:
                 doc["options"] = recorded
                 if out_dir is not None:
-                    write_reports(doc, out_dir)
+                    try:
+                        write_reports(doc, out_dir)
+                    except OutputUnwritable as failed:
+                        stop.set()  # every shard stops: no report can be written any more
+                        failed.kept = sum(sub.id in docs for sub in submissions)
+                        raise
             docs[doc["submission"]["id"]] = doc
             progress(len(docs), len(submissions), doc, kept)
 

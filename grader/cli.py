@@ -8,6 +8,7 @@ Every line printed comes from the catalogue (`cli.*`), in the language of --lang
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import signal
@@ -20,7 +21,14 @@ from types import FrameType
 from typing import NoReturn
 
 from grader import __version__
-from grader.batch import BatchOptions, GradingInterrupted, StopRequested, grade_class, merge
+from grader.batch import (
+    BatchOptions,
+    GradingInterrupted,
+    OutputUnwritable,
+    StopRequested,
+    grade_class,
+    merge,
+)
 from grader.console import print_summary, progress_display, say
 from grader.course_config import ConfigError, load_course_config
 from grader.i18n import LANGUAGES, Catalogue, default_language
@@ -188,6 +196,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
             say("cli.interrupted", args.lang, written=str(stopped.written),
                 total=str(stopped.total), out=str(out_dir))
             return EXIT_SIGNAL + stopped.signum
+        except OutputUnwritable as failed:
+            display.close()
+            say_unwritable(failed, args.lang)
+            return EXIT_GRADER
         finally:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
         display.close()
@@ -197,6 +209,22 @@ def cmd_grade(args: argparse.Namespace) -> int:
         seconds=f"{elapsed:.2f}", out=str(out_dir), csv=str(out_dir / "class.csv"),
         dashboard=str(out_dir / "dashboard.html"))
     return EXIT_GRADER if any(d["status"] == "grader-error" for d in docs) else EXIT_OK
+
+
+# What went wrong with the report folder, by errno: the catalogue's cli.out_reason and
+# cli.out_advice keys (anything else: "other", with the system's own words).
+OUT_PROBLEMS = {errno.ENOSPC: "no_space", errno.EDQUOT: "no_space", errno.EROFS: "read_only",
+                errno.EACCES: "denied", errno.EPERM: "denied", errno.ENOENT: "gone",
+                errno.ENOTDIR: "gone"}
+
+
+def say_unwritable(failed: OutputUnwritable, lang: str) -> None:
+    """The one line that says which report could not be written, why, and what to do."""
+    catalogue = Catalogue.load(lang)
+    problem = OUT_PROBLEMS.get(failed.errno, "other")
+    say("cli.out_unwritable", lang, path=str(failed.path), kept=str(failed.kept),
+        reason=catalogue.text(f"cli.out_reason.{problem}", error=os.strerror(failed.errno)),
+        advice=catalogue.text(f"cli.out_advice.{problem}"))
 
 
 def cmd_merge(args: argparse.Namespace) -> int:

@@ -191,17 +191,21 @@ def _run_pytest(command: list[str], timeout_s: float, interactive: bool, stream:
     output = _OutputTail(process)
     deadline = time.monotonic() + timeout_s
     returncode: int | None = None
-    while returncode is None:
-        try:
-            returncode = process.wait(POLL_S)
-        except subprocess.TimeoutExpired:
-            stream.read()
-            if stop is not None and stop.is_set():
-                _kill(process)
-                returncode = process.returncode
-            elif time.monotonic() > deadline:
-                _kill(process)
-                return None, output.last_line()
+    try:
+        while returncode is None:
+            try:
+                returncode = process.wait(POLL_S)
+            except subprocess.TimeoutExpired:
+                stream.read()
+                if stop is not None and stop.is_set():
+                    _kill(process)
+                    returncode = process.returncode
+                elif time.monotonic() > deadline:
+                    _kill(process)
+                    return None, output.last_line()
+    except BaseException:  # a document that could not be delivered (its report not written)
+        _kill(process)
+        raise
     return returncode, output.last_line()
 
 

@@ -80,7 +80,7 @@ SEED = "redteam"
 FAMILIES = frozenset({
     "forged-comparisons", "runner-tampering", "reading-secrets", "exit-output", "resources",
     "timeout-defeat", "writing-results", "network-processes", "foreign-engine", "answer-lookup",
-    "broken-archive", "reserved-name", "hostile-text", "report-swelling", "forged-reply",
+    "broken-archive", "reserved-name", "hostile-text", "report-swelling", "forged-reply", "time-theft",
     "control",
 })
 TOML_KEYS = frozenset({"family", "description", "honest_work", "may_pass", "flags", "status"})

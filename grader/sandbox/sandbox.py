@@ -13,12 +13,14 @@ plain data ever comes back.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import selectors
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -50,9 +52,10 @@ class Limits:
     output_bytes: int = 4096
     message_bytes: int = 1 << 20
     max_restarts: int = 3
-    # Wall-clock seconds all of a submission's scenarios and imports may take together: a
-    # submission over it is stopped and every later scenario is refused at once, so that no
-    # classmate waits on it (the shard's limit grows with its submissions' budgets).
+    # Wall-clock seconds all of a submission's scenarios and imports may take together (the
+    # time spent waiting on its processes, not the trusted checks' own work): a submission
+    # over it is stopped and every later scenario is refused at once, so that no classmate
+    # waits on it (the shard's limit grows with its submissions' budgets).
     budget_s: float = 60.0
 
 
@@ -138,7 +141,8 @@ class Sandbox:
         # container's init may never reap them, and zombies count against the uid's limit).
         reaper.enable_subreaper()
         self._lost_count = 0  # zygotes that died on their own (a timeout is not counted)
-        self._budget_end = time.monotonic() + self.limits.budget_s
+        self._spent = 0.0  # seconds of the budget used, in run() and load_problem()
+        self._budget_end = 0.0  # while one of them runs: when the budget ends
 
     def __enter__(self) -> Sandbox:
         return self
@@ -155,6 +159,8 @@ class Sandbox:
         if self.memory is not None:
             self.memory.close()
             self.memory = None
+        if self.jail is not None:
+            self.jail.release()  # nothing of it runs any more: its uid may serve another jail
 
     @property
     def isolation(self) -> Isolation:
@@ -173,13 +179,24 @@ class Sandbox:
         """Why the submission cannot be loaded at all (an error, a timeout or a crash while it
         is imported), or None when it imports: the probe every zygote starts with."""
         if self._fatal is None and self._zygote is None:
-            self._start()
+            with self._budgeted():
+                self._start()
         return replace(self._fatal) if self._fatal is not None else None
 
     @property
     def over_budget(self) -> bool:
         """Whether the submission has used up its wall-clock budget (Limits.budget_s)."""
-        return time.monotonic() >= self._budget_end
+        return self._spent >= self.limits.budget_s
+
+    @contextlib.contextmanager
+    def _budgeted(self) -> Iterator[None]:
+        """Count the time spent inside against the budget; `_budget_end` is when it ends."""
+        started = time.monotonic()
+        self._budget_end = started + self.limits.budget_s - self._spent
+        try:
+            yield
+        finally:
+            self._spent += time.monotonic() - started
 
     def _over_budget(self) -> Outcome:
         return Outcome("over-budget", detail={"seconds": self.limits.budget_s})
@@ -195,9 +212,14 @@ class Sandbox:
         allow_nonfinite: bool = False,
     ) -> Outcome:
         """Run one scenario in a fresh forked child and return its outcome."""
+        with self._budgeted():
+            return self._run(scen, params, timeout_s, allow_nonfinite)
+
+    def _run(self, scen: Scenario, params: dict[str, Any], timeout_s: float | None,
+             allow_nonfinite: bool) -> Outcome:
         if self._fatal is not None:
             return replace(self._fatal)
-        if self.over_budget:
+        if time.monotonic() >= self._budget_end:
             return self._over_budget()
         zygote = self._zygote or self._start()
         if zygote is None:
@@ -285,7 +307,7 @@ class Sandbox:
     # -- the zygote --------------------------------------------------------------------------
 
     def _start(self) -> _Zygote | None:
-        if self.over_budget:
+        if time.monotonic() >= self._budget_end:
             self._fatal = self._over_budget()
             return None
         if self._lost_count > self.limits.max_restarts:
@@ -354,7 +376,7 @@ class Sandbox:
             zygote.output_total = 0
             self._sweep(keep=(zygote.process.pid,))
             return zygote
-        if reply is None and self.over_budget:
+        if reply is None and time.monotonic() >= self._budget_end:
             fatal = self._over_budget()
         elif reply is None:
             fatal = Outcome("timeout", detail={"seconds": self.limits.import_timeout_s})

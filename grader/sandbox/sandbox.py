@@ -46,9 +46,13 @@ class Limits:
     cpu_s: int = 3
     zygote_cpu_s: int = 60
     memory_bytes: int = 1 << 30  # per process (RLIMIT_AS)
-    submission_memory_bytes: int = 1 << 30  # all of a submission's processes, where a cgroup can be had
+    submission_memory_bytes: int = 1 << 30  # all of a submission's processes together
     file_bytes: int = 1 << 20
     processes: int = 64
+    # Without a memory cgroup, a jail's processes are this few (RLIMIT_NPROC) and each gets
+    # this share of submission_memory_bytes as its RLIMIT_AS: 4 x 256 MiB, 1 GiB in all (the
+    # zygote, its scenario's child, and two more; a 100,000-node chain needs about 90 MiB).
+    processes_without_cgroup: int = 4
     output_bytes: int = 4096
     message_bytes: int = 1 << 20
     max_restarts: int = 3
@@ -346,19 +350,28 @@ class Sandbox:
             "class_name": self.class_name,
             "files": list(self.files),
             "helpers_source": HELPERS_SOURCE,
-            "limits": {
-                "memory_bytes": self.limits.memory_bytes,
-                "file_bytes": self.limits.file_bytes,
-                "zygote_cpu_s": self.limits.zygote_cpu_s,
-                # RLIMIT_NPROC counts per uid: meaningful only for the jail's own uid
-                "processes": self.limits.processes if self.jail else 0,
-            },
+            "limits": self.child_limits(),
             "jail": self.jail.config() if self.jail else None,
         }
         assert process.stdin is not None
         process.stdin.write(protocol.encode_frame(config))
         process.stdin.flush()
         return self._await_ready(zygote)
+
+    def child_limits(self) -> dict[str, int]:
+        """The limits the zygote sets itself (and its children inherit). Where a memory cgroup
+        bounds the submission, each process gets memory_bytes and the usual process count;
+        in a jail without one, RLIMIT_NPROC x RLIMIT_AS is submission_memory_bytes; at
+        `limits` (no jail) RLIMIT_NPROC would count the instructor's own processes and is
+        not set: one process's memory_bytes is the bound there."""
+        memory, processes = self.limits.memory_bytes, self.limits.processes
+        if self.jail is None:
+            processes = 0
+        elif self.memory is None:
+            processes = self.limits.processes_without_cgroup
+            memory = min(memory, self.limits.submission_memory_bytes // processes)
+        return {"memory_bytes": memory, "file_bytes": self.limits.file_bytes,
+                "zygote_cpu_s": self.limits.zygote_cpu_s, "processes": processes}
 
     def _await_ready(self, zygote: _Zygote) -> _Zygote | None:
         """Wait for the import probe: a child that imports the submission and says ready."""

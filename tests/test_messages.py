@@ -48,6 +48,7 @@ DETAIL_SAMPLES: dict[str, tuple[dict[str, Any], list[str]]] = {
         ["NotImplementedError", "later", "value.py, line 9, in exp"],
     ),
     "timeout": ({"seconds": 2}, ["2 s"]),
+    "over-budget": ({"seconds": 60}, ["60 s"]),
     "crash": ({"how": "killed by signal 9"}, ["killed by signal 9"]),
     "import-error": (
         {"file": "value.py", "type": "SyntaxError", "message": "invalid syntax",

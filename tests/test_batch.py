@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from grader.batch import CLASS_FILES, BatchOptions, OutputUnwritable, grade_class
+from grader.batch import CLASS_FILES, SHARD_RECORD, BatchOptions, OutputUnwritable, grade_class
 from grader.labs import get_lab
 from grader.shard import GradingPlan, suites_for
 
@@ -133,7 +133,7 @@ def test_resume_after_a_staging_folder_was_left_removes_it(tmp_path: Path) -> No
     (out / ".ana.abcd_123" / "scores.json").write_text("{", encoding="utf-8")
     shutil.copytree(out / "ana", out / ".ana.old.efgh5678")
     grade(paths, out, resume=True)
-    assert sorted(p.name for p in out.iterdir()) == sorted(["ana", *CLASS_FILES[:2]]), \
+    assert sorted(p.name for p in out.iterdir()) == sorted(["ana", *CLASS_FILES[:2], SHARD_RECORD]), \
         sorted(p.name for p in out.iterdir())
 
 

@@ -53,7 +53,7 @@ from typing import Any
 
 import pytest
 
-from grader.batch import REPORT_FILES, RESERVED_IDS
+from grader.batch import REPORT_FILES, RESERVED_IDS, SHARD_RECORD
 from grader.i18n import Catalogue
 from grader.labs import COURSE_ROOT, get_lab
 from grader.platforms.gradebook import class_csv
@@ -91,7 +91,7 @@ MIN_ATTACKS = 40
 SETTLE_S = 2.0  # how long after grading the reports and processes are looked at again
 LISTEN_PORTS = range(47390, 47400)  # the loopback ports socket attacks phone home to
 CANARY_VARIABLE = "MINIGRAD_REDTEAM_CANARY"
-TOP_LEVEL_REPORTS = frozenset({"class.csv", "dashboard.html"})  # written by grade_class itself
+TOP_LEVEL_REPORTS = frozenset({"class.csv", "dashboard.html", SHARD_RECORD})  # grade_class's own
 # What one student may add to the reports: a scores.json, a feedback file (grader.results.build
 # keeps a document under DOC_BYTES; its renderings are no larger than that).
 REPORT_BYTES = DOC_BYTES

@@ -1,7 +1,7 @@
 """Benchmark: what tarpits cost a class, with a budget per submission.
 
 Grades a lab01 class of `--size` students (copies of the reference solution) in which
-`--tarpits` of them, next to each other (so in one shard), have every operation spin forever,
+`--tarpits` of them, next to each other (so in one shard), take 1.5 s for every operation,
 with each submission's budget set to `--budget` seconds; then the same class without tarpits.
 Prints both wall times, the tarpits' own durations, what the tarpits add over the clean class
 against the sum of their budgets, and how many classmates kept full marks.
@@ -25,12 +25,17 @@ LAB = get_lab("lab01_graph")
 SOLUTION = (LAB.solution_dir / LAB.main_file).read_text(encoding="utf-8")
 TARPIT = SOLUTION + """
 
-def _spin(self, other):
-    while True:
-        pass
+import time
 
 
-Value.__add__ = Value.__radd__ = Value.__mul__ = Value.__rmul__ = _spin
+def _slow(operation):
+    def slowly(self, other):
+        time.sleep(1.5)  # under the 2 s limit of a scenario: every check passes, slowly
+        return operation(self, other)
+    return slowly
+
+
+Value.__add__, Value.__mul__ = _slow(Value.__add__), _slow(Value.__mul__)
 """
 
 

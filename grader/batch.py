@@ -10,6 +10,7 @@ Side: trusted process.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -117,7 +118,8 @@ def _write_atomically(path: Path, text: str) -> None:
         temporary.write_text(text, encoding="utf-8")
         os.replace(temporary, path)
     except OSError as exc:
-        temporary.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # on a read-only folder, even this fails
+            temporary.unlink(missing_ok=True)
         raise OutputUnwritable(path, exc) from exc
 
 

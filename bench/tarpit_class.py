@@ -70,8 +70,9 @@ def main() -> None:
         clean, _ = grade(Path(scratch) / "clean", args.size, 0, args.budget, args.workers)
         seconds, docs = grade(Path(scratch) / "tarpits", args.size, args.tarpits, args.budget,
                               args.workers)
-    tarpit_docs = [d for d in docs if d["score"] < d["max_score"]]
-    full = sum(d["score"] == d["max_score"] > 0 for d in docs)
+    tarpit_docs = [d for d in docs if "over-budget" in {(c["detail"] or {}).get("kind")
+                                                         for c in d["checks"]}]
+    full = sum(d["score"] == d["max_score"] > 0 for d in docs)  # the tarpits never have it
     print(f"class of {args.size}, {args.workers} workers, budget {args.budget:g} s")
     print(f"without tarpits: {clean:.1f} s")
     print(f"with {args.tarpits} tarpits: {seconds:.1f} s "
@@ -80,6 +81,11 @@ def main() -> None:
           + ", ".join(f"{d['duration_s']:.1f}" for d in tarpit_docs) + " s")
     print(f"full marks: {full} of {args.size - args.tarpits} classmates; "
           f"grader errors: {sum(d['status'] == 'grader-error' for d in docs)}")
+    for doc in (d for d in docs if d["score"] < d["max_score"]  # classmates that lost points
+                and "over-budget" not in {(c["detail"] or {}).get("kind") for c in d["checks"]}):
+        lost = sorted({f"{c['id']}: {(c['detail'] or {}).get('kind')}" for c in doc["checks"]
+                       if c["status"] != "passed"})
+        print(f"  {doc['submission']['id']} lost {doc['max_score'] - doc['score']:g}: {lost}")
 
 
 if __name__ == "__main__":

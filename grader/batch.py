@@ -366,14 +366,15 @@ def _prepare_all(plan: GradingPlan, submissions: Sequence[Any], options: BatchOp
     for sub in submissions:
         record = {**sub.meta, "id": sub.id, "source": source_label(sub), "digest": ""}
         try:
-            prepared = prepare(sub, plan.lab, scratch)
+            prepared = prepare(sub, plan.lab, scratch, student=plan.student)
         except Ungradable as exc:
             finished(ungradable_document(plan.lab.name, record, exc.detail, plan.lang,
                                          plan.isolation()))
             continue
         except Exception as exc:  # the grader's own fault, but this submission's report alone
-            reference = f"preparing the submission failed ({type(exc).__name__}: {exc})"
-            finished(grader_error_document(plan.lab.name, record, reference[:300], plan.lang,
+            reference = {"kind": "reference-preparing", "params": {
+                "error": f"{type(exc).__name__}: {str(exc)[:200]}"}}
+            finished(grader_error_document(plan.lab.name, record, reference, plan.lang,
                                            plan.isolation()))
             continue
         previous = (_previous(options.out_dir, prepared, plan)

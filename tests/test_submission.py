@@ -220,7 +220,7 @@ def test_corrupt_zip_is_unreadable(tmp_path: Path) -> None:
     archive.write_bytes(b"PK\x03\x04 this is not really a zip")
     detail = ungradable_detail(archive)
     assert detail["kind"] == "unreadable-submission", detail
-    assert "not a readable zip" in str(detail["params"]), detail
+    assert detail["params"]["reason"]["kind"] == "why-bad-zip", detail
 
 
 @pytest.mark.parametrize("how", ZIP_DAMAGE)
@@ -230,8 +230,8 @@ def test_a_zip_whose_member_cannot_be_read_is_unreadable_with_the_reason(
     archive.write_bytes(damaged_zip(how))
     detail = ungradable_detail(archive)
     assert detail["kind"] == "unreadable-submission", detail
-    reason = str(detail["params"]["reason"])
-    assert "value.py cannot be read from the zip" in reason, reason
+    reason = detail["params"]["reason"]
+    assert reason["kind"] == "why-zip-member" and reason["params"]["file"] == "value.py", reason
 
 
 @pytest.mark.parametrize("how", ZIP_DAMAGE)
@@ -291,7 +291,8 @@ def make_notebook(path: Path) -> Path:
 def test_notebook_code_cells_are_joined_without_magics_or_markdown(tmp_path: Path) -> None:
     path = make_notebook(tmp_path / "alice.ipynb")
     code = read_files(path, LAB)["value.py"].decode("utf-8")
-    assert code == "import math\n\nclass Value:\n    pass\n", repr(code)
+    # the magic lines become empty lines, so every line after them keeps its number
+    assert code == "\n\nimport math\n\nclass Value:\n    pass\n\n\n", repr(code)
     compile(code, "value.py", "exec")
 
 
@@ -309,7 +310,7 @@ def test_notebook_code_of_an_empty_notebook_is_an_empty_module() -> None:
 def test_nonexistent_path_is_unreadable(tmp_path: Path) -> None:
     detail = ungradable_detail(tmp_path / "nobody")
     assert detail["kind"] == "unreadable-submission", detail
-    assert "does not exist" in str(detail["params"]["reason"]), detail
+    assert detail["params"]["reason"]["kind"] == "why-missing", detail
 
 
 def test_other_file_types_are_unreadable(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from grader.checking.verdict import (
     expect_results_close,
     fail,
     field,
+    said,
 )
 
 # The graph of `sibling_calls`: out = x*c + x*d with x = a*b. x has two consumers, neither of
@@ -124,7 +125,8 @@ def expect_built_node(result: dict, op: str, x: float, y: float) -> None:
                  inputs=shown)
     expect_equal(field(result, "leaf_parents", int), 0, quantity="len(a._prev)", inputs=shown)
     expect_equal(field(result, "grads", list), [0.0, 0.0, 0.0],
-                 quantity=f"[a.grad, b.grad, (a {op} b).grad] before backward()", inputs=shown)
+                 quantity=said("quantity-before-call", code=f"[a.grad, b.grad, (a {op} b).grad]",
+                                     call="backward()"), inputs=shown)
 
 
 def expect_op_labels(labels: dict, leaf_label: str, inputs: dict) -> None:
@@ -146,5 +148,5 @@ def expect_seeded(result: dict, leaves: dict[str, float], inputs: dict) -> None:
     seen = field(result, "seen", list)
     if seen:
         expect_close(field({"seen": seen[0]}, "seen", float), 1.0,
-                     quantity="out.grad when out._backward runs", inputs=inputs,
+                     quantity=said("quantity-when-runs", code="out.grad", call="out._backward"), inputs=inputs,
                      source="literal")

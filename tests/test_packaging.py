@@ -16,15 +16,15 @@ BUGGY = ROOT / "tests" / "fixtures" / "lab01_graph" / "grad-overwrite-in-mul"
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh virtual environment holding only the built wheel and its dependencies."""
+def installed(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Path:
+    """A fresh virtual environment holding only the built wheel and its dependencies (from the
+    run's wheelhouse, tests/conftest.py: no index, no download)."""
     root = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w",
-                    str(root / "dist"), str(ROOT)], check=True, capture_output=True)
-    [wheel] = (root / "dist").glob("minigrad_labs-*.whl")
-    venv.create(root / "venv", with_pip=True)
+    [wheel] = wheelhouse.glob("minigrad_labs-*.whl")
+    venv.create(root / "venv", with_pip=False)
     python = root / "venv" / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(wheel)], check=True,
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
+                    "--no-index", "--find-links", str(wheelhouse), str(wheel)], check=True,
                    capture_output=True)
     return python
 

@@ -32,7 +32,7 @@ from grader.intake import (
     prepare,
     source_label,
 )
-from grader.platforms import gradebook
+from grader.platforms import fill_in, gradebook
 from grader.render import render_dashboard, render_feedback
 from grader.results.build import ungradable_document
 from grader.shard import GradingPlan, grade_shard
@@ -71,11 +71,16 @@ class BatchOptions:
     shard_timeout_s: float = 600.0
     interactive: bool = False  # the student's terminal reaches their code (`check --debug`)
     shard: tuple[int, int] | None = None  # (K, N): grade only shard K of N, by submission id
-    points: float | None = None  # gradebook grades scaled to this many points (None: raw score)
+    points: float | None = None  # gradebook grades scaled to this many points
     canvas_column: str | None = None  # Canvas import column, "Title (assignment id)"
+    gradebook: Path | None = None  # the gradebook the LMS exported, to fill in
 
 
 GRADEBOOK_SETTINGS = "gradebook.json"
+# The gradebook the LMS exported, kept beside the reports so every rewrite of the class files
+# (a regrade, `--resume`, `merge`) fills in the same file.
+GRADEBOOK_DOWNLOAD = "gradebook_download.csv"
+SHARD_RECORD = "shard.json"
 CLASS_FILES = ("class.csv", "dashboard.html", "canvas_gradebook.csv", "moodle_worksheet.csv")
 
 
@@ -227,10 +232,20 @@ def read_reports(out_dir: Path) -> list[dict[str, Any]]:
     return docs
 
 
+def file_digest(raw: bytes) -> str:
+    """A content digest, as the records write it."""
+    return "sha256:" + hashlib.sha256(raw).hexdigest()[:16]
+
+
 def _gradebook_settings(out_dir: Path, options: BatchOptions) -> dict[str, Any]:
     """The gradebook settings given now, else the ones the folder was graded with before."""
     path = out_dir / GRADEBOOK_SETTINGS
-    given = {"points": options.points, "canvas_column": options.canvas_column}
+    given: dict[str, Any] = {"points": options.points, "canvas_column": options.canvas_column,
+                             "gradebook": None}
+    if options.gradebook is not None:
+        raw = options.gradebook.read_bytes()
+        _write_atomically(out_dir / GRADEBOOK_DOWNLOAD, raw.decode("utf-8"))
+        given["gradebook"] = file_digest(raw)
     try:
         saved = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -241,6 +256,24 @@ def _gradebook_settings(out_dir: Path, options: BatchOptions) -> dict[str, Any]:
     return settings
 
 
+def _lms_file(out_dir: Path, docs: Sequence[dict[str, Any]], lms: str,
+              settings: dict[str, Any], lang: str) -> str | None:
+    """The gradebook file of one LMS: the download filled in, else a fresh one, else None
+    (no points or column were given: `grade` refuses that before grading)."""
+    download = out_dir / GRADEBOOK_DOWNLOAD
+    if settings["gradebook"] and download.is_file():
+        raw = download.read_bytes()
+        if fill_in.kind_of(fill_in.read_sheet(raw, download.name)) == lms:
+            return fill_in.fill(raw, download.name, docs, docs[0]["lab"], settings["points"],
+                                settings["canvas_column"]).text
+    if settings["points"] is None:
+        return None
+    if lms == "canvas":
+        column = settings["canvas_column"]
+        return gradebook.canvas_csv(docs, column, settings["points"]) if column else None
+    return gradebook.moodle_worksheet(docs, settings["points"], lang)  # the site's: --lang
+
+
 def write_class_files(out_dir: Path, lang: str, options: BatchOptions | None = None) -> list[Path]:
     """class.csv, the dashboard and the gradebook files, from every report in the folder."""
     docs = read_reports(out_dir)
@@ -248,36 +281,31 @@ def write_class_files(out_dir: Path, lang: str, options: BatchOptions | None = N
     written = [out_dir / "class.csv", out_dir / "dashboard.html"]
     _write_atomically(written[0], gradebook.class_csv(docs))
     _write_atomically(written[1], render_dashboard(docs, lang))
-    lms = {doc["submission"].get("lms") for doc in docs}
-    if "canvas" in lms:
-        column = settings["canvas_column"] or (docs[0]["lab"] if docs else "lab")
-        written.append(out_dir / "canvas_gradebook.csv")
-        _write_atomically(written[-1], gradebook.canvas_csv(docs, column, settings["points"]))
-    if "moodle" in lms:
-        written.append(out_dir / "moodle_worksheet.csv")
-        _write_atomically(written[-1], gradebook.moodle_worksheet(docs, settings["points"]))
+    for lms, name in (("canvas", "canvas_gradebook.csv"), ("moodle", "moodle_worksheet.csv")):
+        if any(doc["submission"].get("lms") == lms for doc in docs):
+            text = _lms_file(out_dir, docs, lms, settings, lang)
+            if text is not None:
+                written.append(out_dir / name)
+                _write_atomically(written[-1], text)
     return written
 
 
-def merge(folders: Sequence[Path], out_dir: Path, lang: str) -> list[dict[str, Any]]:
-    """Join the reports of shard folders into `out_dir` (the newest report of an id wins)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    chosen: dict[str, tuple[str, Path]] = {}
-    for folder in folders:
-        for doc in read_reports(folder):
-            key = doc["submission"]["id"]
-            if key not in chosen or doc["graded_at"] >= chosen[key][0]:
-                chosen[key] = (doc["graded_at"], folder / key)
-    for key, (_, report) in sorted(chosen.items()):
-        if report.resolve() != (out_dir / key).resolve():
-            shutil.rmtree(out_dir / key, ignore_errors=True)
-            shutil.copytree(report, out_dir / key)
-    for folder in folders:
-        settings = folder / GRADEBOOK_SETTINGS
-        if settings.is_file() and not (out_dir / GRADEBOOK_SETTINGS).is_file():
-            shutil.copyfile(settings, out_dir / GRADEBOOK_SETTINGS)
-    write_class_files(out_dir, lang)
-    return read_reports(out_dir)
+def shard_record(plan: GradingPlan, options: BatchOptions, settings: dict[str, Any],
+                 class_ids: Sequence[str]) -> dict[str, Any]:
+    """What a report folder was graded with, for `merge` to compare: the shard spec, lab, grader
+    version, report options (seed digest, suites, weights), language, gradebook settings, and
+    every submission id of the class (so a missing shard names the students it holds)."""
+    return {"shard": list(options.shard) if options.shard else None, "lab": plan.lab.name,
+            "grader_version": __version__, "options": report_options(plan), "lang": plan.lang,
+            "gradebook": settings, "class": sorted(class_ids)}
+
+
+def write_shard_record(out_dir: Path, plan: GradingPlan, options: BatchOptions,
+                       class_ids: Sequence[str]) -> None:
+    """Write the folder's shard.json (see `shard_record`)."""
+    settings = _gradebook_settings(out_dir, options)
+    record = shard_record(plan, options, settings, class_ids)
+    _write_atomically(out_dir / SHARD_RECORD, json.dumps(record, indent=2) + "\n")
 
 
 def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: BatchOptions,
@@ -295,9 +323,11 @@ def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: 
         out_dir.mkdir(parents=True, exist_ok=True)
     paths = [item for item in items if isinstance(item, Path)]
     submissions = [*collect(paths, plan.lab), *(i for i in items if isinstance(i, Submission))]
+    recorded = report_options(plan)
+    if out_dir is not None:
+        write_shard_record(out_dir, plan, options, [sub.id for sub in submissions])
     if options.shard is not None:
         submissions = [sub for sub in submissions if in_shard(sub.id, options.shard)]
-    recorded = report_options(plan)
     docs: dict[str, dict[str, Any]] = {}
     lock = threading.Lock()
     stop = threading.Event()

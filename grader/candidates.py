@@ -4,7 +4,9 @@ Side: trusted process (intake). A folder, a zip or one student's files in an LMS
 things that could be the lab's file: `value.py` at two depths, `value.py` beside an edited
 notebook, two differently named `.py` files. The grader never grades one of them silently:
 
-- the lab file under its own name and the lab's notebook (any `*.ipynb`) are candidates;
+- the lab file under its own name, under the name Canvas gives a second file of that name in one
+  submission (`value-1.py`: `Attachment.make_unique_filename` in instructure/canvas-lms), and
+  the lab's notebook (any `*.ipynb`) are candidates;
 - an untouched copy of what students were given (the stub, the lab notebook) is not a
   competitor, and copies with identical code count once: handing in the whole lab folder,
   stub notebook included, is not ambiguous;
@@ -18,6 +20,7 @@ same rules hold for folders, zips and zips inside folders.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
@@ -70,6 +73,15 @@ def _normal(code: bytes) -> bytes:
     return b"\n".join(line.rstrip() for line in code.replace(b"\r\n", b"\n").splitlines()).strip()
 
 
+def named_as(name: str, file: str) -> bool:
+    """Whether `name` is `file`, or `file` as Canvas renames a second upload of that name
+    (`<stem>-<n><extension>`)."""
+    if name == file:
+        return True
+    stem, dot, extension = file.partition(".")
+    return bool(re.fullmatch(re.escape(stem) + r"-\d+" + re.escape(dot + extension), name))
+
+
 def _is_other_python(entry: Entry, lab: Lab) -> bool:
     name = entry.name
     return (entry.depth == 0 and name.endswith(".py") and name not in lab.support_files
@@ -101,7 +113,7 @@ def choose(file: str, entries: Sequence[Entry], lab: Lab, untouched: Collection[
     `notebook_code` turns a notebook's bytes into the module code it stands for.
     """
     main = file == lab.main_file
-    named = [Candidate(e.path, e.read(), e.depth) for e in entries if e.name == file]
+    named = [Candidate(e.path, e.read(), e.depth) for e in entries if named_as(e.name, file)]
     notebooks = [Candidate(e.path, notebook_code(e.read()), e.depth, rank=1) for e in entries
                  if main and e.name.endswith(NOTEBOOK_SUFFIX)]
     if named or notebooks:

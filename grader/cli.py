@@ -20,13 +20,22 @@ from types import FrameType
 from typing import NoReturn
 
 from grader import __version__
-from grader.batch import BatchOptions, GradingInterrupted, StopRequested, grade_class, merge
+from grader.batch import (
+    SHARD_RECORD,
+    BatchOptions,
+    GradingInterrupted,
+    StopRequested,
+    grade_class,
+    read_reports,
+)
 from grader.console import print_summary, progress_display, say
 from grader.course_config import ConfigError, load_course_config
 from grader.i18n import LANGUAGES, Catalogue, default_language
 from grader.intake import Submission
 from grader.labs import COURSE_ROOT, LABS, Lab
-from grader.platforms import lms
+from grader.merging import MergeRefused, merge
+from grader.platforms import fill_in, lms
+from grader.platforms.gradebook import CANVAS_TITLE_AND_ID
 from grader.render import isolation_notes, render_feedback, render_summary
 from grader.sandbox.jail import available_isolation
 from grader.shard import GradingPlan, suites_for
@@ -120,7 +129,7 @@ def _class_submissions(kind: str, export: Path, scratch: Path) -> list[Submissio
         raise UsageError("lms_export", reason=str(exc)) from None
     return [Submission(m.submission_id, m.source, {
         "student_id": m.student_id, "name": m.name, "lms": m.lms, "late": m.late,
-        "earlier": list(m.earlier), "label": m.label}) for m in members]
+        "duplicates": list(m.duplicates), "label": m.label}) for m in members]
 
 
 def _refuse_classes(lab: Lab, paths: Sequence[Path]) -> None:
@@ -129,6 +138,41 @@ def _refuse_classes(lab: Lab, paths: Sequence[Path]) -> None:
         kind = lms.guess_class(path, lab)
         if kind is not None:
             raise UsageError("looks_like_class", path=str(path), kind=kind)
+
+
+def _gradebook_options(args: argparse.Namespace, lab: Lab, lms_kind: str | None,
+                       merging: bool = False) -> None:
+    """Refuse, before grading, gradebook options the LMS would not import as meant."""
+    if args.gradebook:
+        path = Path(args.gradebook)
+        try:
+            kind = fill_in.check(path.read_bytes(), path.name, lab.name, args.points,
+                                 args.canvas_column)
+        except OSError as exc:
+            raise UsageError("gradebook", path=str(path), reason=exc.strerror or str(exc)) from None
+        except fill_in.GradebookError as exc:
+            raise UsageError("gradebook", path=str(path), reason=str(exc)) from None
+        if lms_kind != kind and not merging:
+            raise UsageError("gradebook", path=str(path), reason=f"a {kind} gradebook fills in "
+                             f"the grades of a class graded with --lms {kind}")
+        return
+    if lms_kind == "canvas":
+        if not args.canvas_column or args.points is None:
+            raise UsageError("canvas_needs_column")
+        if not CANVAS_TITLE_AND_ID.match(args.canvas_column):
+            raise UsageError("canvas_column_format", column=repr(args.canvas_column))
+    if lms_kind == "moodle" and args.points is None:
+        raise UsageError("moodle_needs_points")
+
+
+def _say_gradebook_absent(args: argparse.Namespace, out_dir: Path) -> None:
+    """Name the graded students the downloaded gradebook has no row for (they get no grade)."""
+    if not args.gradebook:
+        return
+    path = Path(args.gradebook)
+    missing = fill_in.absent(path.read_bytes(), path.name, read_reports(out_dir))
+    if missing:
+        say("cli.gradebook_absent", args.lang, count=str(len(missing)), students=", ".join(missing))
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -163,13 +207,15 @@ def cmd_grade(args: argparse.Namespace) -> int:
     shard = _shard(args.shard)
     if not args.lms:
         _refuse_classes(lab, paths)
+    _gradebook_options(args, lab, args.lms if args.lms in ("canvas", "moodle") else None)
     out_dir = _writable_out(args.out)  # last: a usage error leaves no folder behind
     seed = args.seed or os.environ.get("GRADER_SEED") or ""
     plan = GradingPlan(lab, suites, seed or DEFAULT_SEED, args.lang,
                        in_process=isolation.how == "in-process",  # only with --allow-unisolated
                        weights=weights, config=record)
     options = BatchOptions(out_dir=out_dir, workers=args.workers, resume=args.resume,
-                           shard=shard, points=args.points, canvas_column=args.canvas_column)
+                           shard=shard, points=args.points, canvas_column=args.canvas_column,
+                           gradebook=Path(args.gradebook) if args.gradebook else None)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="minigrad-export-") as scratch:
         if args.lms:
@@ -193,6 +239,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         display.close()
     elapsed = time.perf_counter() - started
     print_summary(docs, args.lang)
+    _say_gradebook_absent(args, out_dir)
     say("cli.finished", args.lang, stream=sys.stdout, count=str(len(docs)),
         seconds=f"{elapsed:.2f}", out=str(out_dir), csv=str(out_dir / "class.csv"),
         dashboard=str(out_dir / "dashboard.html"))
@@ -208,8 +255,24 @@ def cmd_merge(args: argparse.Namespace) -> int:
     out_dir = Path(args.out)
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError("out_is_file", path=str(out_dir))
-    docs = merge(folders, out_dir, args.lang)
+    options = None
+    if args.gradebook or args.points is not None or args.canvas_column:
+        record = folders[0] / SHARD_RECORD
+        if args.gradebook and record.is_file():  # no record: merge refuses it below
+            _gradebook_options(args, _lab(json.loads(record.read_text(encoding="utf-8"))["lab"]),
+                               None, merging=True)
+        options = BatchOptions(out_dir=out_dir, points=args.points,
+                               canvas_column=args.canvas_column,
+                               gradebook=Path(args.gradebook) if args.gradebook else None)
+    try:
+        merged = merge(folders, out_dir, args.lang, args.allow_partial, options)
+    except MergeRefused as refused:
+        raise UsageError(refused.key, **refused.params) from None
+    docs = merged.docs
     print(render_summary(docs, args.lang))
+    if merged.missing:
+        say("cli.merged_partial", args.lang, count=str(len(merged.missing)),
+            students=", ".join(merged.missing))
     say("cli.merged", args.lang, stream=sys.stdout, count=str(len(docs)),
         folders=str(len(folders)), out=str(out_dir), csv=str(out_dir / "class.csv"),
         dashboard=str(out_dir / "dashboard.html"))
@@ -347,10 +410,17 @@ def build_parser() -> argparse.ArgumentParser:
                             "names it (canvas, moodle) or one folder or zip per student (folders)")
     grade.add_argument("--shard", metavar="K/N",
                        help="grade only shard K of N (by submission id); join with `merge`")
-    grade.add_argument("--points", type=float, metavar="N",
-                       help="gradebook grades out of N points (default: the lab's own points)")
+    gradebook_help = {
+        "gradebook": "the gradebook the LMS exported (Canvas: Grades, Export; Moodle: Download "
+                     "grading worksheet), filled in as canvas_gradebook.csv / moodle_worksheet.csv",
+        "points": "the assignment's points (Canvas) or maximum grade (Moodle); grades are scaled "
+                  "to it (read from --gradebook when given)",
+        "canvas_column": "Canvas gradebook column as Canvas exports it, 'Title (assignment id)'",
+    }
+    grade.add_argument("--points", type=float, metavar="N", help=gradebook_help["points"])
     grade.add_argument("--canvas-column", metavar="'TITLE (ID)'",
-                       help="Canvas gradebook column, the assignment's title and id")
+                       help=gradebook_help["canvas_column"])
+    grade.add_argument("--gradebook", metavar="FILE", help=gradebook_help["gradebook"])
     grade.add_argument("--allow-unisolated", action="store_true",
                        help="grade even where no separate user or jail can be had (SECURITY.md)")
     grade.add_argument("--config", metavar="COURSE_TOML",
@@ -362,6 +432,12 @@ def build_parser() -> argparse.ArgumentParser:
     merge_parser.add_argument("folders", nargs="+", help="report folders of `grade --shard`")
     merge_parser.add_argument("--out", required=True, help="the joined report folder")
     merge_parser.add_argument("--lang", **language)  # type: ignore[arg-type]
+    merge_parser.add_argument("--allow-partial", action="store_true",
+                              help="merge even with shards missing, and name their students")
+    merge_parser.add_argument("--gradebook", metavar="FILE", help=gradebook_help["gradebook"])
+    merge_parser.add_argument("--points", type=float, metavar="N", help=gradebook_help["points"])
+    merge_parser.add_argument("--canvas-column", metavar="'TITLE (ID)'",
+                              help=gradebook_help["canvas_column"])
     merge_parser.set_defaults(handler=cmd_merge)
 
     export = commands.add_parser("export", help="a grading platform's bundle for one lab")

@@ -222,10 +222,10 @@ def localise_document(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str,
 
 def attempt_notes(doc: Mapping[str, Any], catalogue: Catalogue) -> list[str]:
     """What the LMS said of this attempt, as sentences for the student: that it came in late,
-    and which earlier attempts were not graded. Empty when the intake knew neither."""
+    and which of its files share one name. Empty when the intake knew neither."""
     submission = doc["submission"]
     notes = [catalogue.text("platforms.attempts.late")] if submission.get("late") else []
-    earlier = submission.get("earlier") or []
-    if earlier:
-        notes.append(catalogue.text("platforms.attempts.earlier", attempts=", ".join(earlier)))
+    duplicates = submission.get("duplicates") or []
+    if duplicates:
+        notes.append(catalogue.text("platforms.attempts.duplicates", files=", ".join(duplicates)))
     return notes

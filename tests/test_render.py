@@ -235,14 +235,14 @@ def test_documents_from_before_schema_1_1_render_without_an_isolation_line() -> 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_feedback_says_a_late_attempt_and_the_earlier_ones_not_graded(fmt: str, lang: str) -> None:
+def test_feedback_says_a_late_attempt_and_its_files_of_one_name(fmt: str, lang: str) -> None:
     catalogue = Catalogue.load(lang)
     late = flat(catalogue.text("platforms.attempts.late"))
-    earlier = flat(catalogue.text("platforms.attempts.earlier", attempts="value-1.py, value-2.py"))
+    earlier = flat(catalogue.text("platforms.attempts.duplicates", files="value-1.py, value.py"))
     doc = load_doc("score_mixed")
     before = flat(render_feedback(doc, fmt, lang))
     assert late not in before and "value-1.py" not in before  # nothing when the LMS said nothing
-    doc["submission"].update(late=True, earlier=["value-1.py", "value-2.py"])
+    doc["submission"].update(late=True, duplicates=["value-1.py", "value.py"])
     text = flat(render_feedback(doc, fmt, lang))
     for sentence in (late, earlier):
         assert sentence in text, (sentence, text[:600])

@@ -1,20 +1,23 @@
 """Gradebook files from score documents: the class CSV, Canvas's import CSV, Moodle's worksheet.
 
-Trusted side. A submission that was not graded is left blank, never 0, with a one-line reason:
-both LMSs skip a blank grade on import and keep what the gradebook had.
+Trusted side. These are the files written when no gradebook was downloaded from the LMS; with
+one (`--gradebook FILE`), `grader.platforms.fill_in` fills in the LMS's own file instead. Either
+way a student the grader has no score for is left out, never blanked and never 0: a blank Canvas
+cell over an existing grade removes that grade on upload
+(ui/features/gradebook_uploads/jquery/process_gradebook_upload.js,
+`populateGradeDataPerSubmission` posts `posted_grade: ''`), and Moodle imports a row's comment
+even when its grade is blank (mod/assign/feedback/offline/locallib.php,
+`process_import_grades`), which would replace the comment the student has.
 
-- Canvas (app/models/gradebook_importer.rb in instructure/canvas-lms): the header starts with
-  `Student`, `ID`, then optional `SIS User ID` and `SIS Login ID`, and `Section` must close the
-  student columns; each further column is an assignment, matched by the id in `Title (id)` or
-  else by title (an unknown title creates an assignment). Students are matched by `ID`, the
-  Canvas user id the bulk download names. A blank cell is "no score" and changes nothing. The
-  importer has no comment column (any other header becomes an assignment), so the reason of a
-  blank row is in class.csv and in the student's feedback.
-- Moodle (mod/assign/feedback/offline, importgradeslib.php): the worksheet needs `Identifier`
-  ("Participant N", N the participant id of the download's folder names), `Grade` and
-  `Last modified (grade)` (an older date than Moodle's own grade skips the row), and takes
-  `Feedback comments`; a blank grade is skipped, its comment still imported. Headers are the
-  English ones Moodle writes; a Moodle in another language names them in that language.
+- Canvas (app/models/gradebook_importer.rb in instructure/canvas-lms, `header?`): the header
+  starts with `Student`, `ID`, then optional `SIS User ID` and `SIS Login ID`, and `Section`
+  must close the student columns; each further column is an assignment, matched by the id in
+  `Title (id)` (`Assignment.title_and_id`) or else by exact title, else Canvas creates a new
+  assignment: hence the column must be given as Canvas exports it. Students are matched by `ID`,
+  the Canvas user id the bulk download names. The importer has no comment column.
+- Moodle (`grader.platforms.moodle_strings`): headers in the site's language, `Identifier` as
+  `get_string('hiddenuser')` + participant id, grades scaled to the assignment's maximum (the
+  importer skips a grade above it) and written with the language's decimal separator.
 """
 
 from __future__ import annotations
@@ -22,20 +25,20 @@ from __future__ import annotations
 import csv
 import datetime
 import io
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from grader.i18n import Catalogue, format_number
 from grader.messages import localise_document
+from grader.platforms.moodle_strings import MOODLE_STRINGS
 from grader.render import environment
 
 CLASS_COLUMNS = ("submission", "student_id", "name", "lab", "status", "score", "max_score",
                  "pitfalls", "reason")
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
-MOODLE_COLUMNS = ("Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade",
-                  "Grade can be changed", "Last modified (submission)", "Last modified (grade)",
-                  "Feedback comments")
-MOODLE_IDENTIFIER = "Participant {participant}"
+# Assignment.title_and_id (app/models/assignment.rb): the column header that names an assignment.
+CANVAS_TITLE_AND_ID = re.compile(r"\A(.*)\s\((\d+)\)\Z", re.DOTALL)
 # A cell a spreadsheet would run as a formula (CSV injection) is kept as text.
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -51,14 +54,10 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def points(doc: Mapping[str, Any], out_of: float | None) -> str:
-    """The grade cell: the score (scaled to `out_of` points when given), '' when not graded."""
-    if doc["status"] != "graded":
-        return ""
-    if out_of is None:
-        return format_number(doc["score"])
+def scaled(doc: Mapping[str, Any], out_of: float) -> float:
+    """The document's score as points out of `out_of`, to two decimals (what both LMSs show)."""
     share = doc["score"] / doc["max_score"] if doc["max_score"] else 0.0
-    return format_number(round(share * out_of, 2))
+    return round(share * out_of, 2)
 
 
 def comment(doc: Mapping[str, Any]) -> str:
@@ -95,31 +94,36 @@ def class_csv(docs: Sequence[Mapping[str, Any]]) -> str:
     return _rows_csv(CLASS_COLUMNS, rows)
 
 
-def canvas_csv(docs: Sequence[Mapping[str, Any]], column: str, out_of: float | None = None) -> str:
-    """Canvas's gradebook import CSV for the documents of Canvas submissions."""
+def graded_of(docs: Iterable[Mapping[str, Any]], lms: str) -> list[Mapping[str, Any]]:
+    """The graded documents of one LMS's students: the only ones a gradebook file may change."""
+    return [doc for doc in docs if doc["status"] == "graded"
+            and doc["submission"].get("lms") == lms and doc["submission"].get("student_id")]
+
+
+def canvas_csv(docs: Sequence[Mapping[str, Any]], column: str, out_of: float) -> str:
+    """Canvas's gradebook import CSV: one row per graded Canvas student, scored out of `out_of`."""
     rows = [[text_cell(doc["submission"].get("name", "")), doc["submission"]["student_id"],
-             "", "", "", points(doc, out_of)]
-            for doc in docs if doc["submission"].get("lms") == "canvas"
-            and str(doc["submission"].get("student_id", "")).isdigit()]
+             "", "", "", format_number(scaled(doc, out_of))]
+            for doc in graded_of(docs, "canvas") if str(doc["submission"]["student_id"]).isdigit()]
     return _rows_csv([*CANVAS_COLUMNS, column], rows)
 
 
-def _moodle_date(graded_at: str) -> str:
+def moodle_date(graded_at: str) -> str:
+    """When the grade was set, as the worksheet's Last modified (grade): ISO 8601 with its offset,
+    which PHP's strtotime (what the importer calls) reads in every site language."""
     moment = datetime.datetime.strptime(graded_at, "%Y-%m-%dT%H:%M:%SZ")
-    # ISO 8601 with its offset: PHP's strtotime, which the importer calls, reads it.
     return moment.replace(tzinfo=datetime.UTC).isoformat()
 
 
-def moodle_worksheet(docs: Sequence[Mapping[str, Any]], out_of: float | None = None) -> str:
-    """Moodle's offline grading worksheet for the documents of Moodle submissions."""
-    rows = []
-    for doc in docs:
-        record = doc["submission"]
-        if record.get("lms") != "moodle":
-            continue
-        maximum = out_of if out_of is not None else doc["max_score"]
-        rows.append([MOODLE_IDENTIFIER.format(participant=record["student_id"]),
-                     text_cell(record.get("name", "")), "", "", points(doc, out_of),
-                     format_number(maximum) if doc["status"] == "graded" else "", "Yes", "",
-                     _moodle_date(doc["graded_at"]), text_cell(comment(doc))])
-    return _rows_csv(MOODLE_COLUMNS, rows)
+def moodle_worksheet(docs: Sequence[Mapping[str, Any]], out_of: float, lang: str = "en") -> str:
+    """Moodle's grading worksheet, headed in `lang`, one row per graded Moodle participant."""
+    words = MOODLE_STRINGS[lang]
+    header = [words.recordid, words.fullname, words.status, words.gradenoun, words.maxgrade,
+              words.gradecanbechanged, words.lastmodifiedsubmission, words.lastmodifiedgrade,
+              words.feedbackcomments]
+    rows = [[words.identifier(str(doc["submission"]["student_id"])),
+             text_cell(doc["submission"].get("name", "")), "", words.number(scaled(doc, out_of)),
+             words.number(out_of), words.yes, "", moodle_date(doc["graded_at"]),
+             text_cell(comment(doc))]
+            for doc in graded_of(docs, "moodle")]
+    return _rows_csv(header, rows)

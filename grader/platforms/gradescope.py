@@ -92,7 +92,7 @@ def _test(check: Mapping[str, Any], hidden_visibility: str, catalogue: Catalogue
 
 
 def attempts_line(doc: Mapping[str, Any], catalogue: Catalogue) -> str:
-    """The sentences saying the attempt was late and which earlier ones were not graded, or ''."""
+    """The sentences saying the attempt was late and which of its files share a name, or ''."""
     return " ".join(attempt_notes(doc, catalogue))
 
 

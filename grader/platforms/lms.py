@@ -6,14 +6,20 @@ read exactly as the LMS writes it, so student ids and names come from the LMS it
 - Canvas (`ContentZipper#zip_assignment` in instructure/canvas-lms, `lib/content_zipper.rb`):
   `<sortable name, lower case, word characters only>[_LATE]_<user id>_<attachment id>_<file>`,
   where an anonymised assignment puts `anon_<anonymous id>` in place of the user id, and text or
-  URL entries are `<name>_<user id>_text.html` / `_link.html`. A file uploaded again under the
-  same name gets `-1`, `-2`, ... before its extension (`Attachment.make_unique_filename`); the
-  highest is the latest attempt and the others are listed, not graded.
-- Moodle (`assign::download_submissions`, mod/assign/locallib.php): one folder per participant,
-  `<Full name>_<participant id>_assignsubmission_file_/...` (names with `_` turned into spaces;
-  blind marking writes `Participant` for the name), or, with "download submissions in folders"
-  off, files `<Full name>_<participant id>_assignsubmission_file_<file>`. The participant id is
-  the number in the grading worksheet's `Participant N` identifier.
+  URL entries are `<name>_<user id>_text.html` / `_link.html`. Only the current attempt is zipped
+  (`get_uploaded_files_from`: the submission's `attachment_ids`), so every file of a user is
+  graded together; a file named as another of the user's files with `-1`, `-2`, ... before its
+  extension (`Attachment.make_unique_filename`) is a second file of that name in the attempt (or
+  a re-upload Canvas renamed because the earlier one is still in the student's files), and the
+  feedback says so.
+- Moodle (`mod_assign\\downloader::load_submissionplugin_filelist`, mod/assign/classes/
+  downloader.php, Moodle 4.1+; `assign::download_submissions` in mod/assign/locallib.php before):
+  one folder per participant and plugin, `<Full name>_<participant id>_assignsubmission_file/...`
+  (4.1+, as `downloader_test.php` expects) or `..._assignsubmission_file_/...` (older), names
+  with `_` turned into spaces, blind marking writes `Participant` for the name; with "download
+  submissions in folders" off, files `<Full name>_<participant id>_assignsubmission_file_<file>`.
+  A download may mix the forms. The participant id is the number in the grading worksheet's
+  identifier. An entry named neither way is an error, never skipped.
 - `folders`: one folder, zip, `.py` or notebook per student; the id is its name.
 
 Each student becomes one `ClassMember` whose `source` is graded as any submission is: a single
@@ -45,8 +51,9 @@ CANVAS_FILE = re.compile(_CANVAS_PREFIX + r"(?P<attachment>\d+)_(?P<original>.+)
 CANVAS_TEXT = re.compile(_CANVAS_PREFIX + r"(?P<entry>text|link)\.html$")
 # Attachment.make_unique_filename: "<base>-<n><extensions>", extensions as in its own regex.
 RESUBMITTED = re.compile(r"^(?P<stem>.+?)-(?P<n>\d+)(?P<ext>(?:\.[A-Za-z][A-Za-z0-9]*)*\.[A-Za-z0-9]*)$")
+# rest: None for a 4.1+ folder, '' for an older folder, the file's name for a flat file.
 MOODLE_ENTRY = re.compile(
-    r"^(?P<name>.*)_(?P<participant>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)_(?P<rest>.*)$",
+    r"^(?P<name>.*)_(?P<participant>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)(?:_(?P<rest>.*))?$",
     re.DOTALL)
 
 
@@ -65,7 +72,7 @@ class ClassMember:
     source: Path         # what is graded: a file, a zip or a folder
     label: str           # where it came from, as the instructor sees the export
     late: bool = False
-    earlier: tuple[str, ...] = ()   # earlier attempts, listed and not graded
+    duplicates: tuple[str, ...] = ()   # files of one attempt under one name (Canvas renamed them)
     files: tuple[str, ...] = field(default=())  # the export's files this submission holds
 
 
@@ -92,7 +99,7 @@ def _unique(members: list[ClassMember]) -> list[ClassMember]:
 
 def _with_id(member: ClassMember, submission_id: str) -> ClassMember:
     return ClassMember(submission_id, member.student_id, member.name, member.lms, member.source,
-                       member.label, member.late, member.earlier, member.files)
+                       member.label, member.late, member.duplicates, member.files)
 
 
 # --- unpacking -------------------------------------------------------------------------------
@@ -151,10 +158,17 @@ def _looks_like_student_entry(path: Path) -> bool:
 
 
 def _stage(files: Iterable[tuple[str, Path]], folder: Path) -> Path:
-    """Copy (name, path) pairs into a fresh folder under their given names."""
+    """Copy (name, path) pairs into a fresh folder under their given names; a name given twice
+    gets `-2`, `-3`, ... before its extension, as Canvas names a second file of one name."""
     folder.mkdir(parents=True, exist_ok=False)
     for name, path in files:
-        shutil.copyfile(path, folder / safe_file_name(name))
+        target = folder / safe_file_name(name)
+        stem, dot, extension = target.name.partition(".")
+        number = 1
+        while target.exists():
+            number += 1
+            target = folder / f"{stem}-{number}{dot}{extension}"
+        shutil.copyfile(path, target)
     return folder
 
 
@@ -177,14 +191,10 @@ class _CanvasFile:
 
     @property
     def base(self) -> str:
-        """The original name without Canvas's resubmission suffix."""
+        """The original name without the suffix Canvas adds to a second file of that name."""
         match = RESUBMITTED.match(self.original)
         return match["stem"] + match["ext"] if match else self.original
 
-    @property
-    def resubmission(self) -> int:
-        match = RESUBMITTED.match(self.original)
-        return int(match["n"]) if match else 0
 
 
 def _canvas_files(entries: Sequence[Path]) -> tuple[list[_CanvasFile], dict[str, list[Path]]]:
@@ -204,17 +214,13 @@ def _canvas_files(entries: Sequence[Path]) -> tuple[list[_CanvasFile], dict[str,
     return files, texts
 
 
-def _latest_by_base(files: Sequence[_CanvasFile]) -> tuple[list[_CanvasFile], list[_CanvasFile]]:
-    """For each original name, the latest upload; and the earlier ones."""
+def _duplicates(files: Sequence[_CanvasFile]) -> tuple[str, ...]:
+    """The files sharing one original name with another file of the same attempt."""
     groups: dict[str, list[_CanvasFile]] = {}
     for item in files:
         groups.setdefault(item.base, []).append(item)
-    latest, earlier = [], []
-    for group in groups.values():
-        ordered = sorted(group, key=lambda f: (f.resubmission, f.attachment))
-        latest.append(ordered[-1])
-        earlier.extend(ordered[:-1])
-    return sorted(latest, key=lambda f: f.base), sorted(earlier, key=lambda f: f.attachment)
+    return tuple(sorted(f.path.name for group in groups.values() if len(group) > 1
+                        for f in group))
 
 
 def canvas(export: Path, scratch: Path, label: str) -> list[ClassMember]:
@@ -228,17 +234,18 @@ def canvas(export: Path, scratch: Path, label: str) -> list[ClassMember]:
         by_user.setdefault(item.user, []).append(item)
     members = []
     for user, items in by_user.items():
-        latest, earlier = _latest_by_base(items)
+        items.sort(key=lambda f: (f.original, f.attachment))
         name = next((f.name for f in items if f.name), "")
         submission_id = safe_id(f"{name}_{user}" if name else user)
-        if len(latest) == 1:
-            source = latest[0].path
-        else:
-            source = _stage(((f.base, f.path) for f in latest), scratch / "canvas" / submission_id)
+        if len(items) == 1:
+            source = items[0].path
+        else:  # under the names the student gave them, as Canvas shows them
+            source = _stage(((f.original, f.path) for f in items),
+                            scratch / "canvas" / submission_id)
         members.append(ClassMember(
             submission_id, user, name, "canvas", source,
-            f"{label}: {', '.join(f.path.name for f in latest)}",
-            late=any(f.late for f in latest), earlier=tuple(f.path.name for f in earlier),
+            f"{label}: {', '.join(f.path.name for f in items)}",
+            late=any(f.late for f in items), duplicates=_duplicates(items),
             files=tuple(sorted(f.path.name for f in items))))
     for user, paths in texts.items():
         if user not in by_user:  # a text or URL entry only: nothing to grade, said so by intake
@@ -254,26 +261,41 @@ def canvas(export: Path, scratch: Path, label: str) -> list[ClassMember]:
 # --- Moodle ----------------------------------------------------------------------------------
 
 
-def moodle(export: Path, scratch: Path, label: str) -> list[ClassMember]:
-    """One member per participant in an unpacked "Download all submissions" folder."""
+def _moodle_entries(entries: Sequence[Path], label: str) -> tuple[
+        dict[str, str], dict[str, list[Path]], dict[str, list[tuple[str, Path]]]]:
+    """Names, folders and flat files by participant; ExportError naming any entry that is
+    neither a folder nor a file as Moodle names them."""
+    names: dict[str, str] = {}
     folders: dict[str, list[Path]] = {}
     flat: dict[str, list[tuple[str, Path]]] = {}
-    names: dict[str, str] = {}
-    for path in _top_entries(export):
+    unread = []
+    for path in entries:
         match = MOODLE_ENTRY.match(path.name)
-        if not match:
+        is_folder = match is not None and path.is_dir() and not match["rest"]
+        is_flat = match is not None and path.is_file() and bool(match["rest"])
+        if match is None or not (is_folder or is_flat):
+            unread.append(path.name)
             continue
         participant = match["participant"]
         names.setdefault(participant, match["name"].strip())
         if match["plugin"] != "file":
             continue  # online text and other plugins hold nothing the grader can run
-        if path.is_dir():
+        if is_folder:
             folders.setdefault(participant, []).append(path)
-        elif match["rest"]:
+        else:
             flat.setdefault(participant, []).append((match["rest"], path))
     if not names:
-        raise ExportError(f"{label} has no folders named as Moodle names submissions "
-                          "(<Full name>_<participant id>_assignsubmission_file_)")
+        raise ExportError(f"{label} has no folders or files named as Moodle names submissions "
+                          "(<Full name>_<participant id>_assignsubmission_file[_]/...)")
+    if unread:
+        raise ExportError(f"{label} holds entries not named as Moodle names submissions: "
+                          f"{', '.join(sorted(unread)[:5])}")
+    return names, folders, flat
+
+
+def moodle(export: Path, scratch: Path, label: str) -> list[ClassMember]:
+    """One member per participant in an unpacked "Download all submissions" folder."""
+    names, folders, flat = _moodle_entries(_top_entries(export), label)
     members = []
     for participant, name in names.items():
         submission_id = safe_id(f"{name}_{participant}")

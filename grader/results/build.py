@@ -57,7 +57,7 @@ def _check(entry: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
 
 
 # What an LMS or platform says of a submission, kept when the intake knows it.
-SUBMISSION_EXTRAS = ("student_id", "name", "lms", "late", "earlier")
+SUBMISSION_EXTRAS = ("student_id", "name", "lms", "late", "duplicates")
 
 
 def _envelope(lab: str, submission: Mapping[str, Any], lang: str,
@@ -65,8 +65,8 @@ def _envelope(lab: str, submission: Mapping[str, Any], lang: str,
     record = {key: submission[key] for key in ("id", "source", "digest")}
     record.update({key: submission[key] for key in SUBMISSION_EXTRAS
                    if submission.get(key) not in (None, "", [], ())})
-    if "earlier" in record:
-        record["earlier"] = list(record["earlier"])
+    if "duplicates" in record:
+        record["duplicates"] = list(record["duplicates"])
     return {
         "schema_version": SCHEMA_VERSION,
         "grader_version": __version__,

@@ -1,8 +1,13 @@
 """Class exports built the way Canvas and Moodle name them, from the lab01 fixtures.
 
-Canvas (lib/content_zipper.rb): `<sortable name, lower case, word chars>[_LATE]_<user id>_
-<attachment id>_<display name>`, re-uploads named `<base>-<n><ext>`. Moodle (mod/assign
-locallib.php, download_submissions): `<Full name>_<participant id>_assignsubmission_file_/...`.
+Canvas (lib/content_zipper.rb, `ContentZipper#add_upload_submission` and `get_filename`):
+`<sortable name, lower case, word chars>[_LATE]_<user id>_<attachment id>_<display name>`, the
+current attempt only; a second file of one display name is `<base>-<n><ext>`
+(`Attachment.make_unique_filename`). Moodle: 4.1+ (mod/assign/classes/downloader.php,
+`load_submissionplugin_filelist`, the names `downloader_test.php` expects)
+`<Full name>_<participant id>_assignsubmission_file/...`; before 4.1 (mod/assign/locallib.php,
+`download_submissions`) `..._assignsubmission_file_/...`; "download as files" (both)
+`..._assignsubmission_file_<file>`. See tests/data/lms/README.md.
 """
 
 from __future__ import annotations
@@ -55,14 +60,13 @@ class Expected:
     status: str
     full_marks: bool = False
     late: bool = False
-    earlier: tuple[str, ...] = ()
+    duplicates: tuple[str, ...] = ()
     candidates: tuple[str, ...] = ()
 
 
 CANVAS_FILES: dict[str, bytes] = {
-    # Jane re-uploaded value.py twice: Canvas named the uploads value-1.py and value-2.py.
-    "doejane_1001_5001_value.py": BUGGY,
-    "doejane_1001_5040_value-1.py": STUB,
+    # Jane's third upload of value.py, renamed because the earlier ones are still in her files;
+    # Canvas zips only the current attempt, so it is the only file.
     "doejane_1001_5090_value-2.py": SOLUTION,
     "smithbob_LATE_1002_5002_value.py": BUGGY,
     # Ann handed in the engine and an edited notebook with other code: two candidates.
@@ -72,28 +76,55 @@ CANVAS_FILES: dict[str, bytes] = {
     "kimmin_1005_5006_lab01.zip": zipped({"lab01_graph/value.py": SOLUTION,
                                           "lab01_graph/lab01_graph.ipynb": STUB_NOTEBOOK}),
     "parkjo_1006_text.html": b"<p>I wrote it on paper</p>",
+    # Two files named value.py in one attempt: the same code (read as one), or not (ambiguous).
+    "wuli_1008_5011_value.py": SOLUTION,
+    "wuli_1008_5012_value-1.py": SOLUTION,
+    "ngotam_1009_5013_value.py": SOLUTION,
+    "ngotam_1009_5014_value-1.py": BUGGY,
 }
 CANVAS_EXPECTED = (
-    Expected("doejane_1001", "1001", "doejane", "graded", full_marks=True,
-             earlier=("doejane_1001_5001_value.py", "doejane_1001_5040_value-1.py")),
+    Expected("doejane_1001", "1001", "doejane", "graded", full_marks=True),
     Expected("smithbob_1002", "1002", "smithbob", "graded", late=True),
     Expected("leeann_1003", "1003", "leeann", "ungradable",
              candidates=("lab01_graph.ipynb", "value.py")),
     Expected("garciajose_1004", "1004", "garciajose", "graded", full_marks=True),
     Expected("kimmin_1005", "1005", "kimmin", "graded", full_marks=True),
     Expected("parkjo_1006", "1006", "parkjo", "ungradable"),
+    Expected("wuli_1008", "1008", "wuli", "graded", full_marks=True,
+             duplicates=("wuli_1008_5011_value.py", "wuli_1008_5012_value-1.py")),
+    Expected("ngotam_1009", "1009", "ngotam", "ungradable",
+             duplicates=("ngotam_1009_5013_value.py", "ngotam_1009_5014_value-1.py"),
+             candidates=("value-1.py", "value.py")),
 )
 
-MOODLE_FILES: dict[str, bytes] = {
-    "Jane Doe_200001_assignsubmission_file_/value.py": SOLUTION,
-    # The whole lab folder, given notebook untouched: not two candidates.
-    "José Núñez_200002_assignsubmission_file_/lab01_graph/value.py": BUGGY,
-    "José Núñez_200002_assignsubmission_file_/lab01_graph/lab01_graph.ipynb": STUB_NOTEBOOK,
-    "Ann Lee_200003_assignsubmission_file_/value.py": SOLUTION,
-    "Ann Lee_200003_assignsubmission_file_/old/value.py": BUGGY,
-    "Bo Kim_200004_assignsubmission_file_/lab01_graph.ipynb": notebook(SOLUTION),
-    "Bo Kim_200004_assignsubmission_onlinetext_/onlinetext.html": b"<p>see file</p>",
-}
+def moodle_files(form: str) -> dict[str, bytes]:
+    """The class's download as Moodle names it: form "4.1" (folders, no trailing underscore),
+    "older" (folders ending in `_`), "files" (download as files: `<prefix>_<file name>`), or
+    "mixed" (all three in one zip)."""
+    students: list[tuple[str, str, dict[str, bytes]]] = [
+        ("Jane Doe", "200001", {"value.py": SOLUTION}),
+        # The whole lab folder, given notebook untouched: not two candidates.
+        ("José Núñez", "200002", {"lab01_graph/value.py": BUGGY,
+                                  "lab01_graph/lab01_graph.ipynb": STUB_NOTEBOOK}),
+        ("Ann Lee", "200003", {"value.py": SOLUTION, "old/value.py": BUGGY}),
+        ("Bo Kim", "200004", {"lab01_graph.ipynb": notebook(SOLUTION)}),
+    ]
+    files: dict[str, bytes] = {}
+    kinds = {"mixed": ("4.1", "older", "4.1", "files")}.get(form, (form,) * len(students))
+    for (name, participant, held), kind in zip(students, kinds, strict=True):
+        plugins = [("file", path, content) for path, content in held.items()]
+        if participant == "200004":
+            plugins.append(("onlinetext", "onlinetext.html", b"<p>see file</p>"))
+        for plugin, path, content in plugins:
+            prefix = f"{name}_{participant}_assignsubmission_{plugin}"
+            if kind == "files":  # the file's own name only, after the plugin's "_"
+                files[f"{prefix}_{path.rsplit('/', 1)[-1]}"] = content
+            else:
+                files[f"{prefix}{'/' if kind == '4.1' else '_/'}{path}"] = content
+    return files
+
+
+MOODLE_FILES = moodle_files("older")
 MOODLE_EXPECTED = (
     Expected("Jane_Doe_200001", "200001", "Jane Doe", "graded", full_marks=True),
     Expected("Jose_Nunez_200002", "200002", "José Núñez", "graded"),
@@ -109,7 +140,7 @@ def canvas_export(folder: Path) -> Path:
     return write_zip(folder / "submissions.zip", CANVAS_FILES)
 
 
-def moodle_export(folder: Path) -> Path:
-    """The zip Moodle's "Download all submissions" writes (submissions in folders)."""
+def moodle_export(folder: Path, form: str = "older") -> Path:
+    """The zip Moodle's "Download all submissions" writes, in the given form (`moodle_files`)."""
     folder.mkdir(parents=True, exist_ok=True)
-    return write_zip(folder / "CS101-Lab 01-12345.zip", MOODLE_FILES)
+    return write_zip(folder / "CS101-Lab 01-12345.zip", moodle_files(form))

@@ -70,7 +70,10 @@ def test_the_jobs_commands_grade_every_student_once_and_merge(jobs: list[dict[st
                                                               tmp_path: Path) -> None:
     grade, merge = jobs
     container = grade["spec"]["template"]["spec"]["containers"][0]
-    variables = {**env_of(container), "LMS": "folders", "GRADER_SEED": "k8s-test"}
+    variables = {**env_of(container), "LMS": "folders", "GRADER_SEED": "k8s-test",
+                 "GRADEBOOK": "", "POINTS": "10"}
+    for option in ("--gradebook", "--points", "--canvas-column"):
+        assert option in container["args"][0], option
     class_dir, results = tmp_path / "class", tmp_path / "results"
     class_dir.mkdir()
     with zipfile.ZipFile(class_dir / "export.zip", "w") as bundle:
@@ -94,6 +97,8 @@ def test_the_jobs_commands_grade_every_student_once_and_merge(jobs: list[dict[st
     per_shard = [len(list((results / f"shard-{i}").glob("*/scores.json")))
                  for i in range(grade["spec"]["completions"])]
     assert sum(per_shard) == len(students), per_shard
+    records = [(results / f"shard-{i}" / "shard.json").read_text() for i in range(len(per_shard))]
+    assert all('"points": 10.0' in record for record in records), "POINTS reached every shard"
 
 
 def test_the_actions_matrix_grades_every_shard_and_merges_their_artifacts() -> None:
@@ -105,6 +110,8 @@ def test_the_actions_matrix_grades_every_shard_and_merges_their_artifacts() -> N
     assert grade["strategy"]["matrix"]["shard"] == list(range(1, shards + 1))
     commands = " ".join(step.get("run", "") for step in grade["steps"])
     assert '--shard "${{ matrix.shard }}/$SHARDS"' in commands
+    for option in ("--gradebook", "--points", "--canvas-column"):
+        assert option in commands, option
     uploads = [s for s in grade["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
     assert uploads[0]["with"]["name"] == "shard-${{ matrix.shard }}"
     assert merge["needs"] == "grade"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from lms_archives import (
+    BUGGY,
     CANVAS_EXPECTED,
     MOODLE_EXPECTED,
     SOLUTION,
@@ -15,6 +16,7 @@ from lms_archives import (
     write_zip,
 )
 
+from grader.candidates import named_as
 from grader.labs import get_lab
 from grader.platforms import lms
 
@@ -36,42 +38,61 @@ def test_canvas_names_are_split_as_canvas_builds_them(name: str, expected: tuple
             match["original"]) == expected
 
 
-@pytest.mark.parametrize(("original", "base", "number"), [
-    ("value.py", "value.py", 0), ("value-1.py", "value.py", 1), ("value-12.py", "value.py", 12),
-    ("lab01-2.tar.gz", "lab01.tar.gz", 2), ("my-file.py", "my-file.py", 0),
+@pytest.mark.parametrize(("original", "base"), [
+    ("value.py", "value.py"), ("value-1.py", "value.py"), ("value-12.py", "value.py"),
+    ("lab01-2.tar.gz", "lab01.tar.gz"), ("my-file.py", "my-file.py"),
 ])
-def test_canvas_resubmission_suffix_is_read(original: str, base: str, number: int) -> None:
+def test_canvas_second_file_of_one_name_is_read_as_that_name(original: str, base: str) -> None:
+    """Attachment.make_unique_filename: `<base>-<n><extensions>`."""
     item = lms._CanvasFile(Path(original), "x", "1", False, 1, original)
-    assert (item.base, item.resubmission) == (base, number)
+    assert item.base == base
+    assert named_as(original, "value.py") == (base == "value.py")
 
 
 def test_canvas_export_gives_one_member_per_user_with_ids_and_names(tmp_path: Path) -> None:
     members = lms.read_export("canvas", canvas_export(tmp_path / "in"), tmp_path / "scratch")
-    got = {m.submission_id: (m.student_id, m.name, m.late, m.earlier) for m in members}
-    assert got == {e.submission_id: (e.student_id, e.name, e.late, e.earlier)
+    got = {m.submission_id: (m.student_id, m.name, m.late, m.duplicates) for m in members}
+    assert got == {e.submission_id: (e.student_id, e.name, e.late, e.duplicates)
                    for e in CANVAS_EXPECTED}
 
 
-def test_canvas_latest_attempt_is_the_source(tmp_path: Path) -> None:
+def test_canvas_renamed_upload_alone_is_the_source(tmp_path: Path) -> None:
+    """content_zipper.rb zips the current attempt only: a lone value-2.py is that attempt."""
     members = lms.read_export("canvas", canvas_export(tmp_path / "in"), tmp_path / "scratch")
     jane = next(m for m in members if m.student_id == "1001")
-    assert jane.source.name == "doejane_1001_5090_value-2.py"
+    assert jane.source.name == "doejane_1001_5090_value-2.py" and not jane.duplicates
     assert jane.source.read_bytes() == SOLUTION
 
 
-def test_canvas_student_with_two_files_is_staged_under_original_names(tmp_path: Path) -> None:
+def test_canvas_files_of_one_attempt_are_staged_together_under_their_names(tmp_path: Path) -> None:
     members = lms.read_export("canvas", canvas_export(tmp_path / "in"), tmp_path / "scratch")
     ann = next(m for m in members if m.student_id == "1003")
-    assert ann.source.is_dir()
     assert sorted(p.name for p in ann.source.iterdir()) == ["lab01_graph.ipynb", "value.py"]
+    tam = next(m for m in members if m.student_id == "1009")
+    staged = {p.name: p.read_bytes() for p in tam.source.iterdir()}
+    assert staged == {"value.py": SOLUTION, "value-1.py": BUGGY}
 
 
-def test_moodle_export_gives_one_member_per_participant(tmp_path: Path) -> None:
-    members = lms.read_export("moodle", moodle_export(tmp_path / "in"), tmp_path / "scratch")
+@pytest.mark.parametrize("form", ["4.1", "older", "mixed"])
+def test_moodle_download_gives_one_member_per_participant_in_every_form(tmp_path: Path,
+                                                                         form: str) -> None:
+    """downloader.php (4.1+: `..._assignsubmission_file/`), locallib.php before 4.1
+    (`..._assignsubmission_file_/`), and "download as files" mixed in: nobody is skipped."""
+    members = lms.read_export("moodle", moodle_export(tmp_path / "in", form), tmp_path / "s")
     got = {m.submission_id: (m.student_id, m.name) for m in members}
     assert got == {e.submission_id: (e.student_id, e.name) for e in MOODLE_EXPECTED}
     bo = next(m for m in members if m.student_id == "200004")
-    assert bo.source.name == "Bo Kim_200004_assignsubmission_file_"
+    held = sorted(p.name for p in bo.source.rglob("*")) if bo.source.is_dir() else [bo.source.name]
+    assert any(name.endswith("lab01_graph.ipynb") for name in held), held
+
+
+def test_moodle_entry_named_neither_way_is_an_error_not_skipped(tmp_path: Path) -> None:
+    export = write_zip(tmp_path / "odd.zip", {
+        "Jane Doe_200001_assignsubmission_file/value.py": SOLUTION,
+        "Ann Lee_assignsubmission_file/value.py": SOLUTION,
+    })
+    with pytest.raises(lms.ExportError, match="Ann Lee_assignsubmission_file"):
+        lms.read_export("moodle", export, tmp_path / "scratch")
 
 
 def test_moodle_flat_download_is_grouped_by_participant(tmp_path: Path) -> None:
@@ -122,9 +143,10 @@ def test_a_folder_of_student_folders_looks_like_a_class(tmp_path: Path) -> None:
     assert lms.guess_class(tmp_path / "class" / "ana", LAB) is None
 
 
-def test_unpacked_canvas_and_moodle_downloads_look_like_classes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("form", ["4.1", "older"])
+def test_unpacked_canvas_and_moodle_downloads_look_like_classes(tmp_path: Path, form: str) -> None:
     canvas = lms.unpack(canvas_export(tmp_path / "c"), tmp_path / "cs")
-    moodle = lms.unpack(moodle_export(tmp_path / "m"), tmp_path / "ms")
+    moodle = lms.unpack(moodle_export(tmp_path / "m", form), tmp_path / "ms")
     assert (lms.guess_class(canvas, LAB), lms.guess_class(moodle, LAB)) == ("canvas", "moodle")
 
 

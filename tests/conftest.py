@@ -44,6 +44,13 @@ SLOW_MODULES = frozenset({
     "tests/sandbox/test_isolation_modes.py", "tests/sandbox/test_degraded_platforms.py",
     "tests/sandbox/test_sandbox_memory.py",
 })
+# Single tests of unit-test modules that grade a class or walk a huge graph (slow tier only).
+SLOW_TESTS = frozenset({
+    "tests/test_stubgen.py::test_lab01_solution_backward_survives_a_chain_of_100000_nodes",
+    "tests/results/test_build.py::test_every_submission_gets_a_document_in_order",
+    "tests/results/test_build.py::test_resume_keeps_unchanged_reports_and_regrades_changed_ones",
+    "tests/test_course_config.py::test_the_weights_are_scored_and_recorded_in_the_document",
+})
 # Modules whose tests are independent (no costly module fixture): slow, but not grouped, so
 # both workers take them.
 UNGROUPED = frozenset({"tests/test_interrupt.py", "tests/test_seed_stability.py",
@@ -114,7 +121,8 @@ def _is_slow(item: pytest.Item, group: str | None) -> bool:
     module = _module(item)
     if module == "tests/test_lab_fixtures.py":
         return group not in (None, f"lab-{FAST_LAB}")
-    return module in SLOW_MODULES or module.startswith("tests/browser/")
+    return (module in SLOW_MODULES or module.startswith("tests/browser/")
+            or f"{module}::{getattr(item, 'originalname', item.name)}" in SLOW_TESTS)
 
 
 @pytest.hookimpl(tryfirst=True)

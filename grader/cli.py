@@ -281,16 +281,28 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Write a grading platform's bundle for one lab: Gradescope's zip, a PrairieLearn question."""
-    from grader.platforms import gradescope, prairielearn
+    from grader.platforms import (  # not in the student kit: instructors export
+        gradescope,
+        prairielearn,
+    )
+    from grader.platforms.scaling import valid_total  # not in the student kit: instructors export
 
     lab = _lab(args.lab)
     if not lab.hidden_tests.is_dir():
         raise UsageError("no_hidden_suite", lab=lab.name, path=str(lab.hidden_tests))
     out = Path(args.out)
+    if args.seed == "":
+        raise UsageError("empty_seed")
+    seed = args.seed or os.environ.get("GRADER_SEED") or ""
     if args.platform == "gradescope":
         if out.is_dir():
             raise UsageError("export_out_is_folder", path=str(out))
-        config = gradescope.Config(lab.name, args.lang, args.seed, args.hidden_visibility)
+        if args.points is not None and not valid_total(args.points):
+            raise UsageError("points_range", text=str(args.points))
+        config = gradescope.Config(lab.name, args.lang, seed or DEFAULT_SEED,
+                                   args.hidden_visibility, points=args.points)
+        if not seed:  # after every usage check
+            say("cli.export_seed_warning", args.lang)
         gradescope.export_bundle(lab, out, config)
         say("cli.gradescope_built", args.lang, stream=sys.stdout, lab=lab.name, out=str(out))
     else:
@@ -298,7 +310,9 @@ def cmd_export(args: argparse.Namespace) -> int:
             raise UsageError("export_out_is_file", path=str(out))
         if not 1 <= args.timeout <= 600:
             raise UsageError("timeout_range")
-        config_pl = prairielearn.Config(lab.name, args.lang, args.seed)
+        config_pl = prairielearn.Config(lab.name, args.lang, seed or DEFAULT_SEED)
+        if not seed:
+            say("cli.export_seed_warning", args.lang)
         prairielearn.export_question(lab, out, config_pl, image=args.image, widget=args.widget,
                                      timeout_s=args.timeout)
         say("cli.prairielearn_built", args.lang, stream=sys.stdout, lab=lab.name, out=str(out),
@@ -318,8 +332,8 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def cmd_build_labs(args: argparse.Namespace) -> int:
     """Regenerate the stubs in labs/ from solutions/, or report drift with --check."""
-    from grader.authoring.build import build_labs
-    from grader.authoring.stubgen import MarkerError
+    from grader.authoring.build import build_labs  # not in the student kit: authoring
+    from grader.authoring.stubgen import MarkerError  # not in the student kit: authoring
 
     lang = default_language()
     try:
@@ -338,7 +352,10 @@ def cmd_build_labs(args: argparse.Namespace) -> int:
 
 def cmd_kit(args: argparse.Namespace) -> int:
     """Build the student kit (folder and zip) without solutions or hidden checks."""
-    from grader.authoring.student_kit import KitError, build_kit
+    from grader.authoring.student_kit import (  # not in the student kit: authoring
+        KitError,
+        build_kit,
+    )
 
     _lab(args.release)
     lang = default_language()
@@ -442,8 +459,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = commands.add_parser("export", help="a grading platform's bundle for one lab")
     platforms = export.add_subparsers(dest="platform", required=True, metavar="PLATFORM")
-    seed = {"default": os.environ.get("GRADER_SEED", DEFAULT_SEED),
-            "help": "course seed for randomized inputs (default: GRADER_SEED)"}
+    seed = {"default": None,
+            "help": "course secret seeding the randomized inputs (default: GRADER_SEED; "
+                    "without either, a public seed and a warning; refused when empty)"}
     gradescope_parser = platforms.add_parser("gradescope", help="Gradescope autograder zip")
     gradescope_parser.add_argument("lab", help="lab name, e.g. lab01_graph")
     gradescope_parser.add_argument("--out", required=True, help="the zip to write")
@@ -453,6 +471,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--hidden-visibility", default="after_published",
         choices=("hidden", "after_due_date", "after_published", "visible"),
         help="when students see the hidden checks (default after_published)")
+    gradescope_parser.add_argument(
+        "--points", type=float, metavar="N",
+        help="the assignment's points: every check scaled so the tests add up to N "
+             "(default: the lab's own points)")
     gradescope_parser.set_defaults(handler=cmd_export)
     pl_parser = platforms.add_parser("prairielearn", help="PrairieLearn question folder")
     pl_parser.add_argument("lab", help="lab name, e.g. lab01_graph")

@@ -93,8 +93,13 @@ class RichProgress:
     """Progress on a terminal: each submission's line printed above a live rich bar."""
 
     def __init__(self, lang: str, stream: TextIO) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+        from rich.console import Console  # not in the student kit: `grade` only
+        from rich.progress import (  # not in the student kit: `grade` only
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+        )
 
         self.lines = ProgressLines(lang)
         self.console = Console(file=stream, highlight=False)
@@ -105,7 +110,7 @@ class RichProgress:
         self.bar.start()
 
     def __call__(self, done: int, total: int, doc: dict[str, Any], kept: bool) -> None:
-        from rich.text import Text
+        from rich.text import Text  # not in the student kit: `grade` only
 
         line = self.lines.line(done, total, doc, kept)
         self.bar.console.print(Text(line))
@@ -130,9 +135,9 @@ def print_summary(docs: Sequence[Mapping[str, Any]], lang: str, stream: TextIO |
     if not stream.isatty():
         print(render_summary(docs, lang), file=stream)
         return
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
+    from rich.console import Console  # not in the student kit: `grade` only
+    from rich.table import Table  # not in the student kit: `grade` only
+    from rich.text import Text  # not in the student kit: `grade` only
 
     context = summary_context(docs, lang)
     headers = context["headers"]

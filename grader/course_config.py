@@ -2,7 +2,7 @@
 
 ```toml
 [weights]            # a check's weight, by check id (any lab's)
-diamond-accumulates = 5
+course-diamond-example = 5
 
 [pitfall_weights]    # every check of the pitfall: its weight multiplied by this factor
 grad-overwrite = 2

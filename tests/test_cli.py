@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -327,3 +328,79 @@ def test_under_lang_es_progress_summary_and_last_line_are_spanish(tmp_path: Path
     assert spanish.text("ui.summary_submission") in result.stdout
     last = result.stdout.strip().splitlines()[-1]
     assert last.startswith("2 entregas en "), last
+
+
+# --- demo/README.md: its figures are the demo's own grading -----------------------------------
+
+DEMO_README = ROOT / "demo" / "README.md"
+
+
+def _code_list(ids: list[str], conjunction: str = "and") -> str:
+    """`a`, `b` and `c` (or `a`, `b` y `c`)."""
+    quoted = [f"`{name}`" for name in ids]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} {conjunction} {quoted[-1]}"
+
+
+def render_demo_readme(docs: dict[str, dict[str, Any]]) -> str:
+    """demo/README.md from its template, with the figures of these score documents."""
+    import jinja2
+
+    def figures(doc: dict[str, Any]) -> dict[str, Any]:
+        by = {status: [c["id"] for c in doc["checks"] if c["status"] == status]
+              for status in ("passed", "failed", "not-run")}
+        failed = {visibility: [c["id"] for c in doc["checks"]
+                               if c["status"] == "failed" and c["visibility"] == visibility]
+                  for visibility in ("hidden", "public")}
+        problem = doc.get("problem") or {}
+        return {"score": f"{doc['score']:g}", "passed": by["passed"], "failed": by["failed"],
+                "not_run": by["not-run"], "failed_hidden": failed["hidden"],
+                "failed_public": failed["public"],
+                "problem": problem.get("message", "").replace("(value.py, ", "(")}
+
+    first = next(iter(docs.values()))
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(DEMO_README.parent),
+                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    env.filters["code"] = _code_list
+    return env.get_template("README.md.j2").render(
+        students=sorted(docs), s={name: figures(doc) for name, doc in docs.items()},
+        total=len(first["checks"]), points=f"{first['max_score']:g}",
+        hidden=sum(c["visibility"] == "hidden" for c in first["checks"]),
+        public=sum(c["visibility"] == "public" for c in first["checks"]))
+
+
+def test_demo_readme_figures_are_those_of_the_demo_grading(demo: DemoRun) -> None:
+    """demo/README.md is written from demo/README.md.j2 and this grading (UPDATE_DEMO=1)."""
+    assert sorted(demo.docs) == STUDENTS, demo.result
+    expected = render_demo_readme(demo.docs)
+    if os.environ.get("UPDATE_DEMO"):
+        DEMO_README.write_text(expected, encoding="utf-8")
+    assert DEMO_README.read_text(encoding="utf-8") == expected, (
+        "demo/README.md is not what the demo's grading gives: run "
+        "`UPDATE_DEMO=1 .venv/bin/pytest tests/test_cli.py -k demo_readme`")
+
+
+def test_readme_examples_show_what_grading_the_demo_gives(demo: DemoRun) -> None:
+    """The progress line and the score document the README shows are the demo's own figures."""
+    from grader.results.build import SCHEMA_VERSION
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    progress = re.search(r"`\[\d+/(\d+)\] (\w+): (\S+) / (\S+) ·", readme)
+    assert progress, "the README shows no progress line of `grade`"
+    doc = demo.docs[progress[2]]
+    assert progress[1] == str(len(STUDENTS)), progress[0]
+    assert (progress[3], progress[4]) == (f"{doc['score']:g}", f"{doc['max_score']:g}"), progress[0]
+    section = readme[readme.index("## The score document"):]
+    example = section[section.index("```json"):section.index("\n```\n")]
+    assert f'"schema_version": "{SCHEMA_VERSION}"' in example, "the example's schema_version"
+    student = re.search(r'"submission": \{"id": "(\w+)"', example)
+    assert student, example[:300]
+    doc = demo.docs[student[1]]
+    score = re.search(r'"score": ([\d.]+), "max_score": ([\d.]+)', example)
+    assert score and (float(score[1]), float(score[2])) == (doc["score"], doc["max_score"]), \
+        f"the README's {student[1]} scores {score and score[0]}; the demo gives {doc['score']}"
+    shown = re.search(r'"checks": \[\{"id": "([\w-]+)".*?"status": "(\w+)", "score": ([\d.]+), '
+                      r'"max_score": ([\d.]+), "visibility": "(\w+)"', example, re.DOTALL)
+    assert shown, example
+    check = next(c for c in doc["checks"] if c["id"] == shown[1])
+    assert (shown[2], float(shown[3]), float(shown[4]), shown[5]) == (
+        check["status"], check["score"], check["max_score"], check["visibility"]), check

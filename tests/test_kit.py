@@ -1,4 +1,11 @@
-"""The student kit: nothing students must not get; its Makefile and `check` work inside it."""
+"""The student kit as students get it: every release's zip unpacked outside the repository,
+checked with the kit's own `make check` and the virtual environment its own Makefile makes
+from its requirements.txt (no PYTHONPATH, no repository on sys.path, HOME elsewhere, a
+minimal environment). The virtual environment is made once, by the first kit, and serves
+every kit whose requirements.txt is the same (they are today: a test says so).
+"""
+
+from __future__ import annotations
 
 import json
 import os
@@ -6,142 +13,195 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from grader.authoring.student_kit import (
-    FORBIDDEN_IN_KIT,
-    NOT_IN_KIT_DEPENDENCIES,
-    build_kit,
-    kit_files,
-)
-from grader.labs import COURSE_ROOT
+from grader.authoring.student_kit import FORBIDDEN_IN_KIT, build_kit
+from grader.i18n import Catalogue
+from grader.labs import LABS
 
-DEV_DEPENDENCIES = ("ruff", "mypy", "jsonschema", "import-linter")
+pytestmark = pytest.mark.xdist_group("student_kit")
+
+ROOT = Path(__file__).resolve().parent.parent
+RELEASES = list(LABS)
+LAST = RELEASES[-1]  # its kit holds every lab
+DEV_DEPENDENCIES = ("ruff", "mypy", "jsonschema", "import-linter", "playwright", "hypothesis",
+                    "rich")
+# The `make help` lines the parametrized tests below already run in every kit, the last included.
+RUN_BY_OTHER_TESTS = {("make", "check"), ("make", "check", "GRADER_LANG=es"),
+                      ("make", "check", "NOTEBOOK=1")}
+GRADER_FAILED = re.compile(r"grader error|grader failed|error del corrector|fallo del corrector|Traceback", re.I)
+
+
+def _student_env(home: Path, **extra: str) -> dict[str, str]:
+    """What a student's shell has: a PATH without this repository's venv, their own HOME, and
+    this machine's pip settings (how it reaches a package index); nothing else of ours."""
+    path = [entry for entry in os.environ.get("PATH", "").split(os.pathsep)
+            if entry and not Path(entry).resolve().is_relative_to(ROOT)]
+    env = {"PATH": os.pathsep.join(path), "HOME": str(home), "LANG": "C.UTF-8",
+           "NO_COLOR": "1"}
+    env.update({name: value for name, value in os.environ.items() if name.startswith("PIP_")})
+    env.update(extra)
+    return env
+
+
+class Kits:
+    """The unpacked kits, the shared virtual environment, and `make` run inside a kit."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.home = base / "home"
+        self.home.mkdir()
+        self.folders: dict[str, Path] = {}
+        self.venv = base / "unset"
+
+    def make(self, folder: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+        """`make ARGS` in a kit folder, with the shared virtual environment."""
+        return subprocess.run(["make", "--no-print-directory", f"VENV={self.venv}", *args],
+                              cwd=folder, env=_student_env(self.home, **env),
+                              capture_output=True, text=True, timeout=900)
 
 
 @pytest.fixture(scope="module")
-def kit(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    out = tmp_path_factory.mktemp("kit") / "minigrad-labs-kit-lab02_ops"
-    return out, build_kit(out, "lab02_ops")
+def kits(tmp_path_factory: pytest.TempPathFactory) -> Kits:
+    """Every release's zip, unpacked where a student would (outside the repository), and the
+    virtual environment the first kit's own `make venv` creates."""
+    base = tmp_path_factory.mktemp("students")
+    assert not base.resolve().is_relative_to(ROOT), f"{base} is inside the repository"
+    kits = Kits(base)
+    built = tmp_path_factory.mktemp("built")
+    for release in RELEASES:
+        archive = build_kit(built / f"minigrad-labs-kit-{release}", release)
+        with zipfile.ZipFile(archive) as bundle:
+            bundle.extractall(base / release)
+        kits.folders[release] = base / release / f"minigrad-labs-kit-{release}"
+    first = kits.folders[RELEASES[0]]
+    made = subprocess.run(["make", "--no-print-directory", "venv"], cwd=first,
+                          env=_student_env(kits.home), capture_output=True, text=True,
+                          timeout=900)
+    assert made.returncode == 0, made.stdout + made.stderr
+    kits.venv = first / ".venv"
+    return kits
 
 
-def test_kit_has_no_solutions_hidden_checks_or_fixtures(kit):
-    folder, archive = kit
-    for name in FORBIDDEN_IN_KIT:
-        assert not (folder / name).exists(), f"{name} must not be in the student kit"
-    names = zipfile.ZipFile(archive).namelist()
-    leaked = [n for n in names if "/solutions/" in n or "/suites/" in n or "/tests/fixtures/" in n]
-    assert leaked == [], f"the kit zip leaks {leaked[:5]}"
-    assert (folder / "labs" / "lab01_graph" / "value.py").is_file(), "the stub must be in the kit"
-    assert (folder / "labs" / "lab01_graph" / "tests").is_dir(), "public checks ship with the lab"
-
-
-def test_kit_requirements_are_runtime_only(kit):
-    folder, _ = kit
-    requirements = (folder / "requirements.txt").read_text(encoding="utf-8").lower()
-    for name in (*DEV_DEPENDENCIES, *NOT_IN_KIT_DEPENDENCIES):
+def test_every_kit_installs_the_same_runtime_requirements_and_nothing_else(kits: Kits) -> None:
+    texts = {release: (folder / "requirements.txt").read_text(encoding="utf-8")
+             for release, folder in kits.folders.items()}
+    assert len(set(texts.values())) == 1, f"the kits need different environments: {texts}"
+    requirements = texts[RELEASES[0]].lower()
+    for name in DEV_DEPENDENCIES:
         assert name not in requirements, f"the kit installs {name}:\n{requirements}"
-    assert "pytest" in requirements and "jinja2" in requirements, requirements
 
 
-def test_no_file_in_the_kit_imports_what_the_kit_does_not_install(kit):
-    folder, _ = kit
-    pattern = re.compile(r"^(from|import)\s+({})\b".format("|".join(NOT_IN_KIT_DEPENDENCIES)), re.M)
-    importing = [str(path.relative_to(folder)) for path in kit_files(folder)
-                 if path.suffix == ".py" and pattern.search(path.read_text(encoding="utf-8"))]
-    assert importing == [], f"these kit files import a dependency the kit lacks: {importing}"
+def test_the_kit_runs_its_own_copy_of_the_grader_not_the_repository(kits: Kits) -> None:
+    folder = kits.folders[LAST]
+    probe = ("import json, sys, grader\n"
+             "try:\n    import grader.authoring\n    authoring = True\n"
+             "except ModuleNotFoundError:\n    authoring = False\n"
+             "print(json.dumps({'file': grader.__file__, 'path': sys.path, "
+             "'authoring': authoring}))")
+    done = subprocess.run([str(kits.venv / "bin" / "python"), "-c", probe], cwd=folder,
+                          env=_student_env(kits.home), capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert Path(seen["file"]).resolve().is_relative_to(folder.resolve()), seen["file"]
+    assert not any(entry and Path(entry).resolve().is_relative_to(ROOT)
+                   for entry in seen["path"]), seen["path"]
+    assert seen["authoring"] is False, "the kit's Python finds grader.authoring somewhere"
 
 
-def _make(folder: Path, venv: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "GRADER_LANG": "en"}
-    return subprocess.run(["make", "--no-print-directory", "-C", str(folder), f"VENV={venv}", *args],
-                          env=env, capture_output=True, text=True, timeout=300)
+def _assert_graded(done: subprocess.CompletedProcess[str], lang: str = "en") -> None:
+    catalogue = Catalogue.load(lang)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert not GRADER_FAILED.search(done.stdout + done.stderr), done.stdout[-3000:]
+    status = f"{catalogue.text('ui.status_label')}: {catalogue.text('ui.status.graded')}"
+    assert status in done.stdout, done.stdout[:2000]
 
 
-@pytest.fixture(scope="module")
-def ready_venv(tmp_path_factory: pytest.TempPathFactory, kit) -> Path:
-    """A stand-in for the kit's .venv: this interpreter, marked as already installed."""
-    folder, _ = kit
-    venv = tmp_path_factory.mktemp("venv")
-    (venv / "bin").mkdir()
-    python = venv / "bin" / "python"
-    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
-    python.chmod(0o755)
-    (venv / ".installed").touch()
-    os.utime(venv / ".installed", (2**31, 2**31))  # newer than requirements.txt
-    return venv
+def _not_written(lang: str) -> str:
+    return Catalogue.load(lang).text("details.not-written.text", todo="1", file="x",
+                                     where="").split(":")[0]
 
 
-def test_make_help_lists_only_what_works_in_the_kit(kit, ready_venv):
-    folder, _ = kit
-    result = _make(folder, ready_venv, "help")
-    assert result.returncode == 0, result.stderr
-    commands = {tuple(line.split("  ")[0].split()) for line in result.stdout.splitlines()}
-    for instructor_only in ("test", "demo", "grade", "bench", "labs", "kit"):
-        assert not any(instructor_only in command for command in commands), result.stdout
-    for command in sorted(commands):
-        if command[1:2] == ("clean",):
-            continue  # would remove the stand-in venv; `make -n clean` below instead
-        args = [arg.replace("<lab>", "lab01_graph") for arg in command[1:]]
-        run = _make(folder, ready_venv, *args)
-        assert run.returncode == 0, f"`{' '.join(command)}` fails in the kit:\n{run.stderr}"
-    assert _make(folder, ready_venv, "-n", "clean").returncode == 0
+@pytest.mark.parametrize("release", RELEASES)
+def test_make_check_on_the_untouched_stub_says_not_written_yet(kits: Kits, release: str) -> None:
+    done = kits.make(kits.folders[release], "check")
+    _assert_graded(done)
+    assert f"Feedback for {release}" in done.stdout, done.stdout[:500]
+    assert "Score: 0 / " in done.stdout and _not_written("en") in done.stdout, done.stdout[:2000]
 
 
-def test_make_check_in_the_kit_grades_the_released_stub_and_the_notebook(kit, ready_venv):
-    folder, _ = kit
-    stub = _make(folder, ready_venv, "check")
-    assert stub.returncode == 0, stub.stderr
-    assert "Feedback for lab02_ops" in stub.stdout and "Score: 0 / " in stub.stdout, stub.stdout
-    notebook = _make(folder, ready_venv, "check", "NOTEBOOK=1", "LAB=lab01_graph")
-    assert notebook.returncode == 0, notebook.stderr
-    assert "Feedback for lab01_graph" in notebook.stdout, notebook.stdout
+@pytest.mark.parametrize("release", RELEASES)
+def test_make_check_in_spanish(kits: Kits, release: str) -> None:
+    done = kits.make(kits.folders[release], "check", GRADER_LANG="es")
+    _assert_graded(done, "es")
+    assert _not_written("es") in done.stdout, done.stdout[:2000]
 
 
-def _check(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(folder), "GRADER_LANG": "en"}
-    return subprocess.run([sys.executable, "-m", "grader", "check", *args],
-                          cwd=folder, env=env, capture_output=True, text=True, timeout=120)
-
-
-def test_check_in_the_kit_grades_the_stub_zero_and_the_solution_full(kit, tmp_path):
-    folder, _ = kit
-    stub = _check(folder, "lab01_graph")
-    assert stub.returncode == 0, stub.stderr
-    assert "Score: 0 / " in stub.stdout, stub.stdout
-    finished = tmp_path / "mine"
-    finished.mkdir()
-    shutil.copy(COURSE_ROOT / "solutions" / "lab01_graph" / "value.py", finished / "value.py")
-    solved = _check(folder, "lab01_graph", "--path", str(finished), "--lang", "en")
-    assert solved.returncode == 0, solved.stderr
-    assert "All checks passed." in solved.stdout, solved.stdout
-
-
-def test_check_of_a_lab_not_in_the_kit_is_a_one_line_usage_error(kit):
-    folder, _ = kit
-    result = _check(folder, "lab03_backprop")
-    assert result.returncode == 2, result
-    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
-    assert "lab03_backprop" in result.stderr, result.stderr
-
-
-@pytest.mark.parametrize("lab", ["lab01_graph", "lab02_ops"])  # the labs of the kit fixture's release
-def test_the_notebook_instructions_work_as_written_in_the_kit(kit, lab):
-    """The command the notebook's first cell gives, run as written at the root of the kit."""
-    folder, _ = kit
-    notebook = json.loads((folder / "labs" / lab / f"{lab}.ipynb").read_text(encoding="utf-8"))
+@pytest.mark.parametrize("release", RELEASES)
+def test_make_check_of_the_notebook_as_its_first_cell_says(kits: Kits, release: str) -> None:
+    """`NOTEBOOK=1`: the command the notebook's first cell gives, run as written in the kit."""
+    folder = kits.folders[release]
+    notebook = json.loads((folder / "labs" / release / f"{release}.ipynb")
+                          .read_text(encoding="utf-8"))
     intro = "".join(notebook["cells"][0]["source"])
     commands = sorted(set(re.findall(r"`(make check [^`]*NOTEBOOK=1[^`]*)`", intro)))
-    assert commands, f"the notebook of {lab} gives no command to check it: {intro}"
-    venv = Path(__file__).resolve().parent.parent / ".venv"  # the kit's Makefile would create its own; reuse this one as is
+    assert commands, f"the notebook of {release} gives no command to check it: {intro}"
     for command in commands:
-        argv = [*shlex.split(command), f"VENV={venv}", "-o", f"{venv}/.installed"]
-        env = {**os.environ, "PYTHONPATH": str(folder), "GRADER_LANG": "en"}
-        done = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True,
-                              timeout=300)
-        assert done.returncode == 0, f"{command}: {done.stderr}"
-        assert f"Submission: {lab}" in done.stdout and "Score: 0 / " in done.stdout, done.stdout
+        _make, *args = shlex.split(command)
+        done = kits.make(folder, *args)
+        _assert_graded(done)
+        assert f"Submission: {release}" in done.stdout and "Score: 0 / " in done.stdout, \
+            done.stdout[:2000]
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_the_reference_solution_passes_every_public_check_in_the_kit(
+        kits: Kits, release: str, tmp_path: Path) -> None:
+    solved = tmp_path / "kit"
+    shutil.copytree(kits.folders[release], solved, ignore=shutil.ignore_patterns(".venv"))
+    lab = LABS[release]
+    for name in lab.files:
+        shutil.copy(lab.solution_dir / name, solved / "labs" / release / name)
+    done = kits.make(solved, "check")
+    _assert_graded(done)
+    score = re.search(r"Score: (\S+) / (\S+)", done.stdout)
+    assert score and score[1] == score[2], done.stdout[:3000]
+    assert "[failed]" not in done.stdout and "[not run]" not in done.stdout, done.stdout[:3000]
+
+
+def test_make_help_lists_only_what_works_in_the_kit(kits: Kits) -> None:
+    folder = kits.folders[LAST]
+    listed = kits.make(folder, "help")
+    assert listed.returncode == 0, listed.stderr
+    commands = {tuple(line.split("  ")[0].split()) for line in listed.stdout.splitlines()}
+    for instructor_only in ("test", "demo", "grade", "bench", "labs", "kit"):
+        assert not any(instructor_only in command for command in commands), listed.stdout
+    for command in sorted(commands - RUN_BY_OTHER_TESTS):
+        if command[1:2] == ("clean",):
+            continue  # would remove the shared venv; `make -n clean` below instead
+        args = [arg.replace("<lab>", RELEASES[0]) for arg in command[1:]]
+        done = kits.make(folder, *args)
+        assert done.returncode == 0, f"`{' '.join(command)}` fails in the kit:\n{done.stderr}"
+        assert not GRADER_FAILED.search(done.stdout + done.stderr), done.stdout[-2000:]
+    assert kits.make(folder, "-n", "clean").returncode == 0
+
+
+def test_the_kit_holds_no_solutions_hidden_suites_or_fixtures(kits: Kits) -> None:
+    for release, folder in kits.folders.items():
+        for name in FORBIDDEN_IN_KIT:
+            assert not (folder / name).exists(), f"{name} is in the {release} kit"
+        for lab in RELEASES[: RELEASES.index(release) + 1]:
+            assert (folder / "labs" / lab / LABS[lab].main_file).is_file(), (release, lab)
+            assert (folder / "labs" / lab / "tests").is_dir(), "public checks ship with the lab"
+
+
+def test_check_of_a_lab_not_in_the_kit_is_a_one_line_usage_error(kits: Kits) -> None:
+    done = subprocess.run([str(kits.venv / "bin" / "python"), "-m", "grader", "check", LAST],
+                          cwd=kits.folders[RELEASES[0]], env=_student_env(kits.home),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done
+    assert len(done.stderr.strip().splitlines()) == 1 and LAST in done.stderr, done.stderr

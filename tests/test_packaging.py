@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import venv
@@ -16,11 +17,31 @@ BUGGY = ROOT / "tests" / "fixtures" / "lab01_graph" / "grad-overwrite-in-mul"
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Path:
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The wheel, built as `pip install` builds it (isolated, quiet), and what the build printed."""
+    root = tmp_path_factory.mktemp("wheel")
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w",
+                           str(root / "dist"), str(ROOT)], check=True, capture_output=True,
+                          text=True)
+    [wheel] = (root / "dist").glob("minigrad_labs-*.whl")
+    return wheel, done.stdout + done.stderr
+
+
+def test_building_the_package_prints_no_setuptools_warning(built: tuple[Path, str]) -> None:
+    """What `pip install` shows on a first `make venv` (issue 17: about 1,000 lines of them)."""
+    _, printed = built
+    noisy = _warnings_in(printed)
+    assert noisy == [], "the build warns (pyproject.toml [project] / [tool.setuptools]):\n" + \
+        "\n".join(noisy[:10])
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory, built: tuple[Path, str],
+              wheelhouse: Path) -> Path:
     """A fresh virtual environment holding only the built wheel and its dependencies (from the
     run's wheelhouse, tests/conftest.py: no index, no download)."""
     root = tmp_path_factory.mktemp("wheel")
-    [wheel] = wheelhouse.glob("minigrad_labs-*.whl")
+    wheel, _ = built
     venv.create(root / "venv", with_pip=False)
     python = root / "venv" / "bin" / "python"
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
@@ -51,3 +72,21 @@ def test_installed_wheel_grades_a_submission_and_renders_feedback(
     assert any(c["visibility"] == "hidden" for c in doc["checks"]), "the hidden suite did not run"
     html = (tmp_path / "out" / BUGGY.name / "feedback.html").read_text(encoding="utf-8")
     assert "<html" in html and doc["checks"][0]["title"].split("`")[0][:20] in html
+
+
+def _warnings_in(printed: str) -> list[str]:
+    return [line for line in printed.splitlines()
+            if re.search(r"warning|deprecat", line, re.IGNORECASE)
+            and "is neither a file nor a directory" not in line]  # this machine's pip.conf
+
+
+def test_a_fresh_editable_install_prints_no_warning(tmp_path: Path) -> None:
+    """`pip install -e .` as `make venv` runs it, in a new virtual environment (the project's
+    dependencies aside: --no-deps keeps the test quick; they are wheels, not built here)."""
+    venv.create(tmp_path / "venv", with_pip=True)
+    python = tmp_path / "venv" / "bin" / "python"
+    done = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "-e",
+                           str(ROOT)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    noisy = _warnings_in(done.stdout + done.stderr)
+    assert noisy == [], "the editable install warns:\n" + "\n".join(noisy[:10])

@@ -18,12 +18,12 @@ LAB01_SOLUTION = REPO_ROOT / "solutions" / "lab01_graph" / "value.py"
 LAB01_STUB = REPO_ROOT / "labs" / "lab01_graph" / "value.py"
 
 HEADER = (
-    "# Generated from solutions/lab/sol.py by `make labs`; edit the TODOs below.\n"
-    "# Generado a partir de solutions/lab/sol.py con `make labs`; edita los TODO de abajo.\n"
+    "# lab: write the TODOs below, in order; `make check LAB=lab` checks them.\n"
+    "# lab: escribe los TODO de abajo, en orden; `make check LAB=lab` los comprueba.\n"
 )
 GIVEN_HEADER = (
-    "# Copied from solutions/lab/sol.py by `make labs`; given complete: you do not need to edit it.\n"
-    "# Copiado de solutions/lab/sol.py con `make labs`; se entrega completo: no necesitas editarlo.\n"
+    "# lab: this file is given complete; you do not need to edit it.\n"
+    "# lab: este archivo se entrega completo; no necesitas editarlo.\n"
 )
 
 SMALL_SOLUTION = '''\
@@ -88,12 +88,16 @@ def test_header_goes_after_shebang_and_encoding_line() -> None:
     source = "#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\n" + SMALL_SOLUTION
     lines = stub_of(source).splitlines()
     assert lines[:2] == ["#!/usr/bin/env python3", "# -*- coding: utf-8 -*-"]
-    assert lines[2].startswith("# Generated from solutions/lab/sol.py")
+    assert lines[2:4] == HEADER.splitlines()
 
 
-def test_header_names_the_solution_by_lab_and_file_name_only() -> None:
+def test_header_says_what_students_can_do_with_commands_they_have() -> None:
+    """No `make labs` and no solutions/ (students have neither): the lab and `make check`."""
     stub = generate_stub(SMALL_SOLUTION, "lab07_x", "/somewhere/else/solutions/lab07_x/mod.py")
-    assert stub.startswith("# Generated from solutions/lab07_x/mod.py by `make labs`;")
+    header = stub.splitlines()[:2]
+    assert header[0].startswith("# lab07_x: write the TODOs") and "`make check LAB=lab07_x`" in header[0]
+    assert header[1].startswith("# lab07_x: escribe los TODO") and "`make check LAB=lab07_x`" in header[1]
+    assert not any("make labs" in line or "solutions/" in line for line in header), header
 
 
 def test_region_keeps_its_indentation_and_nested_blocks_compile() -> None:

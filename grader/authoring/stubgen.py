@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import PurePath
 
 from grader.todo_format import TODO_MESSAGE
 
@@ -61,11 +60,13 @@ CONTINUATION = "#    "
 # The stub's TODO lines (after the region's indentation); grader.authoring.notebooks reads them back.
 TODO_EN = "# TODO({lab}): "
 TODO_ES = "# TODO({lab}) es: "
-HEADER_EN = "# Generated from {source} by `make labs`; edit the TODOs below."
-HEADER_ES = "# Generado a partir de {source} con `make labs`; edita los TODO de abajo."
+# The stub's first lines, for the student who opens it (the kit has no solutions/ and no
+# `make labs`): what to do, and the command that checks it, true in the repository and in kits.
+HEADER_EN = "# {lab}: write the TODOs below, in order; `make check LAB={lab}` checks them."
+HEADER_ES = "# {lab}: escribe los TODO de abajo, en orden; `make check LAB={lab}` los comprueba."
 # A file with no solution regions is given to students complete (a support file).
-GIVEN_HEADER_EN = "# Copied from {source} by `make labs`; given complete: you do not need to edit it."
-GIVEN_HEADER_ES = "# Copiado de {source} con `make labs`; se entrega completo: no necesitas editarlo."
+GIVEN_HEADER_EN = "# {lab}: this file is given complete; you do not need to edit it."
+GIVEN_HEADER_ES = "# {lab}: este archivo se entrega completo; no necesitas editarlo."
 
 # Anything a hurried author might type for a marker; only the exact forms above are markers.
 _MARKER_LIKE = re.compile(r"#\s*(BEGIN|END)[\s_-]*SOLUTIONS?\b", re.IGNORECASE)
@@ -247,10 +248,9 @@ def generate_stub(source: str, lab: str, filename: str = "<solution>", written: 
     newline = _ending_of(lines[0]) if lines and _ending_of(lines[0]) else "\n"
     output += lines[:position]
     origins += list(range(1, position + 1))
-    source_name = f"solutions/{lab}/{PurePath(filename).name}"
     headers = (HEADER_EN, HEADER_ES) if regions else (GIVEN_HEADER_EN, GIVEN_HEADER_ES)
     for header in headers:
-        output.append(header.format(source=source_name) + newline)
+        output.append(header.format(lab=lab) + newline)
         origins.append(position + 1)
 
     copied_up_to = position

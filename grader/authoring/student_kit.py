@@ -4,8 +4,10 @@ Side: trusted (authoring). The kit is what students download when a lab opens: t
 the earlier ones (whose deadlines have passed), never a later lab. `make check` works in it
 exactly as in this repository, through the same sandbox, but it holds neither the reference
 solutions nor the hidden checks nor the fixtures, nor anything of a later lab (its folder,
-its scenarios, verdicts and catalogue texts). `build_kit` refuses to produce a kit that
-contains any of them.
+its scenarios, verdicts and catalogue texts), nor a hidden check's title or hint. Which grader
+modules it carries is the import closure of what it runs (grader.authoring.kit_contents), and
+its requirements.txt what those modules import. `build_kit` refuses to produce a kit that
+contains any of the forbidden paths.
 
 The course calendar this assumes (README, "Releases"): the labs open one after the other in
 the order of the registry, and a lab opens when the previous one closes, late days included.
@@ -24,16 +26,25 @@ from pathlib import Path
 
 import jinja2
 
+from grader.authoring.kit_contents import (
+    Closure,
+    ClosureError,
+    declared_check_ids,
+    kit_closure,
+    normalise,
+    public_catalogue,
+)
+from grader.i18n import CATALOGUE_DIR
 from grader.labs import COURSE_ROOT, LABS, PACKAGE_DIR, Lab
 
 KIT_TEMPLATES = Path(__file__).parent / "kit"
-EXCLUDED_NAMES = {"suites", "authoring", "course", "__pycache__", ".pytest_cache", ".mypy_cache",
-                  ".ruff_cache", ".ipynb_checkpoints"}
+# Never copied from a lab or template folder: caches an author's tools leave behind.
+CACHE_NAMES = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
+               ".ipynb_checkpoints"}
+# A last guard, not what decides the contents (the import closure does): a kit holding any of
+# these is refused.
 FORBIDDEN_IN_KIT = ("solutions", "grader/suites", "grader/authoring", "grader/course", "tests",
                     "demo", "pyproject.toml")
-# Runtime dependencies the kit leaves out, and why: only the hidden suites use hypothesis,
-# only `grade` prints rich progress bars and tables. `check` needs neither.
-NOT_IN_KIT_DEPENDENCIES = {"hypothesis": "hidden suites only", "rich": "`grade` output only"}
 # Measured on the course machine (2 cores, under load; README "Releases and the student kit"):
 # a fresh `make check` in the kit, virtual environment included.
 KIT_VENV_MB = 49
@@ -58,23 +69,56 @@ def later_labs(release: str) -> list[str]:
     return names[names.index(release) + 1:]
 
 
-def kit_requirements(root: Path = COURSE_ROOT) -> list[str]:
-    """The kit's dependencies: the project's runtime dependencies less those `check` never uses."""
+def release_closure(release: str) -> Closure:
+    """The grader modules the kit of `release` carries: what its public checks and `check` import."""
+    return kit_closure([lab.public_tests for lab in release_labs(release)], PACKAGE_DIR)
+
+
+def _project_dependencies(root: Path) -> list[str]:
     if (root / "pyproject.toml").is_file():  # a source checkout
         with (root / "pyproject.toml").open("rb") as handle:
-            dependencies = tomllib.load(handle)["project"]["dependencies"]
-    else:  # an installed wheel: its metadata, without the extras
-        dependencies = [spec for spec in importlib.metadata.requires("minigrad-labs") or []
-                        if "extra ==" not in spec]
-    return [spec for spec in dependencies
-            if _distribution(spec) not in NOT_IN_KIT_DEPENDENCIES]
+            return list(tomllib.load(handle)["project"]["dependencies"])
+    # an installed wheel: its metadata, without the extras
+    return [spec for spec in importlib.metadata.requires("minigrad-labs") or []
+            if "extra ==" not in spec]
+
+
+def kit_requirements(closure: Closure, root: Path = COURSE_ROOT) -> list[str]:
+    """The kit's requirements.txt: the project's dependencies that the kit's modules import.
+
+    Every distribution they import must come from one of these, directly or as its dependency."""
+    imported = closure.distributions()
+    requirements = [spec for spec in _project_dependencies(root)
+                    if _distribution(spec) in imported]
+    missing = imported - _installed_with({_distribution(spec) for spec in requirements})
+    if missing:
+        raise KitError(f"the kit imports {', '.join(sorted(missing))}, which its requirements "
+                       "do not install")
+    return requirements
+
+
+def _installed_with(distributions: set[str]) -> set[str]:
+    """These distributions and everything they depend on (as installed here, extras aside)."""
+    found: set[str] = set()
+    pending = list(distributions)
+    while pending:
+        name = pending.pop()
+        if name in found:
+            continue
+        found.add(name)
+        try:
+            requires = importlib.metadata.requires(name) or []
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        pending.extend(_distribution(spec) for spec in requires if "extra ==" not in spec)
+    return found
 
 
 def _distribution(spec: str) -> str:
     name = spec
-    for separator in "<>=!~[; ":
+    for separator in "<>=!~[; (":
         name = name.split(separator, 1)[0]
-    return name.strip().lower()
+    return normalise(name.strip())
 
 
 def _ignore_for(release: str):  # type: ignore[no-untyped-def]
@@ -82,10 +126,37 @@ def _ignore_for(release: str):  # type: ignore[no-untyped-def]
 
     def ignore(directory: str, names: list[str]) -> set[str]:
         return {name for name in names
-                if name in EXCLUDED_NAMES or name.endswith(".pyc")
+                if name in CACHE_NAMES or name.endswith(".pyc")
                 or name.split(".", 1)[0] in later}
 
     return ignore
+
+
+def _copy_package(closure: Closure, out_dir: Path) -> None:
+    """The closure's modules, and the data files beside them (pytest's ini, the JSON schema)."""
+    folders = {path.parent for path in closure.files}
+    data = [path for folder in folders for path in folder.iterdir()
+            if path.is_file() and path.suffix not in (".py", ".pyc")]
+    for path in sorted({*closure.files, *data}):
+        target = out_dir / "grader" / path.relative_to(PACKAGE_DIR)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, target)
+
+
+def _copy_catalogue(labs: list[Lab], release: str, out_dir: Path) -> None:
+    """The catalogue without a hidden check's text: each file less the checks the kit lacks."""
+    public = declared_check_ids(path for lab in labs for path in lab.public_tests.glob("*.py"))
+    later = set(later_labs(release))
+    for source in sorted(CATALOGUE_DIR.rglob("*.toml")):
+        if source.stem in later:
+            continue
+        target = out_dir / "grader" / "catalogue" / source.relative_to(CATALOGUE_DIR)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            text = public_catalogue(source, public, f"grader/{target.relative_to(out_dir / 'grader').as_posix()}")
+            target.write_text(text, encoding="utf-8")
+        except ClosureError as exc:
+            raise KitError(str(exc)) from None
 
 
 def _render(name: str, **context: object) -> str:
@@ -114,13 +185,18 @@ def build_kit(out_dir: Path, release: str, root: Path = COURSE_ROOT) -> Path:
     ignore = _ignore_for(release)
     for lab in labs:
         shutil.copytree(root / "labs" / lab.name, out_dir / "labs" / lab.name, ignore=ignore)
-    shutil.copytree(PACKAGE_DIR, out_dir / "grader", ignore=ignore)
+    try:
+        closure = release_closure(release)
+    except ClosureError as exc:
+        raise KitError(str(exc)) from None
+    _copy_package(closure, out_dir)
+    _copy_catalogue(labs, release, out_dir)
     shutil.copytree(root / "templates", out_dir / "templates", ignore=ignore)
     context = {"release": release, "labs": [lab.name for lab in labs],
                "venv_mb": KIT_VENV_MB, "first_check_s": KIT_FIRST_CHECK_S}
     (out_dir / "Makefile").write_text(_render("Makefile.j2", **context), encoding="utf-8")
     (out_dir / "README.md").write_text(_render("README.md.j2", **context), encoding="utf-8")
-    (out_dir / "requirements.txt").write_text("\n".join(kit_requirements(root)) + "\n",
+    (out_dir / "requirements.txt").write_text("\n".join(kit_requirements(closure, root)) + "\n",
                                               encoding="utf-8")
     leaked = _leaks(out_dir, release)
     if leaked:

@@ -24,7 +24,7 @@ def check_case(*values: Any, id: str, pitfall: str, weight: float,  # noqa: A002
                timeout: float | None = None) -> Any:
     """One parameter of a parametrized check, carrying its own check marker.
 
-    `@pytest.mark.parametrize("op", [check_case("neg", id="neg-forward", ...), ...])` makes each
+    `@pytest.mark.parametrize("op", [check_case("neg", id="example-neg-forward", ...), ...])` makes each
     parameter a check with its own id, pitfall, weight and prerequisites.
     """
     marker = pytest.mark.check(id=id, pitfall=pitfall, weight=weight, requires=requires,

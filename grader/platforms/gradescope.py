@@ -8,8 +8,10 @@ with the student's files in /autograder/submission and must write
 /autograder/results/results.json (`score`, `execution_time`, `output` and `output_format`,
 `tests[]` with `name`, `score`, `max_score`, `status` passed/failed, `output`, `visibility`,
 `stdout_visibility`, `extra_data`). /autograder/submission_metadata.json names the submission and
-its users (docs/submission_metadata.md). Tests that are not visible keep the total score from
-students until grades are published, so the top-level output never describes them.
+its users (docs/submission_metadata.md): the report names them. Tests that are not visible keep
+the total score from students until grades are published, so the top-level output never describes
+them. With `points`, every check is scaled (grader.platforms.scaling) so that the tests' scores
+and maxima add up to the assignment's points, as Gradescope adds them.
 
 `python -m grader.platforms.gradescope --root ROOT --config FILE` is what `run_autograder` runs.
 """
@@ -19,12 +21,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import sys
 import time
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +37,7 @@ from grader.i18n import LANGUAGES, Catalogue
 from grader.labs import Lab, get_lab
 from grader.messages import attempt_notes, localise_document
 from grader.platforms.bundle import copy_grader_tree, pinned_requirements
+from grader.platforms.scaling import scaled_maxima, scaled_score, valid_total
 from grader.render import _pitfall_notes, environment, render_feedback
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
@@ -50,17 +55,27 @@ class Config:
     lang: str
     seed: str
     hidden_visibility: str = DEFAULT_HIDDEN_VISIBILITY
+    points: float | None = None  # the assignment's points; None: the lab's own
     grader_version: str = __version__
 
     @classmethod
     def load(cls, path: Path) -> Config:
         """Read and check a minigrad.json."""
         raw = json.loads(path.read_text(encoding="utf-8"))
-        config = cls(**{key: raw[key] for key in ("lab", "lang", "seed", "hidden_visibility")})
+        config = cls(**{key: raw[key] for key in ("lab", "lang", "seed", "hidden_visibility")},
+                     points=raw.get("points"))
         get_lab(config.lab)
         if config.lang not in LANGUAGES or config.hidden_visibility not in VISIBILITIES:
             raise ValueError(f"{path}: bad lang or hidden_visibility")
+        config.check()
         return config
+
+    def check(self) -> None:
+        """Refuse an empty course seed and points that cannot be split in hundredths."""
+        if not self.seed:
+            raise ValueError("a Gradescope bundle needs a course seed")
+        if self.points is not None and not valid_total(self.points):
+            raise ValueError(f"points must be a positive number of hundredths: {self.points}")
 
 
 # --- results.json ----------------------------------------------------------------------------
@@ -70,15 +85,20 @@ def _render(template: str, **context: Any) -> str:
     return environment().get_template(template).render(**context)
 
 
-def _test(check: Mapping[str, Any], hidden_visibility: str, catalogue: Catalogue) -> dict[str, Any]:
-    """One check as a Gradescope test case."""
+def _test(check: Mapping[str, Any], hidden_visibility: str, catalogue: Catalogue,
+          maximum: Decimal | None = None) -> dict[str, Any]:
+    """One check as a Gradescope test case, its points scaled to `maximum` when given."""
     output = _render("platforms/check.md.j2", check=check, t=catalogue.text,
                      grader_error_notice=catalogue.text("ui.grader_error_notice")).strip()
+    score, max_score = check["score"], check["max_score"]
+    if maximum is not None:
+        score = float(scaled_score(score, max_score, maximum))
+        max_score = float(maximum)
     return {
         "name": check["title"],
         "name_format": "text",
-        "score": check["score"],
-        "max_score": check["max_score"],
+        "score": score,
+        "max_score": max_score,
         # Gradescope knows passed and failed only; not-run and error keep their own status in
         # extra_data and in the output text.
         "status": "passed" if check["status"] == "passed" else "failed",
@@ -97,11 +117,19 @@ def attempts_line(doc: Mapping[str, Any], catalogue: Catalogue) -> str:
 
 
 def results(doc: Mapping[str, Any], hidden_visibility: str = DEFAULT_HIDDEN_VISIBILITY,
-            execution_time: float | None = None) -> dict[str, Any]:
-    """The Gradescope results.json of a score document."""
+            execution_time: float | None = None, points: float | None = None) -> dict[str, Any]:
+    """The Gradescope results.json of a score document, out of `points` when given."""
     catalogue = Catalogue.load(doc["lang"])
     localised = localise_document(doc, catalogue)
     checks = localised["checks"]
+    maxima: list[Decimal | None] = [None] * len(checks)
+    if points is not None:
+        maxima = [*scaled_maxima([c["max_score"] for c in checks], points)]
+    tests = [_test(check, hidden_visibility, catalogue, maximum)
+             for check, maximum in zip(checks, maxima, strict=True)]
+    graded = localised["status"] == "graded"
+    score = float(sum(Decimal(str(t["score"])) for t in tests)) if graded else 0.0
+    max_score = float(sum(Decimal(str(t["max_score"])) for t in tests)) if graded else 0.0
     shown = [c for c in checks if c["visibility"] == "public" or hidden_visibility == "visible"]
     # Only pitfalls a visible check failed on: a hidden failure must not show through.
     shown_pitfalls = list(dict.fromkeys(
@@ -110,10 +138,11 @@ def results(doc: Mapping[str, Any], hidden_visibility: str = DEFAULT_HIDDEN_VISI
     output = _render(
         "platforms/gradescope_output.md.j2", doc=localised, t=catalogue.text,
         grader_error_notice=catalogue.text("ui.grader_error_notice"),
+        score=score, max_score=max_score,
         withheld=len(checks) - len(shown), attempts=attempts_line(localised, catalogue),
         pitfall_notes=_pitfall_notes(shown_pitfalls, catalogue))
     return {
-        "score": localised["score"] if localised["status"] == "graded" else 0.0,
+        "score": score,
         "execution_time": round(execution_time if execution_time is not None
                                 else localised["duration_s"], 3),
         "output": output,
@@ -127,8 +156,9 @@ def results(doc: Mapping[str, Any], hidden_visibility: str = DEFAULT_HIDDEN_VISI
             "flags": [flag["id"] for flag in localised["flags"]],
             "reason": (localised["reason"] or {}).get("kind"),
             "digest": localised["submission"]["digest"],
+            "points": points,
         },
-        "tests": [_test(check, hidden_visibility, catalogue) for check in checks],
+        "tests": tests,
     }
 
 
@@ -152,11 +182,17 @@ def _add(bundle: zipfile.ZipFile, name: str, text: str | bytes, mode: int = 0o64
 
 def export_bundle(lab: Lab, out: Path, config: Config) -> Path:
     """Write the autograder zip for `lab` at `out`: setup.sh and run_autograder at its root."""
+    config.check()
     staging = out.with_name(out.name + ".staging")
     shutil.rmtree(staging, ignore_errors=True)
     try:
         copy_grader_tree(lab, staging / "minigrad")
-        context = {"lab": lab.name, "grader_version": __version__}
+        catalogue = Catalogue.load(config.lang)
+        context = {"lab": lab.name, "grader_version": __version__,
+                   # shell words, quoted here: setup.sh prints them when it cannot go on
+                   "no_package_manager": shlex.quote(
+                       catalogue.text("platforms.gradescope.setup_no_manager")),
+                   "no_python": shlex.quote(catalogue.text("platforms.gradescope.setup_no_python"))}
         out.parent.mkdir(parents=True, exist_ok=True)
         with zipfile.ZipFile(out, "w") as bundle:
             _add(bundle, "setup.sh", _render("platforms/gradescope/setup.sh.j2", **context),
@@ -180,15 +216,20 @@ def export_bundle(lab: Lab, out: Path, config: Config) -> Path:
 
 
 def _metadata(root: Path) -> dict[str, Any]:
-    """Submission id and the first user's name and id from submission_metadata.json, if any."""
+    """Submission id and its users' names and ids (all of a group's, joined) from
+    submission_metadata.json (docs/submission_metadata.md), if any."""
     try:
         meta = json.loads((root / "submission_metadata.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    users = meta.get("users") or [{}]
-    first = users[0] if isinstance(users[0], dict) else {}
-    found = {"id": str(meta.get("id", "")), "student_id": str(first.get("id", "")),
-             "name": str(first.get("name", ""))}
+    if not isinstance(meta, dict):
+        return {}
+    users = [user for user in meta.get("users") or [] if isinstance(user, dict)]
+
+    def joined(key: str) -> str:
+        return ", ".join(str(user[key]) for user in users if user.get(key) not in (None, ""))
+
+    found = {"id": str(meta.get("id") or ""), "student_id": joined("id"), "name": joined("name")}
     return {key: value for key, value in found.items() if value}
 
 
@@ -207,7 +248,7 @@ def grade_submission(root: Path, config: Config) -> dict[str, Any]:
     submission_id = meta.pop("id", "submission")
     doc = grade_one(get_lab(config.lab), root / "submission", submission_id, config.lang,
                     config.seed, meta={**meta, "lms": "gradescope"})
-    out = results(doc, config.hidden_visibility, time.monotonic() - started)
+    out = results(doc, config.hidden_visibility, time.monotonic() - started, config.points)
     folder = root / "results"
     folder.mkdir(parents=True, exist_ok=True)
     _write(folder / "scores.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")

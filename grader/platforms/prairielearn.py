@@ -9,6 +9,14 @@ student's files at /grade/student and the `data` object at /grade/data/data.json
 cannot be graded (no points given or taken, the attempt is not charged), `message`, `output`,
 `tests[]` with `name`, `description`, `points`, `max_points`, `message`, `output`; at most 1 MB.
 
+PrairieLearn has no per-test visibility: the student sees all of results.json. Hidden checks are
+therefore written as their title, points, status and pitfall only (`withhold_hidden`): never
+their inputs, the values seen or expected, a counterexample or the reference's value. The hidden
+inputs are seeded by the course seed and the job's identity (`job_identity`: data.json's
+`variant_seed` and, where the course gives it, `options.user`), so two students never share them.
+A submission that does not compile is `gradable: false` with the compiler's message (PrairieLearn's
+external grading docs: nothing was graded and the attempt is not charged).
+
 `python -m grader.platforms.prairielearn --root ROOT --config FILE` is what the entrypoint runs.
 """
 
@@ -17,8 +25,11 @@ from __future__ import annotations
 import argparse
 import base64
 import binascii
+import copy
 import json
 import os
+import re
+import secrets
 import shutil
 import sys
 import tempfile
@@ -40,7 +51,12 @@ DEFAULT_ROOT = Path("/grade")
 DEFAULT_IMAGE = f"minigrad-labs-grader:{__version__}"
 DEFAULT_TIMEOUT_S = 120
 WIDGETS = ("upload", "editor")
-UUID_NAMESPACE = uuid.UUID("6f1c1f0e-3a63-5a7e-9d43-6d696e696772")
+# PrairieLearn's own test of a question's uuid (apps/prairielearn/src/lib/string-util.ts).
+UUID_PATTERN = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+# What a hidden check shows of itself; everything else it carries is withheld.
+HIDDEN_KEPT = ("id", "title", "pitfall", "status", "score", "max_score", "visibility")
+# What Python raises on code that does not compile (the child's bootstrap reports its type).
+COMPILE_ERRORS = frozenset({"SyntaxError", "IndentationError", "TabError"})
 
 
 @dataclass(frozen=True)
@@ -60,6 +76,8 @@ class Config:
         get_lab(config.lab)
         if config.lang not in LANGUAGES:
             raise ValueError(f"{path}: unknown language {config.lang!r}")
+        if not config.seed:
+            raise ValueError(f"{path}: no course seed")
         return config
 
 
@@ -70,10 +88,32 @@ def _render(template: str, **context: Any) -> str:
     return environment().get_template(template).render(**context)
 
 
+def does_not_compile(problem: Mapping[str, Any] | None) -> bool:
+    """Whether a document's submission-level problem is code that does not compile (code that
+    compiles and fails on import ran, and is graded 0 like any failing code)."""
+    if not problem or problem["kind"] != "import-error":
+        return False
+    return (problem.get("params") or {}).get("type") in COMPILE_ERRORS
+
+
+def withhold_hidden(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a score document whose hidden checks keep only their title, points, status and
+    pitfall: no message, hint, section, detail (inputs, values, counterexample) or output."""
+    out = copy.deepcopy(dict(doc))
+    out["checks"] = [
+        check if check["visibility"] == "public" else
+        {**{key: check[key] for key in HIDDEN_KEPT},
+         "message": "", "hint": "", "section": "", "detail": None, "output": None}
+        for check in out["checks"]]
+    return out
+
+
 def _test(check: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
     known = catalogue.has(f"pitfalls.{check['pitfall']}.title")
     message = _render("platforms/check.txt.j2", check=check, t=catalogue.text,
-                      grader_error_notice=catalogue.text("ui.grader_error_notice")).strip()
+                      grader_error_notice=catalogue.text("ui.grader_error_notice"),
+                      withheld_notice=catalogue.text("platforms.prairielearn.hidden_check")
+                      ).strip()
     return {
         "name": check["title"],
         "description": pitfall_title(check["pitfall"], catalogue) if known else check["pitfall"],
@@ -85,9 +125,9 @@ def _test(check: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
 
 
 def results(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """The PrairieLearn results.json of a score document, under 1 MB."""
+    """The PrairieLearn results.json of a score document, under 1 MB, hidden checks withheld."""
     catalogue = Catalogue.load(doc["lang"])
-    localised = localise_document(doc, catalogue)
+    localised = withhold_hidden(localise_document(doc, catalogue))
     status = localised["status"]
     if status != "graded":
         reason = localised["reason"]["text"]
@@ -96,6 +136,13 @@ def results(doc: Mapping[str, Any]) -> dict[str, Any]:
             if key == "ungradable" else catalogue.text(f"platforms.prairielearn.{key}")
         return {"gradable": False, "format_errors": [reason], "message": message,
                 "output": render_feedback(localised, "terminal")}
+    problem = localised.get("problem")
+    if problem and does_not_compile(problem):  # nothing was graded
+        found = {"gradable": False, "format_errors": [problem["text"]],
+                 "message": catalogue.text("platforms.prairielearn.not_compiled",
+                                           reason=problem["text"]),
+                 "output": render_feedback(localised, "terminal")}
+        return fit(found, catalogue.text("platforms.prairielearn.truncated"))
     maximum = localised["max_score"]
     found = {
         "gradable": True,
@@ -146,11 +193,48 @@ def _executable(path: Path, text: str) -> None:
     path.chmod(0o755)
 
 
+def _uuid_of(info: Path) -> str | None:
+    """The uuid an info.json holds, if it is one PrairieLearn accepts."""
+    try:
+        found = json.loads(info.read_text(encoding="utf-8")).get("uuid")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return found if isinstance(found, str) and UUID_PATTERN.match(found) else None
+
+
+def _course_uuids(out: Path) -> set[str]:
+    """The uuids of the other questions of the course `out` is in (the nearest folder above
+    it holding infoCourse.json), lower-cased; empty outside a course."""
+    folder = out.resolve()
+    course = next((p for p in folder.parents if (p / "infoCourse.json").is_file()), None)
+    if course is None:
+        return set()
+    others = (_uuid_of(info) for info in (course / "questions").rglob("info.json")
+              if info.parent.resolve() != folder)
+    return {found.lower() for found in others if found}
+
+
+def question_uuid(out: Path) -> str:
+    """The question's uuid: the one already at `out` (a re-export keeps it) unless another
+    question of the course uses it too, else a new random one no question of the course has."""
+    taken = _course_uuids(out)
+    kept = _uuid_of(out / "info.json")
+    if kept and kept.lower() not in taken:
+        return kept
+    while True:
+        fresh = str(uuid.uuid4())
+        if fresh not in taken:
+            return fresh
+
+
 def export_question(lab: Lab, out: Path, config: Config, image: str = DEFAULT_IMAGE,
                     widget: str = "upload", timeout_s: int = DEFAULT_TIMEOUT_S) -> Path:
     """Write a PrairieLearn question folder for `lab` at `out` (info.json, question.html, tests/)."""
     if widget not in WIDGETS:
         raise ValueError(f"unknown widget {widget!r}; choose one of: {', '.join(WIDGETS)}")
+    if not config.seed:
+        raise ValueError("a PrairieLearn question needs a course seed")
+    question_id = question_uuid(out)
     if out.exists():
         shutil.rmtree(out)
     tests = out / "tests"
@@ -158,7 +242,7 @@ def export_question(lab: Lab, out: Path, config: Config, image: str = DEFAULT_IM
     catalogue = Catalogue.load(config.lang)
     files = list(lab.files)
     info = {
-        "uuid": str(uuid.uuid5(UUID_NAMESPACE, lab.name)).upper(),
+        "uuid": question_id,
         "title": f"minigrad {lab.name}",
         "topic": "minigrad",
         "tags": ["minigrad", lab.name],
@@ -197,19 +281,45 @@ def export_question(lab: Lab, out: Path, config: Config, image: str = DEFAULT_IM
 # --- inside the container --------------------------------------------------------------------
 
 
-def _submitted_files(root: Path, folder: Path) -> Path:
+def _job_data(root: Path) -> dict[str, Any]:
+    """data.json as PrairieLearn writes it (externalGraderCommon.ts `buildDirectory`), or {}."""
+    try:
+        data = json.loads((root / "data" / "data.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def job_identity(data: Mapping[str, Any]) -> tuple[str, dict[str, str]]:
+    """The submission id that seeds the hidden inputs, and what it says of the student.
+
+    The id is the variant's seed (`variant_seed`: random per variant, and every student has their
+    own variant) and, when the course lets questions see it, the variant owner's uid
+    (`options.user`). Without a variant seed the id is random: inputs no one else shares."""
+    seed = data.get("variant_seed")
+    options = data.get("options")
+    user = options.get("user") if isinstance(options, Mapping) else None
+    user = user if isinstance(user, Mapping) else {}
+    variant = f"variant-{seed}" if isinstance(seed, int) and not isinstance(seed, bool) \
+        else f"unseeded-{secrets.token_hex(8)}"
+    meta = {key: str(user[source]) for key, source in (("student_id", "uid"), ("name", "name"))
+            if user.get(source)}
+    uid = re.sub(r"[^\w.@+-]", "_", meta.get("student_id", ""))
+    return (f"{uid}-{variant}" if uid else variant), meta
+
+
+def _submitted_files(root: Path, data: Mapping[str, Any], folder: Path) -> Path:
     """The student's files: /grade/student, or data.json's `_files` when that is empty."""
     student = root / "student"
     if student.is_dir() and any(student.iterdir()):
         return student
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        data = json.loads((root / "data" / "data.json").read_text(encoding="utf-8"))
         for item in data.get("submitted_answers", {}).get("_files", []):
             name = Path(str(item["name"])).name
             if name:
                 (folder / name).write_bytes(base64.b64decode(item["contents"], validate=True))
-    except (OSError, ValueError, KeyError, TypeError, binascii.Error):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, binascii.Error):
         pass  # nothing readable: graded as an empty submission, which says what is missing
     return folder
 
@@ -218,10 +328,12 @@ def grade_job(root: Path, config: Config) -> dict[str, Any]:
     """Grade the job under `root`; write results.json (and scores.json beside it)."""
     from grader.platforms.single import grade_one
 
+    data = _job_data(root)
+    submission_id, meta = job_identity(data)
     with tempfile.TemporaryDirectory(prefix="minigrad-pl-") as scratch:
-        source = _submitted_files(root, Path(scratch) / "student")
-        doc = grade_one(get_lab(config.lab), source, "prairielearn", config.lang, config.seed,
-                        meta={"lms": "prairielearn"})
+        source = _submitted_files(root, data, Path(scratch) / "student")
+        doc = grade_one(get_lab(config.lab), source, submission_id, config.lang, config.seed,
+                        meta={**meta, "lms": "prairielearn"})
     found = results(doc)
     folder = root / "results"
     folder.mkdir(parents=True, exist_ok=True)

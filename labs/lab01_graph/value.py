@@ -1,5 +1,5 @@
-# Generated from solutions/lab01_graph/value.py by `make labs`; edit the TODOs below.
-# Generado a partir de solutions/lab01_graph/value.py con `make labs`; edita los TODO de abajo.
+# lab01_graph: write the TODOs below, in order; `make check LAB=lab01_graph` checks them.
+# lab01_graph: escribe los TODO de abajo, en orden; `make check LAB=lab01_graph` los comprueba.
 """Lab 01 — computation graphs: a scalar Value that remembers how it was computed.
 
 Lab 01 — grafos de cómputo: un Value escalar que recuerda cómo se calculó.

@@ -1,5 +1,5 @@
-# Generated from solutions/lab02_ops/value.py by `make labs`; edit the TODOs below.
-# Generado a partir de solutions/lab02_ops/value.py con `make labs`; edita los TODO de abajo.
+# lab02_ops: write the TODOs below, in order; `make check LAB=lab02_ops` checks them.
+# lab02_ops: escribe los TODO de abajo, en orden; `make check LAB=lab02_ops` los comprueba.
 """Lab 02 — op derivatives: the Value of lab 01, with more operations and their local derivatives.
 
 Lab 02 — derivadas de las operaciones: el Value del lab 01, con más operaciones y sus

@@ -1,5 +1,5 @@
-# Generated from solutions/lab03_backprop/value.py by `make labs`; edit the TODOs below.
-# Generado a partir de solutions/lab03_backprop/value.py con `make labs`; edita los TODO de abajo.
+# lab03_backprop: write the TODOs below, in order; `make check LAB=lab03_backprop` checks them.
+# lab03_backprop: escribe los TODO de abajo, en orden; `make check LAB=lab03_backprop` los comprueba.
 """Lab 03 — backprop on larger graphs: accumulation, zero_grad, deep graphs, gradient checking.
 
 Lab 03 — backprop en grafos grandes: acumulación, zero_grad, grafos profundos y comprobación

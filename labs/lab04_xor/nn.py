@@ -1,5 +1,5 @@
-# Generated from solutions/lab04_xor/nn.py by `make labs`; edit the TODOs below.
-# Generado a partir de solutions/lab04_xor/nn.py con `make labs`; edita los TODO de abajo.
+# lab04_xor: write the TODOs below, in order; `make check LAB=lab04_xor` checks them.
+# lab04_xor: escribe los TODO de abajo, en orden; `make check LAB=lab04_xor` los comprueba.
 """Lab 04 — training XOR: neurons, layers, a multilayer perceptron, and the loop that trains it.
 
 Lab 04 — entrenar XOR: neuronas, capas, un perceptrón multicapa y el bucle que lo entrena.

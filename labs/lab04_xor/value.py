@@ -1,5 +1,5 @@
-# Copied from solutions/lab04_xor/value.py by `make labs`; given complete: you do not need to edit it.
-# Copiado de solutions/lab04_xor/value.py con `make labs`; se entrega completo: no necesitas editarlo.
+# lab04_xor: this file is given complete; you do not need to edit it.
+# lab04_xor: este archivo se entrega completo; no necesitas editarlo.
 """Lab 04 — the minigrad engine, given complete: you do not need to edit this file.
 
 Lab 04 — el motor de minigrad, completo: no hace falta que edites este archivo.

@@ -1,6 +1,8 @@
-"""Gradescope: results.json against a schema written from its specification, and the exported
-bundle set up for real (setup.sh as root) and run on submissions in a root laid out like
-Gradescope's (source/, submission/, results/)."""
+"""Gradescope: results.json read the way Gradescope's specification and its own test runner
+read it (gradescope_oracle: specs.md's output format, visibility and status rules,
+json_test_runner.py's sums), `--points`, the seed warnings, and the exported bundle set up for
+real (setup.sh as root; on a base without apt-get) and run on submissions in a root laid out like
+Gradescope's (source/, submission/, results/, submission_metadata.json)."""
 
 from __future__ import annotations
 
@@ -9,14 +11,18 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 import time
 import zipfile
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import gradescope_oracle as oracle
 import jsonschema
 import pytest
 
+from grader.i18n import Catalogue
 from grader.labs import get_lab
 from grader.platforms import gradescope
 
@@ -35,17 +41,97 @@ FORGED_PATH = Path("/autograder/results/results.json")
 
 
 def validate(found: dict[str, Any]) -> None:
-    """Fail with the schema's message when `found` is not a valid results.json."""
+    """Fail unless `found` is a results.json specs.md allows (and our schema of it)."""
+    assert oracle.problems(found) == []
     jsonschema.Draft202012Validator(SCHEMA).validate(found)
+
+
+def as_read(found: dict[str, Any]) -> dict[str, Any]:
+    """results.json as written, its numbers read exactly as the decimals the JSON holds."""
+    return json.loads(json.dumps(found), parse_float=Decimal)
 
 
 @pytest.mark.parametrize("path", DOCS, ids=[p.stem for p in DOCS])
 @pytest.mark.parametrize("visibility", ["after_published", "visible"])
-def test_results_of_every_stored_document_match_the_schema(path: Path, visibility: str) -> None:
+@pytest.mark.parametrize("points", [None, 10.0, 12.5, 100.0])
+def test_results_of_every_stored_document_follow_the_spec(path: Path, visibility: str,
+                                                          points: float | None) -> None:
+    """specs.md "Output format": the keys and values it allows; the score Gradescope records
+    (the top-level score, which "overrides total of tests") is the tests' sum, as
+    json_test_runner.py `JSONTestRunner.run` computes it; with --points the tests' maxima add
+    up to the points exactly."""
     doc = json.loads(path.read_text(encoding="utf-8"))
-    found = gradescope.results(doc, visibility)
+    found = gradescope.results(doc, visibility, points=points)
     validate(found)
     assert found["output_format"] == "md" and found["stdout_visibility"] == "hidden"
+    read = as_read(found)
+    scores, maxima = oracle.tests_total(read)
+    assert oracle.total_score(read) == (scores if doc["status"] == "graded" else 0)
+    if found["tests"]:
+        assert maxima == (Decimal(str(points)) if points else Decimal(str(doc["max_score"])))
+    for check, test in zip(doc["checks"], found["tests"], strict=True):
+        assert oracle.status(test) == ("passed" if check["status"] == "passed" else "failed")
+
+
+@pytest.mark.parametrize("points", [1.0, 7.0, 10.0, 12.34, 58.0, 99.99])
+def test_points_scale_every_check_so_the_tests_add_up(points: float) -> None:
+    """Gradescope adds the tests up (json_test_runner.py `JSONTestRunner.run`): the scaled
+    maxima add up to --points exactly, a full-marks submission gets exactly --points, and each
+    check keeps its share of the points to a hundredth."""
+    for name in ("score_mixed.json", "score_all_passed.json"):
+        doc = json.loads((ROOT / "tests" / "data" / name).read_text(encoding="utf-8"))
+        read = as_read(gradescope.results(doc, points=points))
+        scores, maxima = oracle.tests_total(read)
+        assert maxima == Decimal(str(points))
+        assert read["score"] == scores
+        if doc["score"] == doc["max_score"]:
+            assert scores == Decimal(str(points))
+        for check, test in zip(doc["checks"], read["tests"], strict=True):
+            share = Decimal(str(check["max_score"])) / Decimal(str(doc["max_score"])) * maxima
+            assert abs(test["max_score"] - share) <= Decimal("0.01")
+        float_sum = sum(float(t["max_score"]) for t in read["tests"])
+        assert abs(float_sum - points) < 1e-9
+
+
+def test_points_that_cannot_be_split_in_hundredths_are_refused(tmp_path: Path) -> None:
+    for points in (0.0, -3.0, 0.001):
+        with pytest.raises(ValueError):
+            gradescope.export_bundle(LAB, tmp_path / "a.zip",
+                                     gradescope.Config("lab01_graph", "en", "k", points=points))
+    completed = export_cli(tmp_path, "gradescope", "--points", "0.001", "--seed", "k")
+    assert completed.returncode == 2 and "--points" in completed.stderr
+
+
+def export_cli(tmp_path: Path, platform: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    """`python -m grader export PLATFORM lab01_graph` without GRADER_SEED in the environment."""
+    out = tmp_path / ("autograder.zip" if platform == "gradescope" else "question")
+    env = {key: value for key, value in os.environ.items() if key != "GRADER_SEED"}
+    return subprocess.run([sys.executable, "-m", "grader", "export", platform, "lab01_graph",
+                           "--out", str(out), "--lang", "en", *extra], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.mark.parametrize("platform", ["gradescope", "prairielearn"])
+def test_an_export_without_a_course_seed_says_so_and_an_empty_one_is_refused(
+        tmp_path: Path, platform: str) -> None:
+    catalogue = Catalogue.load("en")
+    warned = export_cli(tmp_path, platform)
+    assert warned.returncode == 0
+    assert catalogue.text("cli.export_seed_warning") in warned.stderr
+    seeded = export_cli(tmp_path, platform, "--seed", "course-secret")
+    assert seeded.returncode == 0 and "warning" not in seeded.stderr
+    refused = export_cli(tmp_path / "empty", platform, "--seed", "")
+    assert refused.returncode == 2
+    assert catalogue.text("cli.errors.empty_seed") in refused.stderr
+    assert not (tmp_path / "empty").exists()
+
+
+def test_the_report_names_the_students_of_the_submission() -> None:
+    """docs/submission_metadata.md: `users` (a group has several), each with id and name."""
+    doc = json.loads((ROOT / "tests" / "data" / "score_mixed.json").read_text(encoding="utf-8"))
+    doc["submission"].update(name="Jane Doe, Ana Ruiz", student_id="42, 43")
+    output = gradescope.results(doc)["output"]
+    assert "Jane Doe, Ana Ruiz" in output and "42, 43" in output
 
 
 def test_hidden_checks_are_not_described_in_the_output_before_publication() -> None:
@@ -148,6 +234,7 @@ def test_correct_submission_gets_full_marks(autograder: Path) -> None:
     assert all(t["status"] == "passed" for t in found["tests"])
     doc = json.loads((autograder / "results" / "scores.json").read_text(encoding="utf-8"))
     assert doc["submission"]["id"] == "123456" and doc["submission"]["name"] == "Jane Doe"
+    assert "Jane Doe" in found["output"] and "42" in found["output"]
     assert (autograder / "results" / "feedback.md").is_file()
     assert (autograder / "results" / "feedback.html").is_file()
 
@@ -191,3 +278,36 @@ def test_a_grader_that_cannot_start_still_leaves_results(autograder: Path, tmp_p
     found = json.loads((broken / "results" / "results.json").read_text(encoding="utf-8"))
     validate(found)
     assert found["score"] == 0 and found["extra_data"]["status"] == "grader-error"
+
+
+def setup_without(tmp_path: Path, tools: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """setup.sh run where PATH holds only `tools` (name: script): a base image without this
+    machine's Python and package manager."""
+    bundle = gradescope.export_bundle(LAB, tmp_path / "autograder.zip",
+                                      gradescope.Config("lab01_graph", "en", "course-secret"))
+    with zipfile.ZipFile(bundle) as archive:
+        setup = archive.read("setup.sh").decode("utf-8")
+    (tmp_path / "setup.sh").write_text(setup)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, script in tools.items():
+        (bin_dir / name).write_text("#!/bin/bash\n" + script)
+        (bin_dir / name).chmod(0o755)
+    return subprocess.run(["/bin/bash", str(tmp_path / "setup.sh")], cwd=tmp_path,
+                          env={"PATH": str(bin_dir), "AUTOGRADER_ROOT": str(tmp_path / "root"),
+                               "LOG": str(tmp_path / "log")},
+                          capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_setup_on_a_base_without_apt_get_or_dnf_fails_saying_so(tmp_path: Path) -> None:
+    completed = setup_without(tmp_path, {})
+    assert completed.returncode == 1
+    assert Catalogue.load("en").text("platforms.gradescope.setup_no_manager") in completed.stderr
+
+
+def test_setup_on_fedora_or_rocky_installs_python_with_dnf(tmp_path: Path) -> None:
+    completed = setup_without(tmp_path, {"dnf": 'echo "$@" >> "$LOG"\n'})
+    assert (tmp_path / "log").read_text().split() == ["install", "-y", "-q", "python3.11"]
+    # the stub installed nothing: setup stops there, saying so
+    assert completed.returncode == 1
+    assert Catalogue.load("en").text("platforms.gradescope.setup_no_python") in completed.stderr

@@ -53,7 +53,7 @@ from typing import Any
 
 import pytest
 
-from grader.batch import REPORT_FILES, deal
+from grader.batch import REPORT_FILES, SHARD_RECORD, deal
 from grader.i18n import Catalogue
 from grader.labs import COURSE_ROOT, get_lab
 from grader.platforms.gradebook import class_csv
@@ -93,7 +93,7 @@ MIN_ATTACKS = 40
 SETTLE_S = 2.0  # how long after grading the reports and processes are looked at again
 LISTEN_PORTS = range(47390, 47400)  # the loopback ports socket attacks phone home to
 CANARY_VARIABLE = "MINIGRAD_REDTEAM_CANARY"
-TOP_LEVEL_REPORTS = frozenset({"class.csv", "dashboard.html"})  # written by grade_class itself
+TOP_LEVEL_REPORTS = frozenset({"class.csv", "dashboard.html", SHARD_RECORD})  # grade_class's own
 # /tmp entries that are not this batch's: pytest's own, the machine's, and the scratch folders
 # of other grading runs (this batch's scratch goes to a folder of its own, checked separately)
 # repository paths that running tests legitimately creates

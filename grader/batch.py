@@ -368,7 +368,7 @@ def _prepare_all(plan: GradingPlan, submissions: Sequence[Any], options: BatchOp
     pending = []
     for sub in submissions:
         try:
-            prepared = prepare(sub, plan.lab, scratch)
+            prepared = prepare(sub, plan.lab, scratch, student=plan.student)
         except Ungradable as exc:
             record = {**sub.meta, "id": sub.id, "source": source_label(sub), "digest": ""}
             finished(ungradable_document(plan.lab.name, record, exc.detail, plan.lang,

@@ -68,7 +68,7 @@ class Ambiguous(Exception):
         self.candidates = tuple(candidates)
 
 
-def _normal(code: bytes) -> bytes:
+def normal_code(code: bytes) -> bytes:
     """Code compared without line-ending or trailing-space differences."""
     return b"\n".join(line.rstrip() for line in code.replace(b"\r\n", b"\n").splitlines()).strip()
 
@@ -93,13 +93,13 @@ def _distinct(candidates: Sequence[Candidate]) -> list[Candidate]:
     """One candidate per distinct code, the shallowest (then first by path) of each."""
     kept: dict[bytes, Candidate] = {}
     for candidate in sorted(candidates, key=lambda c: (c.rank, c.depth, c.path)):
-        kept.setdefault(_normal(candidate.code), candidate)
+        kept.setdefault(normal_code(candidate.code), candidate)
     return list(kept.values())
 
 
 def _decide(file: str, found: Sequence[Candidate], untouched: Collection[bytes]) -> Candidate:
     distinct = _distinct(found)
-    edited = [c for c in distinct if _normal(c.code) not in untouched]
+    edited = [c for c in distinct if normal_code(c.code) not in untouched]
     if len(edited) > 1:
         raise Ambiguous(file, sorted(c.path for c in edited))
     return edited[0] if edited else distinct[0]
@@ -130,8 +130,8 @@ def untouched_code(lab: Lab, notebook_code: Callable[[bytes], bytes]) -> frozens
     for name in lab.files:
         stub = lab.student_dir / name
         if stub.is_file():
-            given.add(_normal(stub.read_bytes()))
+            given.add(normal_code(stub.read_bytes()))
     notebook = lab.student_dir / f"{lab.name}{NOTEBOOK_SUFFIX}"
     if notebook.is_file():
-        given.add(_normal(notebook_code(notebook.read_bytes())))
+        given.add(normal_code(notebook_code(notebook.read_bytes())))
     return frozenset(given)

@@ -8,13 +8,14 @@ Every line printed comes from the catalogue (`cli.*`), in the language of --lang
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import NoReturn
@@ -30,7 +31,7 @@ from grader.batch import (
 )
 from grader.console import print_summary, progress_display, say
 from grader.course_config import ConfigError, load_course_config
-from grader.i18n import LANGUAGES, Catalogue, default_language
+from grader.i18n import LANGUAGES, Catalogue, default_language, format_number
 from grader.intake import Submission
 from grader.labs import COURSE_ROOT, LABS, Lab
 from grader.merging import MergeRefused, merge
@@ -77,7 +78,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     # as with --debug: it is their code on their machine.
     in_process = args.debug or available_isolation().how == "in-process"
     plan = GradingPlan(lab, suites_for(lab, hidden=False), args.seed, args.lang,
-                       in_process=in_process)
+                       in_process=in_process, student=True)
     options = BatchOptions(out_dir=None, workers=1, shard_timeout_s=300,
                            interactive=args.debug)
     started = time.perf_counter()
@@ -86,7 +87,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(render_feedback(doc, args.format, color=color and args.format == "terminal"))
     if args.json:
         Path(args.json).write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
-    say("cli.elapsed", args.lang, seconds=f"{time.perf_counter() - started:.2f}")
+    say("cli.elapsed", args.lang,
+        seconds=format_number(round(time.perf_counter() - started, 2), args.lang))
     if args.verbose:
         for note in isolation_notes([doc], Catalogue.load(args.lang)):
             print(note["text"], file=sys.stderr)
@@ -121,12 +123,13 @@ def _shard(text: str | None) -> tuple[int, int] | None:
     return int(index), int(count)
 
 
-def _class_submissions(kind: str, export: Path, scratch: Path) -> list[Submission]:
+def _class_submissions(kind: str, export: Path, scratch: Path, lang: str) -> list[Submission]:
     """The submissions of an LMS export, each carrying what the LMS says of its student."""
     try:
         members = lms.read_export(kind, export, scratch)
     except lms.ExportError as exc:
-        raise UsageError("lms_export", reason=str(exc)) from None
+        reason = Catalogue.load(lang).text(f"cli.errors.lms.{exc.key}", **exc.params)
+        raise UsageError("lms_export", reason=reason) from None
     return [Submission(m.submission_id, m.source, {
         "student_id": m.student_id, "name": m.name, "lms": m.lms, "late": m.late,
         "duplicates": list(m.duplicates), "label": m.label}) for m in members]
@@ -220,7 +223,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="minigrad-export-") as scratch:
         if args.lms:
             items: list[Path | Submission] = [
-                *_class_submissions(args.lms, paths[0], Path(scratch))]
+                *_class_submissions(args.lms, paths[0], Path(scratch), args.lang)]
         else:
             items = [*paths]
         if not seed:  # after every usage check: a usage error stays one line
@@ -241,7 +244,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     print_summary(docs, args.lang)
     _say_gradebook_absent(args, out_dir)
     say("cli.finished", args.lang, stream=sys.stdout, count=str(len(docs)),
-        seconds=f"{elapsed:.2f}", out=str(out_dir), csv=str(out_dir / "class.csv"),
+        seconds=format_number(round(elapsed, 2), args.lang), out=str(out_dir), csv=str(out_dir / "class.csv"),
         dashboard=str(out_dir / "dashboard.html"))
     return EXIT_GRADER if any(d["status"] == "grader-error" for d in docs) else EXIT_OK
 
@@ -380,139 +383,188 @@ def cmd_labs(args: argparse.Namespace) -> int:
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: the message and where to read more, exit code 2."""
 
+    lang = "en"  # each command line's parsers are a subclass with its language (build_parser)
+
     def error(self, message: str) -> NoReturn:
         command = self.prog.removeprefix("python -m grader").strip()
-        say("cli.usage", default_language(), message=message, command=command)
+        say("cli.usage", self.lang, message=message, command=command)
         raise SystemExit(EXIT_USAGE)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser for every command."""
-    parser = _Parser(prog="python -m grader",
-                     description="minigrad-labs: check and grade minigrad labs.")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                                     parser_class=_Parser)
-    language = {"choices": LANGUAGES, "default": default_language(),
-                "help": "feedback language (default: from GRADER_LANG / LANG)"}
+# argparse's own strings (its gettext message ids) and the catalogue key that says each one in
+# the reader's language (cli.argparse.*); `_argparse_speaks` hands them to argparse.
+ARGPARSE_MESSAGES: dict[str, str] = {
+    "usage: ": "usage",
+    "positional arguments": "positional",
+    "options": "options",
+    "show this help message and exit": "help",
+    "the following arguments are required: %s": "required",
+    "invalid choice: %(value)r (choose from %(choices)s)": "invalid_choice",
+    "unrecognized arguments: %s": "unrecognized",
+    "expected one argument": "expected_one",
+    "expected at most one argument": "expected_at_most_one",
+    "expected at least one argument": "expected_at_least_one",
+    "expected %s argument": "expected_n_one",
+    "expected %s arguments": "expected_n_other",
+    "argument %(argument_name)s: %(message)s": "argument",
+    "invalid %(type)s value: %(value)r": "invalid_value",
+    "ambiguous option: %(option)s could match %(matches)s": "ambiguous",
+    "not allowed with argument %s": "not_allowed_with",
+    "one of the arguments %s is required": "one_required",
+    "ignored explicit argument %r": "ignored_explicit",
+    "unexpected option string: %s": "unexpected_option",
+    "can't open '%(filename)s': %(error)s": "cannot_open",
+}
 
-    check = commands.add_parser("check", help="run the public checks on your lab (students)")
-    check.add_argument("lab", nargs="?", default="lab01_graph", help="lab name (default lab01_graph)")
-    check.add_argument("--path", help="the lab folder or file to check (default labs/<lab>)")
+
+@contextlib.contextmanager
+def _argparse_speaks(lang: str) -> Iterator[None]:
+    """While parsing, argparse's own words (usage, headings, errors) come from the catalogue.
+
+    argparse looks its strings up through the module's `_` and `ngettext` (gettext) at the
+    moment it prints them; they are swapped for catalogue lookups here and put back after."""
+    catalogue = Catalogue.load(lang)
+
+    def translate(message: str) -> str:
+        key = ARGPARSE_MESSAGES.get(message)
+        return catalogue.text(f"cli.argparse.{key}") if key else message
+
+    def translate_plural(singular: str, plural: str, count: int) -> str:
+        return translate(singular if count == 1 else plural)
+
+    saved = argparse._, argparse.ngettext  # type: ignore[attr-defined]
+    argparse._, argparse.ngettext = translate, translate_plural  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        argparse._, argparse.ngettext = saved  # type: ignore[attr-defined]
+
+
+def _asked_language(argv: Sequence[str]) -> str:
+    """The language of this command line: its --lang, else GRADER_LANG or the locale."""
+    args = list(argv)
+    for index, arg in enumerate(args):
+        value = arg.partition("=")[2] if arg.startswith("--lang=") else (
+            args[index + 1] if arg == "--lang" and index + 1 < len(args) else "")
+        if value in LANGUAGES:
+            return value
+    return default_language()
+
+
+def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser for every command, its help in lang (default: from the locale)."""
+    lang = lang or default_language()
+    catalogue = Catalogue.load(lang)
+
+    def text(key: str) -> str:
+        return catalogue.text(f"cli.help.{key}")
+
+    parser_class = type(f"_Parser_{lang}", (_Parser,), {"lang": lang})
+    parser = parser_class(prog="python -m grader", description=text("description"))
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                     parser_class=parser_class)
+    language = {"choices": LANGUAGES, "default": default_language(), "help": text("lang")}
+
+    check = commands.add_parser("check", help=text("check"))
+    check.add_argument("lab", nargs="?", default="lab01_graph", help=text("check_lab"))
+    check.add_argument("--path", help=text("check_path"))
     check.add_argument("--lang", **language)  # type: ignore[arg-type]
-    check.add_argument("--format", choices=("terminal", "markdown", "html"), default="terminal")
-    check.add_argument("--debug", action="store_true",
-                       help="run your code in-process, without the sandbox, so breakpoint() works")
-    check.add_argument("--json", metavar="FILE", help="also write the score document here")
+    check.add_argument("--format", choices=("terminal", "markdown", "html"), default="terminal",
+                       help=text("format"))
+    check.add_argument("--debug", action="store_true", help=text("check_debug"))
+    check.add_argument("--json", metavar="FILE", help=text("check_json"))
     check.add_argument("--seed", default=DEFAULT_SEED, help=argparse.SUPPRESS)
-    check.add_argument("--verbose", action="store_true",
-                       help="also say which isolation your code ran under")
+    check.add_argument("--verbose", action="store_true", help=text("check_verbose"))
     check.set_defaults(handler=cmd_check)
 
-    grade = commands.add_parser("grade", help="grade submissions with the hidden suite")
-    grade.add_argument("lab", help="lab name, e.g. lab01_graph")
-    grade.add_argument("submissions", nargs="*", help="folders, zips, .py files or notebooks")
-    grade.add_argument("--out", required=True, help="folder for the reports")
+    grade = commands.add_parser("grade", help=text("grade"))
+    grade.add_argument("lab", help=text("lab"))
+    grade.add_argument("submissions", nargs="*", help=text("grade_submissions"))
+    grade.add_argument("--out", required=True, help=text("grade_out"))
     grade.add_argument("--lang", **language)  # type: ignore[arg-type]
     grade.add_argument("--workers", type=int, default=max(1, os.cpu_count() or 1),
-                       help="shards graded in parallel, one pytest process each "
-                            "(default: the number of CPUs)")
-    grade.add_argument("--resume", action="store_true",
-                       help="keep reports whose submission content has not changed")
-    grade.add_argument("--seed", default=None,
-                       help="course secret seeding the randomized inputs (default: GRADER_SEED; "
-                            "without either, a public seed and a warning)")
-    grade.add_argument("--public-only", action="store_true", help="run only the public checks")
-    grade.add_argument("--lms", choices=lms.LMS_KINDS,
-                       help="the one submission given is a class export named as this LMS "
-                            "names it (canvas, moodle) or one folder or zip per student (folders)")
-    grade.add_argument("--shard", metavar="K/N",
-                       help="grade only shard K of N (by submission id); join with `merge`")
-    gradebook_help = {
-        "gradebook": "the gradebook the LMS exported (Canvas: Grades, Export; Moodle: Download "
-                     "grading worksheet), filled in as canvas_gradebook.csv / moodle_worksheet.csv",
-        "points": "the assignment's points (Canvas) or maximum grade (Moodle); grades are scaled "
-                  "to it (read from --gradebook when given)",
-        "canvas_column": "Canvas gradebook column as Canvas exports it, 'Title (assignment id)'",
-    }
-    grade.add_argument("--points", type=float, metavar="N", help=gradebook_help["points"])
+                       help=text("grade_workers"))
+    grade.add_argument("--resume", action="store_true", help=text("grade_resume"))
+    grade.add_argument("--seed", default=None, help=text("grade_seed"))
+    grade.add_argument("--public-only", action="store_true", help=text("grade_public_only"))
+    grade.add_argument("--lms", choices=lms.LMS_KINDS, help=text("grade_lms"))
+    grade.add_argument("--shard", metavar="K/N", help=text("grade_shard"))
+    grade.add_argument("--points", type=float, metavar="N", help=text("gradebook_points"))
     grade.add_argument("--canvas-column", metavar="'TITLE (ID)'",
-                       help=gradebook_help["canvas_column"])
-    grade.add_argument("--gradebook", metavar="FILE", help=gradebook_help["gradebook"])
+                       help=text("gradebook_canvas_column"))
+    grade.add_argument("--gradebook", metavar="FILE", help=text("gradebook"))
     grade.add_argument("--allow-unisolated", action="store_true",
-                       help="grade even where no separate user or jail can be had (SECURITY.md)")
-    grade.add_argument("--config", metavar="COURSE_TOML",
-                       help="course file: weights per check ([weights]) or per pitfall "
-                            "([pitfall_weights], a factor); recorded in every score document")
+                       help=text("grade_allow_unisolated"))
+    grade.add_argument("--config", metavar="COURSE_TOML", help=text("grade_config"))
     grade.set_defaults(handler=cmd_grade)
 
-    merge_parser = commands.add_parser("merge", help="join shard report folders into one")
-    merge_parser.add_argument("folders", nargs="+", help="report folders of `grade --shard`")
-    merge_parser.add_argument("--out", required=True, help="the joined report folder")
+    merge_parser = commands.add_parser("merge", help=text("merge"))
+    merge_parser.add_argument("folders", nargs="+", help=text("merge_folders"))
+    merge_parser.add_argument("--out", required=True, help=text("merge_out"))
     merge_parser.add_argument("--lang", **language)  # type: ignore[arg-type]
     merge_parser.add_argument("--allow-partial", action="store_true",
-                              help="merge even with shards missing, and name their students")
-    merge_parser.add_argument("--gradebook", metavar="FILE", help=gradebook_help["gradebook"])
-    merge_parser.add_argument("--points", type=float, metavar="N", help=gradebook_help["points"])
+                              help=text("merge_allow_partial"))
+    merge_parser.add_argument("--gradebook", metavar="FILE", help=text("gradebook"))
+    merge_parser.add_argument("--points", type=float, metavar="N", help=text("gradebook_points"))
     merge_parser.add_argument("--canvas-column", metavar="'TITLE (ID)'",
-                              help=gradebook_help["canvas_column"])
+                              help=text("gradebook_canvas_column"))
     merge_parser.set_defaults(handler=cmd_merge)
 
-    export = commands.add_parser("export", help="a grading platform's bundle for one lab")
-    platforms = export.add_subparsers(dest="platform", required=True, metavar="PLATFORM")
-    seed = {"default": None,
-            "help": "course secret seeding the randomized inputs (default: GRADER_SEED; "
-                    "without either, a public seed and a warning; refused when empty)"}
-    gradescope_parser = platforms.add_parser("gradescope", help="Gradescope autograder zip")
-    gradescope_parser.add_argument("lab", help="lab name, e.g. lab01_graph")
-    gradescope_parser.add_argument("--out", required=True, help="the zip to write")
+    export = commands.add_parser("export", help=text("export"))
+    platforms = export.add_subparsers(dest="platform", required=True, metavar="PLATFORM",
+                                      parser_class=parser_class)
+    seed = {"default": None, "help": text("export_seed")}
+    gradescope_parser = platforms.add_parser("gradescope", help=text("gradescope"))
+    gradescope_parser.add_argument("lab", help=text("lab"))
+    gradescope_parser.add_argument("--out", required=True, help=text("gradescope_out"))
     gradescope_parser.add_argument("--lang", **language)  # type: ignore[arg-type]
     gradescope_parser.add_argument("--seed", **seed)  # type: ignore[arg-type]
     gradescope_parser.add_argument(
         "--hidden-visibility", default="after_published",
         choices=("hidden", "after_due_date", "after_published", "visible"),
-        help="when students see the hidden checks (default after_published)")
-    gradescope_parser.add_argument(
-        "--points", type=float, metavar="N",
-        help="the assignment's points: every check scaled so the tests add up to N "
-             "(default: the lab's own points)")
+        help=text("gradescope_hidden_visibility"))
+    gradescope_parser.add_argument("--points", type=float, metavar="N",
+                                   help=text("gradescope_points"))
     gradescope_parser.set_defaults(handler=cmd_export)
-    pl_parser = platforms.add_parser("prairielearn", help="PrairieLearn question folder")
-    pl_parser.add_argument("lab", help="lab name, e.g. lab01_graph")
-    pl_parser.add_argument("--out", required=True, help="the question folder to write")
+    pl_parser = platforms.add_parser("prairielearn", help=text("prairielearn"))
+    pl_parser.add_argument("lab", help=text("lab"))
+    pl_parser.add_argument("--out", required=True, help=text("prairielearn_out"))
     pl_parser.add_argument("--lang", **language)  # type: ignore[arg-type]
     pl_parser.add_argument("--seed", **seed)  # type: ignore[arg-type]
     pl_parser.add_argument("--image", default=f"minigrad-labs-grader:{__version__}",
-                           help="the grader image (deploy/Dockerfile) PrairieLearn pulls")
+                           help=text("prairielearn_image"))
     pl_parser.add_argument("--widget", choices=("upload", "editor"), default="upload",
-                           help="file upload (default) or in-browser editor")
-    pl_parser.add_argument("--timeout", type=int, default=120,
-                           help="grading timeout in seconds (PrairieLearn allows up to 600)")
+                           help=text("prairielearn_widget"))
+    pl_parser.add_argument("--timeout", type=int, default=120, help=text("prairielearn_timeout"))
     pl_parser.set_defaults(handler=cmd_export)
 
-    render = commands.add_parser("render", help="render a scores.json as feedback")
-    render.add_argument("scores", help="path to a scores.json")
-    render.add_argument("--lang", choices=LANGUAGES, default=None)
-    render.add_argument("--format", choices=("terminal", "markdown", "html"), default="terminal")
+    render = commands.add_parser("render", help=text("render"))
+    render.add_argument("scores", help=text("render_scores"))
+    render.add_argument("--lang", choices=LANGUAGES, default=None, help=text("lang"))
+    render.add_argument("--format", choices=("terminal", "markdown", "html"), default="terminal",
+                        help=text("format"))
     render.set_defaults(handler=cmd_render)
 
-    build = commands.add_parser("build-labs", help="generate labs/ stubs from solutions/")
-    build.add_argument("--check", action="store_true", help="only report stale stubs (exit 1)")
+    build = commands.add_parser("build-labs", help=text("build_labs"))
+    build.add_argument("--check", action="store_true", help=text("build_labs_check"))
     build.set_defaults(handler=cmd_build_labs)
 
-    kit = commands.add_parser("kit", help="build the student kit (no solutions, no hidden checks)")
-    kit.add_argument("--release", required=True, metavar="LAB",
-                     help="the lab that opens: the kit holds it and the earlier labs, no later one")
-    kit.add_argument("--out", help="kit folder, zip beside it (default dist/minigrad-labs-kit-LAB)")
+    kit = commands.add_parser("kit", help=text("kit"))
+    kit.add_argument("--release", required=True, metavar="LAB", help=text("kit_release"))
+    kit.add_argument("--out", help=text("kit_out"))
     kit.set_defaults(handler=cmd_kit)
 
-    labs = commands.add_parser("labs", help="list the labs")
+    labs = commands.add_parser("labs", help=text("labs"))
     labs.set_defaults(handler=cmd_labs)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    asked = _asked_language(words)
+    with _argparse_speaks(asked):
+        args = build_parser(asked).parse_args(words)
     lang = getattr(args, "lang", None) or default_language()
     if getattr(args, "workers", 1) < 1:
         say("cli.error", lang, message=Catalogue.load(lang).text("cli.errors.workers"))

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
 
-from grader.i18n import Catalogue, format_number
+from grader.i18n import Catalogue
 from grader.render import render_summary, summary_context
 
 # Student text printed on the instructor's terminal: no control characters (escape sequences
@@ -67,7 +67,8 @@ class ProgressLines:
                                    eta=duration(elapsed / self.graded * (total - done)))
 
     def _outcome(self, doc: Mapping[str, Any], kept: bool) -> str:
-        score = {"score": format_number(doc["score"]), "max_score": format_number(doc["max_score"])}
+        score = {"score": self.catalogue.number(doc["score"]),
+                 "max_score": self.catalogue.number(doc["max_score"])}
         if kept:
             return self.catalogue.text("cli.outcome.kept", **score)
         if doc["status"] == "graded":

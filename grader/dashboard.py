@@ -12,7 +12,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from grader.i18n import Catalogue, format_number
+from grader.i18n import Catalogue
 from grader.messages import describe_detail
 
 # The isolation level every submission should have run under (issue 8's `doc["isolation"]`);
@@ -88,7 +88,7 @@ def _check_stats(graded: Sequence[Mapping[str, Any]], catalogue: Catalogue) -> l
         total = entry["passed"] + entry["failed"] + entry["not-run"] + entry["error"]
         rate = 100 * entry["passed"] / total if total else 0.0
         rows.append({**entry, "total": total, "rate": round(rate, 1),
-                     "rate_text": format_number(round(rate))})
+                     "rate_text": catalogue.number(round(rate))})
     return sorted(rows, key=lambda row: (row["rate"], row["order"]))
 
 
@@ -184,8 +184,8 @@ def _row(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
     return {
         **_student_link(doc),
         "status": doc["status"],
-        "score": catalogue.text("ui.score_value", score=format_number(doc["score"]),
-                                max_score=format_number(doc["max_score"])) if graded else "",
+        "score": catalogue.text("ui.score_value", score=catalogue.number(doc["score"]),
+                                max_score=catalogue.number(doc["max_score"])) if graded else "",
         "percent": None if percent is None else round(percent),
         "pitfalls": list(doc["pitfalls"]),
         "flags": len(doc.get("flags", [])),
@@ -205,8 +205,8 @@ def class_view(docs: Sequence[Mapping[str, Any]], catalogue: Catalogue) -> dict[
         "count": len(docs),
         "totals": {"graded": statuses.count("graded"), "ungradable": statuses.count("ungradable"),
                    "errors": statuses.count("grader-error")},
-        "mean": format_number(round(statistics.fmean(percentages), 1)) if graded else None,
-        "median": format_number(round(statistics.median(percentages), 1)) if graded else None,
+        "mean": catalogue.number(round(statistics.fmean(percentages), 1)) if graded else None,
+        "median": catalogue.number(round(statistics.median(percentages), 1)) if graded else None,
         "full_marks": sum(value >= 100 for value in percentages),
         "histogram": histogram(percentages),
         "checks": _check_stats(graded, catalogue),

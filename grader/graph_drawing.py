@@ -136,8 +136,8 @@ def _call_positions(graph: Graph) -> dict[str, list[int]]:
     return positions
 
 
-def _formatted(value: float | None) -> str | None:
-    return None if value is None else format_number(value)
+def _formatted(value: float | None, lang: str | None) -> str | None:
+    return None if value is None else format_number(value, lang)
 
 
 def wrong_reasons(graph: Graph) -> dict[str, str]:
@@ -299,14 +299,15 @@ class _Box:
         return self.top + self.height / 2
 
 
-def _rows(node: GraphNode) -> list[dict[str, str]]:
+def _rows(node: GraphNode, lang: str | None = None) -> list[dict[str, str]]:
     """The rows of a node's box that have a value: key (of ROW_KEYS) and formatted number."""
-    values = {key: _formatted(getattr(node, key)) for key in ROW_KEYS}
+    values = {key: _formatted(getattr(node, key), lang) for key in ROW_KEYS}
     return [{"key": key, "value": value} for key, value in values.items() if value is not None]
 
 
-def _box_size(node: GraphNode, calls: Sequence[int], labels: Mapping[str, str]) -> tuple[float, float]:
-    rows = _rows(node)
+def _box_size(node: GraphNode, calls: Sequence[int], labels: Mapping[str, str],
+              lang: str | None = None) -> tuple[float, float]:
+    rows = _rows(node, lang)
     label_chars = max((len(labels[row["key"]]) for row in rows), default=0)
     title_chars = len(node.name) + (len(" #" + ",".join(map(str, calls))) if calls else 0)
     chars = max([title_chars] + [label_chars + 1 + len(row["value"]) for row in rows])
@@ -348,7 +349,7 @@ def _round(values: dict[str, Any]) -> dict[str, Any]:
     return {k: round(v, 1) if isinstance(v, float) else v for k, v in values.items()}
 
 
-def layout(graph: Graph, labels: Mapping[str, str]) -> dict[str, Any]:
+def layout(graph: Graph, labels: Mapping[str, str], lang: str | None = None) -> dict[str, Any]:
     """Positioned nodes and edges of the graph, plus the drawing's size, as plain data.
 
     `labels` are the row labels the template will print (one per ROW_KEYS entry), used only
@@ -362,7 +363,7 @@ def layout(graph: Graph, labels: Mapping[str, str]) -> dict[str, Any]:
     boxes = {}
     for c, column in enumerate(columns):
         for name in column:
-            width, height = _box_size(by_name[name], calls[name], labels)
+            width, height = _box_size(by_name[name], calls[name], labels, lang)
             boxes[name] = _Box(name, c, width, height)
     x = float(MARGIN)
     for column in columns:
@@ -390,7 +391,7 @@ def layout(graph: Graph, labels: Mapping[str, str]) -> dict[str, Any]:
         "width": round(width, 1), "height": round(height, 1),
         "font_size": FONT_SIZE, "line_height": LINE_HEIGHT, "padding": PADDING,
         "op_radius": OP_RADIUS,
-        "nodes": [{**_node_view(by_name[n], boxes[n], calls[n], labels), "reason": reasons.get(n)}
+        "nodes": [{**_node_view(by_name[n], boxes[n], calls[n], labels, lang), "reason": reasons.get(n)}
                   for c in columns for n in c],
         "edges": edges,
         "calls": list(graph.calls) if graph.calls is not None else None,
@@ -399,8 +400,8 @@ def layout(graph: Graph, labels: Mapping[str, str]) -> dict[str, Any]:
 
 
 def _node_view(node: GraphNode, box: _Box, calls: Sequence[int],
-               labels: Mapping[str, str]) -> dict[str, Any]:
-    rows = _rows(node)
+               labels: Mapping[str, str], lang: str | None = None) -> dict[str, Any]:
+    rows = _rows(node, lang)
     label_chars = max((len(labels[row["key"]]) for row in rows), default=0)
     return {
         **_round({"x": box.x, "y": box.top, "width": box.width, "height": box.height,
@@ -408,8 +409,8 @@ def _node_view(node: GraphNode, box: _Box, calls: Sequence[int],
                   "value_x": box.x + PADDING + (label_chars + 1) * CHAR_WIDTH}),
         "name": node.name, "op": node.op, "leaf": not node.op, "wrong": node.wrong,
         "rows": rows, "calls": list(calls),
-        "data": _formatted(node.data), "grad": _formatted(node.grad),
-        "expected_grad": _formatted(node.expected_grad),
+        "data": _formatted(node.data, lang), "grad": _formatted(node.grad, lang),
+        "expected_grad": _formatted(node.expected_grad, lang),
     }
 
 
@@ -467,7 +468,7 @@ def _edges(graph: Graph, boxes: Mapping[str, _Box], by_name: Mapping[str, GraphN
 # -- text tree -----------------------------------------------------------------------------------
 
 
-def tree_rows(graph: Graph) -> list[dict[str, Any]]:
+def tree_rows(graph: Graph, lang: str | None = None) -> list[dict[str, Any]]:
     """The graph as an indented tree from the output back to the leaves, one row per line.
 
     Each row has `guides` (for every enclosing level below the root, whether a vertical line
@@ -492,7 +493,7 @@ def tree_rows(graph: Graph) -> list[dict[str, Any]]:
             rows.append({"name": name, "op": node.op, "wrong": node.wrong,
                          "reason": reasons.get(name), "guides": list(guides),
                          "last": last, "depth": depth, "repeated": name in written,
-                         "rows": _rows(node), "calls": calls[name]})
+                         "rows": _rows(node, lang), "calls": calls[name]})
             if name in written:
                 continue
             written.add(name)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import string
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -28,15 +29,55 @@ def default_language(environ: Mapping[str, str] | None = None) -> str:
     return "en"
 
 
-def format_number(x: float) -> str:
-    """Format a number for students: ints as ints, floats to 6 significant digits."""
+# The one place numbers get their decimal mark: `numbers.decimal_mark` of each catalogue.
+_DECIMAL_COMMA = re.compile(r"\d,\d")
+_CODE = re.compile(r"`[^`]*`")
+
+
+def format_number(x: float, lang: str | None = None) -> str:
+    """Format a number for readers of lang: ints as ints, floats to 6 significant digits, with
+    the language's decimal mark (`numbers.decimal_mark`); lang None is the machine form (a
+    point), for files other programs read (CSV gradebooks)."""
     if isinstance(x, bool):
         return str(x)
     if isinstance(x, int):
         return str(x)
     if x == 0:
         return "0"  # also turns -0.0 into "0", which students never mean
-    return format(x, ".6g")
+    text = format(x, ".6g")
+    if lang is None:
+        return text
+    return text.replace(".", Catalogue.load(lang).text("numbers.decimal_mark"))
+
+
+def join_items(texts: Iterable[str], lang: str | None = None) -> str:
+    """Join the items of a list for readers of lang: with ", ", or with the language's
+    `numbers.list_separator` ("; " in Spanish) when an item holds a decimal comma outside its
+    code spans, so that "(1, 2,5)" never happens."""
+    items = list(texts)
+    if lang is None or not any(_DECIMAL_COMMA.search(_CODE.sub("", item)) for item in items):
+        return ", ".join(items)
+    return Catalogue.load(lang).text("numbers.list_separator").join(items)
+
+
+def _plural(value: str, spec: str, where: str) -> str:
+    """The word of a `{count:one|other}` field: `one` when the value is 1, `other` otherwise."""
+    forms = spec.split("|")
+    if len(forms) != 2 or not all(forms):
+        raise ValueError(f"{where}: a plural field is {{name:singular|plural}}, not {spec!r}")
+    return forms[0] if value.strip() in ("1", "-1") else forms[1]
+
+
+class _MessageFormatter(string.Formatter):
+    """str.format with one addition: `{count:entrega|entregas}` picks the word for count."""
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if format_spec:
+            return _plural(str(value), format_spec, "plural")
+        return format(value, "")
+
+
+_FORMATTER = _MessageFormatter()
 
 
 def _placeholders(template: str, where: str) -> tuple[str, ...]:
@@ -46,11 +87,13 @@ def _placeholders(template: str, where: str) -> tuple[str, ...]:
         parsed = list(string.Formatter().parse(template))
     except ValueError as exc:
         raise ValueError(f"{where}: malformed template: {exc}") from None
-    for _literal, field, _spec, _conversion in parsed:
+    for _literal, field, spec, conversion in parsed:
         if field is None:
             continue
-        if not field.isidentifier():
+        if not field.isidentifier() or conversion:
             raise ValueError(f"{where}: placeholder {{{field}}} must be a plain name")
+        if spec:
+            _plural("", spec, where)  # the only spec a message may use: singular|plural
         if field not in names:
             names.append(field)
     return tuple(names)
@@ -99,11 +142,15 @@ class Catalogue:
         except KeyError:
             raise KeyError(f"no message {key!r} in the {self.lang!r} catalogue") from None
         try:
-            return template.format_map(params)
+            return _FORMATTER.vformat(template, (), params)
         except KeyError as exc:
             raise KeyError(
                 f"message {key!r} ({self.lang}) needs the parameter {exc.args[0]!r}"
             ) from None
+
+    def number(self, x: float) -> str:
+        """Format a number with this language's decimal mark (see format_number)."""
+        return format_number(x, self.lang)
 
     def has(self, key: str) -> bool:
         """Tell whether the catalogue holds a message at key."""

@@ -18,10 +18,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import nbformat
-
-from grader.candidates import Ambiguous, Entry, choose, untouched_code
+from grader.candidates import (
+    NOTEBOOK_SUFFIX,
+    Ambiguous,
+    Candidate,
+    Entry,
+    choose,
+    normal_code,
+    untouched_code,
+)
 from grader.labs import Lab
+from grader.notebook_module import CellStart, NotebookError, NotebookModule, notebook_module
 from grader.policy import scan_files
 
 MAX_FILE_BYTES = 1 << 20
@@ -34,6 +41,11 @@ class Ungradable(Exception):
     def __init__(self, kind: str, **params: Any) -> None:
         super().__init__(f"{kind}: {params}")
         self.detail = {"kind": kind, "params": params}
+
+
+def _why(kind: str, **params: str) -> dict[str, Any]:
+    """Why a submission cannot be read, as a detail the catalogue says (details.why-*)."""
+    return {"kind": kind, "params": params}
 
 
 @dataclass(frozen=True)
@@ -57,6 +69,20 @@ class PreparedSubmission:
     workdir: Path
     flags: tuple[dict[str, Any], ...] = ()  # policy notes from reading the files (grader.policy)
     meta: Mapping[str, Any] = field(default_factory=dict)
+    notebook: str = ""  # the notebook the main file came from, if it came from one
+    cells: tuple[CellStart, ...] = ()  # where its code cells start (grader.notebook_module)
+    unchecked: tuple[str, ...] = ()  # edited files a student's check left out (see `prepare`)
+
+
+@dataclass(frozen=True)
+class SubmissionFiles:
+    """The lab's files of a submission; for a main file taken from a notebook, the notebook's
+    path inside the submission and its line map; the edited files a check left out."""
+
+    files: dict[str, bytes]
+    notebook: str = ""
+    cells: tuple[CellStart, ...] = ()
+    unchecked: tuple[str, ...] = ()
 
 
 def submission_id(path: Path, lab: Lab) -> str:
@@ -86,7 +112,7 @@ def collect(paths: list[Path], lab: Lab) -> list[Submission]:
 
 def _read_limited(path: Path) -> bytes:
     if path.is_symlink():  # a link could point at anything the grader can read
-        raise Ungradable("unreadable-submission", reason=f"{path.name} is a symbolic link")
+        raise Ungradable("unreadable-submission", reason=_why("why-symlink", file=path.name))
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         raise Ungradable("too-large", file=path.name, limit=MAX_FILE_BYTES)
@@ -128,36 +154,63 @@ def _zip_entries(archive: Path, prefix: str = "") -> list[Entry]:
         with zipfile.ZipFile(archive) as bundle:
             members = [m for m in bundle.infolist() if not m.is_dir()]
     except (zipfile.BadZipFile, OSError) as exc:
-        raise Ungradable("unreadable-submission", reason=f"not a readable zip ({exc})") from exc
+        raise Ungradable("unreadable-submission", reason=_why("why-bad-zip", error=str(exc))) from exc
     return [Entry(prefix + m.filename, _zip_member_reader(archive, m.filename, m.file_size))
             for m in members if not SKIPPED_DIRS & set(m.filename.split("/"))
             and not m.filename.endswith(".zip")]
 
 
-def _choose_files(entries: list[Entry], lab: Lab) -> dict[str, bytes]:
-    """The lab's files among the entries: one candidate each, never a silent pick of several."""
+def _choose_files(entries: list[Entry], lab: Lab, student: bool = False) -> SubmissionFiles:
+    """The lab's files among the entries: one candidate each, never a silent pick of several.
+
+    In a student's own check (`student`), an edited lab file beside an edited notebook is not
+    ambiguous: the lab file is checked and the notebook is named as not checked."""
     given = _given_code(lab)
-    files = {}
+    files, notebook, unchecked = {}, "", []
     for name in lab.files:
         try:
             chosen = choose(name, entries, lab, given, _notebook_bytes)
         except Ambiguous as exc:
-            raise Ungradable("ambiguous-file", file=name, candidates=list(exc.candidates)) from None
+            chosen = _student_choice(name, entries, exc) if student else None
+            if chosen is None:
+                raise Ungradable("ambiguous-file", file=name,
+                                 candidates=list(exc.candidates)) from None
+            unchecked += [path for path in exc.candidates if path != chosen.path]
         if chosen is None:
             raise Ungradable("missing-file", file=name)
         files[name] = chosen.code
-    return files
+        if chosen.path.endswith(NOTEBOOK_SUFFIX):
+            notebook = chosen.path
+    cells = _cells_of(entries, notebook)
+    return SubmissionFiles(files, notebook, cells, tuple(unchecked))
 
 
-def _from_folder(folder: Path, lab: Lab) -> dict[str, bytes]:
-    return _choose_files(_folder_entries(folder), lab)
+def _student_choice(name: str, entries: list[Entry], ambiguous: Ambiguous) -> Candidate | None:
+    """The lab file under its own name when it is the one edited file of that name among the
+    competitors (the others being notebooks); None when that does not settle it."""
+    named = [path for path in ambiguous.candidates if path.rsplit("/", 1)[-1] == name]
+    if len(named) != 1:
+        return None
+    entry = next(e for e in entries if e.path == named[0])
+    return Candidate(entry.path, entry.read(), entry.depth)
 
 
-def _from_zip(archive: Path, lab: Lab) -> dict[str, bytes]:
+def _cells_of(entries: list[Entry], notebook: str) -> tuple[CellStart, ...]:
+    if not notebook:
+        return ()
+    entry = next(e for e in entries if e.path == notebook)
+    return _notebook(entry.read()).cells
+
+
+def _from_folder(folder: Path, lab: Lab, student: bool = False) -> SubmissionFiles:
+    return _choose_files(_folder_entries(folder), lab, student)
+
+
+def _from_zip(archive: Path, lab: Lab, student: bool = False) -> SubmissionFiles:
     try:
-        return _choose_files(_zip_entries(archive), lab)
+        return _choose_files(_zip_entries(archive), lab, student)
     except (zipfile.BadZipFile, OSError) as exc:
-        raise Ungradable("unreadable-submission", reason=f"not a readable zip ({exc})") from exc
+        raise Ungradable("unreadable-submission", reason=_why("why-bad-zip", error=str(exc))) from exc
 
 
 # A notebook saved as a script: Jupyter's `# In[ ]:` cell markers, or IPython calls.
@@ -186,28 +239,16 @@ def _as_pass(line: str) -> str:
     return line[: len(line) - len(line.lstrip())] + "pass"
 
 
-def _cell_code(source: str) -> str:
-    """A code cell as module code: cell magics (`%%...`) drop the cell, line magics and shell
-    lines (`%...`, `!...`) are dropped only when the cell is not valid Python as it stands,
-    so a `%` at the start of a line inside a string survives."""
-    if source.lstrip().startswith("%%"):
-        return ""
-    try:
-        ast.parse(source)
-        return source
-    except SyntaxError:
-        return "\n".join(line for line in source.splitlines()
-                         if not line.lstrip().startswith(("%", "!")))
-
-
 def notebook_code(raw: bytes) -> str:
-    """The code cells of a notebook joined into one module; IPython magics are dropped."""
+    """The code cells of a notebook joined into one module; IPython magics are left out."""
+    return _notebook(raw).code
+
+
+def _notebook(raw: bytes) -> NotebookModule:
     try:
-        notebook = nbformat.reads(raw.decode("utf-8"), as_version=4)
-    except Exception as exc:  # nbformat raises many types for a broken notebook
-        raise Ungradable("unreadable-submission", reason=f"not a readable notebook ({exc})") from exc
-    cells = [_cell_code(cell.source) for cell in notebook.cells if cell.cell_type == "code"]
-    return "\n\n".join(cells) + "\n"
+        return notebook_module(raw)
+    except NotebookError as exc:
+        raise Ungradable("unreadable-submission", reason=_why("why-bad-notebook", error=str(exc))) from exc
 
 
 @functools.lru_cache(maxsize=8)
@@ -221,19 +262,39 @@ def _notebook_bytes(raw: bytes) -> bytes:
 
 def read_files(path: Path, lab: Lab) -> dict[str, bytes]:
     """The lab's files from a folder, zip, bare .py file or notebook."""
+    return read_submission(path, lab).files
+
+
+def read_submission(path: Path, lab: Lab, student: bool = False) -> SubmissionFiles:
+    """The lab's files from a folder, zip, bare .py file or notebook, with where the main file
+    came from; `student`: a student's own check (see `_choose_files`, `_beside_notebook`)."""
     if path.is_dir():
-        return _from_folder(path, lab)
+        return _from_folder(path, lab, student)
     if not path.is_file():
-        raise Ungradable("unreadable-submission", reason=f"{path} does not exist")
+        raise Ungradable("unreadable-submission", reason=_why("why-missing", path=str(path)))
     if path.suffix == ".zip":
-        return _from_zip(path, lab)
-    if path.suffix == ".ipynb":
-        return {lab.main_file: notebook_code(_read_limited(path)).encode("utf-8")}
+        return _from_zip(path, lab, student)
+    if path.suffix == NOTEBOOK_SUFFIX:
+        module = _notebook(_read_limited(path))
+        unchecked = _beside_notebook(path, lab, module) if student else ()
+        return SubmissionFiles({lab.main_file: module.code.encode("utf-8")}, path.name,
+                               module.cells, unchecked)
     if path.suffix == ".py" and len(lab.files) == 1:
-        return {lab.main_file: _read_limited(path)}
+        return SubmissionFiles({lab.main_file: _read_limited(path)})
     if path.suffix == ".py" and path.name in lab.files:
-        return _from_folder(path.parent, lab)
-    raise Ungradable("unreadable-submission", reason=f"{path.name} is not a folder, zip, .py or .ipynb")
+        return _from_folder(path.parent, lab, student)
+    raise Ungradable("unreadable-submission", reason=_why("why-not-a-form", file=path.name))
+
+
+def _beside_notebook(path: Path, lab: Lab, module: NotebookModule) -> tuple[str, ...]:
+    """The lab file beside a checked notebook, when the student edited it too (and it is not
+    the notebook's code): the check says it left that file out."""
+    beside = path.parent / lab.main_file
+    if not beside.is_file() or beside.is_symlink():
+        return ()
+    code = beside.read_bytes()
+    same = normal_code(code) == normal_code(module.code.encode("utf-8"))
+    return () if same or normal_code(code) in _given_code(lab) else (lab.main_file,)
 
 
 def digest(files: dict[str, bytes]) -> str:
@@ -244,10 +305,13 @@ def digest(files: dict[str, bytes]) -> str:
     return "sha256:" + hasher.hexdigest()
 
 
-def prepare(submission: Submission, lab: Lab, scratch_root: Path) -> PreparedSubmission:
-    """Copy the submission's lab files into a fresh scratch folder under scratch_root."""
+def prepare(submission: Submission, lab: Lab, scratch_root: Path,
+            student: bool = False) -> PreparedSubmission:
+    """Copy the submission's lab files into a fresh scratch folder under scratch_root
+    (`student`: a student's own check, which checks one of two edited candidates)."""
+    found = read_submission(submission.source, lab, student)
     files = {name: clean_export(content) if name.endswith(".py") else content
-             for name, content in read_files(submission.source, lab).items()}
+             for name, content in found.files.items()}
     workdir = Path(tempfile.mkdtemp(prefix=f"{submission.id}-", dir=scratch_root))
     os.chmod(workdir, 0o755)
     for name in lab.support_files:
@@ -255,7 +319,9 @@ def prepare(submission: Submission, lab: Lab, scratch_root: Path) -> PreparedSub
     for name, content in files.items():
         (workdir / name).write_bytes(content)
     return PreparedSubmission(submission.id, source_label(submission), digest(files), workdir,
-                              tuple(scan_files(files)), submission.meta)
+                              tuple(scan_files(files)), submission.meta,
+                              notebook=found.notebook.rsplit("/", 1)[-1], cells=found.cells,
+                              unchecked=found.unchecked)
 
 
 def source_label(submission: Submission) -> str:

@@ -7,7 +7,8 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from grader.i18n import Catalogue, format_number
+from grader.i18n import Catalogue, format_number, join_items
+from grader.labs import LABS
 
 # Parameters whose values are not printed as they come (see describe_detail).
 INPUTS_PARAM = "inputs"
@@ -15,8 +16,16 @@ SOURCE_PARAM = "source"
 CHECKS_PARAM = "checks"
 # A list of {quantity, actual, expected}: the numbers of a graph that differ.
 DIFFERENCES_PARAM = "differences"
-# A nested detail {kind, params}: what a random-graph check found out about the failure.
-FINDING_PARAM = "finding"
+# Any parameter whose value is a nested detail {kind, params} (what a random-graph check found,
+# a quantity said in words, a crash's cause, a grader error's reference) is rendered as one.
+# Where an exception happened: a list of frames {file, line, function} (see format_frames).
+WHERE_PARAM = "where"
+# The input that holds the program a check ran, shown as code; the inputs that say which
+# calls the check made (after building the graph), shown as "after `...`".
+GRAPH_INPUT = "graph"
+CALL_INPUTS = frozenset({"call", "calls", "called"})
+# A quantity given as text is code (`a.grad`, `len(model.parameters())`), shown as such.
+QUANTITY_PARAM = "quantity"
 # Parameters that carry data values from the student's code: strings are shown quoted,
 # so that a label '+' or an empty string '' is unmistakable.
 VALUE_PARAMS = frozenset({"expected", "actual"})
@@ -27,26 +36,67 @@ NOT_WRITTEN_KINDS = frozenset({"not-written", "not-implemented"})
 NOT_A_PITFALL_KINDS = NOT_WRITTEN_KINDS | {"import-error"}
 
 
-def format_value(value: Any, quote_strings: bool = False) -> str:
-    """Format one parameter value: numbers to 6 significant digits, sequences as tuples."""
+def format_value(value: Any, quote_strings: bool = False, lang: str | None = None) -> str:
+    """Format one parameter value for readers of lang: numbers to 6 significant digits with the
+    language's decimal mark, sequences as tuples (lang None: the machine form, a point)."""
     if isinstance(value, str):
         return repr(value) if quote_strings else value
     if isinstance(value, bool) or value is None:
         return str(value)
     if isinstance(value, int | float):
-        return format_number(value)
+        return format_number(value, lang)
     if isinstance(value, list | tuple):
-        return "(" + ", ".join(format_value(item, quote_strings) for item in value) + ")"
+        return "(" + join_items((format_value(item, quote_strings, lang) for item in value),
+                                lang) + ")"
     if isinstance(value, Mapping):
-        return format_assignments(value, quote_strings)
+        return format_assignments(value, quote_strings, lang)
     return str(value)
 
 
-def format_assignments(values: Mapping[str, Any], quote_strings: bool = False) -> str:
-    """Format named values as 'a = 1.5, b = -2'."""
-    return ", ".join(
-        f"{name} = {format_value(value, quote_strings)}" for name, value in values.items()
-    )
+def format_assignments(values: Mapping[str, Any], quote_strings: bool = False,
+                       lang: str | None = None) -> str:
+    """Format named values as 'a = 1.5, b = -2' (in Spanish 'a = 1,5; b = -2')."""
+    return join_items((f"{name} = {format_value(value, quote_strings, lang)}"
+                       for name, value in values.items()), lang)
+
+
+def format_inputs(values: Mapping[str, Any], catalogue: Catalogue) -> str:
+    """Format a check's inputs: code (a string value) as a code span, `graph` as the program
+    itself, numbers as named values in the catalogue's language."""
+    parts = []
+    for name, value in values.items():
+        if name == GRAPH_INPUT and isinstance(value, str):
+            parts.append(catalogue.text("ui.inputs_graph", graph=value))
+        elif name in CALL_INPUTS and isinstance(value, str):
+            parts.append(catalogue.text("ui.inputs_call", code=value))
+        elif isinstance(value, str):
+            parts.append(catalogue.text("ui.inputs_code", code=f"{name} = {value}"))
+        elif isinstance(value, Mapping) and "kind" in value:
+            parts.append(describe_detail(value, catalogue))
+        else:
+            parts.append(f"{name} = {format_value(value, True, catalogue.lang)}")
+    return join_items(parts, catalogue.lang)
+
+
+def format_frames(frames: Any, catalogue: Catalogue) -> str:
+    """Where an exception happened, as the catalogue says it: 'value.py, line 13, in f', or in a
+    notebook 'cell 4 (`def __add__(self, other):`), line 3, in f'. A text (documents written
+    before frames were structured) is kept as it is."""
+    if isinstance(frames, str):
+        return frames
+    texts = []
+    for frame in frames if isinstance(frames, list) else []:
+        if not isinstance(frame, Mapping):
+            continue
+        notebook = "cell" in frame
+        key = "ui.frame_cell" if notebook else "ui.frame"
+        params = {name: str(frame.get(name, "")) for name in
+                  ("file", "line", "cell", "cell_line", "first_line")}
+        text = catalogue.text(key, **params)
+        if frame.get("function") and frame.get("function") != "<module>":
+            text = catalogue.text("ui.frame_in", frame=text, function=str(frame["function"]))
+        texts.append(text)
+    return "; ".join(texts)
 
 
 def check_title(check_id: str, catalogue: Catalogue) -> str:
@@ -78,7 +128,7 @@ def todo_hint(detail: Mapping[str, Any], catalogue: Catalogue) -> str:
         return catalogue.text("todo.finish", file=file)
     if following == 1:
         return catalogue.text("todo.start", file=file)
-    return catalogue.text("todo.next", next=format_value(following), file=file)
+    return catalogue.text("todo.next", next=str(following), file=file)
 
 
 def check_hint(check_id: str, catalogue: Catalogue,
@@ -129,25 +179,30 @@ def _differences(items: Any, catalogue: Catalogue) -> str:
     for item in items if isinstance(items, list) else []:
         if isinstance(item, Mapping):
             texts.append(catalogue.text(
-                "ui.difference", quantity=format_value(item.get("quantity")),
-                actual=format_value(item.get("actual")),
-                expected=format_value(item.get("expected"))))
+                "ui.difference", quantity=format_value(item.get("quantity"), lang=catalogue.lang),
+                actual=format_value(item.get("actual"), lang=catalogue.lang),
+                expected=format_value(item.get("expected"), lang=catalogue.lang)))
     return "; ".join(texts)
 
 
 def _format_param(name: str, value: Any, catalogue: Catalogue) -> str:
-    """Format one detail parameter, resolving the parameters that are ids or input maps."""
+    """Format one detail parameter, resolving the parameters that are ids, input maps, frames
+    or nested details (a {kind, params} value: a finding, a quantity said in words)."""
     if name == SOURCE_PARAM and isinstance(value, str):
         return catalogue.text(f"sources.{value}")
     if name == DIFFERENCES_PARAM:
         return _differences(value, catalogue)
-    if name == FINDING_PARAM and isinstance(value, Mapping) and "kind" in value:
+    if isinstance(value, Mapping) and "kind" in value:
         return describe_detail(value, catalogue)
     if name == CHECKS_PARAM:
         return _check_list(value, catalogue)
-    if name == INPUTS_PARAM and isinstance(value, Mapping) and not value:
-        return catalogue.text("ui.no_inputs")
-    return format_value(value, quote_strings=name in VALUE_PARAMS)
+    if name == WHERE_PARAM:
+        return format_frames(value, catalogue)
+    if name == INPUTS_PARAM and isinstance(value, Mapping):
+        return format_inputs(value, catalogue) if value else catalogue.text("ui.no_inputs")
+    if name == QUANTITY_PARAM and isinstance(value, str):
+        return catalogue.text("ui.inputs_code", code=value)
+    return format_value(value, quote_strings=name in VALUE_PARAMS, lang=catalogue.lang)
 
 
 def describe_detail(detail: Mapping[str, Any], catalogue: Catalogue) -> str:
@@ -171,7 +226,7 @@ def describe_detail(detail: Mapping[str, Any], catalogue: Catalogue) -> str:
 def describe_flag(flag: Mapping[str, Any], catalogue: Catalogue) -> str:
     """Render a policy flag {"id", "params"} as a sentence."""
     raw: Mapping[str, Any] = flag.get("params") or {}
-    params = {name: format_value(value) for name, value in raw.items()}
+    params = {name: format_value(value, lang=catalogue.lang) for name, value in raw.items()}
     return catalogue.text(f"flags.{flag['id']}.text", **params)
 
 
@@ -229,3 +284,42 @@ def attempt_notes(doc: Mapping[str, Any], catalogue: Catalogue) -> list[str]:
     if duplicates:
         notes.append(catalogue.text("platforms.attempts.duplicates", files=", ".join(duplicates)))
     return notes
+
+
+def problem_where(problem: Mapping[str, Any], catalogue: Catalogue) -> str:
+    """Where a module that cannot be loaded went wrong: the file and line, or in a notebook the
+    code cell (its number and first line) and the line inside it; empty when not known."""
+    if not problem.get("line"):
+        return ""
+    if problem.get("cell"):
+        return catalogue.text("ui.problem_cell", file=str(problem["file"]),
+                              cell=str(problem["cell"]), first_line=str(problem["first_line"]),
+                              line=str(problem["line"]))
+    return catalogue.text("ui.problem_line", file=str(problem["file"]), line=str(problem["line"]))
+
+
+def problem_notice(doc: Mapping[str, Any], catalogue: Catalogue) -> str:
+    """What to do first when the module cannot be loaded: run the file, or the notebook's cell."""
+    count, problem = str(len(doc["checks"])), doc["problem"]
+    if doc["submission"].get("notebook"):
+        return catalogue.text("ui.problem_notice_notebook", count=count, lab=str(doc["lab"]))
+    return catalogue.text("ui.problem_notice", count=count, file=str(problem["file"]))
+
+
+def unchecked_note(doc: Mapping[str, Any], catalogue: Catalogue) -> str:
+    """That a student's check left out an edited file, and the command that checks it; empty
+    when it left out nothing."""
+    submission = doc["submission"]
+    unchecked = [name.rsplit("/", 1)[-1] for name in submission.get("unchecked") or []]
+    if not unchecked:
+        return ""
+    files = ", ".join(unchecked)
+    notebook = submission.get("notebook")
+    if notebook:
+        return catalogue.text("ui.unchecked_file", files=files, checked=str(notebook),
+                              lab=str(doc["lab"]))
+    from_lab = [name for name in unchecked if name.endswith(".ipynb")]
+    lab = LABS.get(str(doc["lab"]))
+    checked = lab.main_file if lab else ""
+    return catalogue.text("ui.unchecked_notebook", files=", ".join(from_lab) or files,
+                          checked=checked, lab=str(doc["lab"]))

@@ -10,10 +10,10 @@ and attaches one `grader` user property per test for pytest-json-report.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +27,7 @@ from grader.checking.todos import NOT_WRITTEN, not_written, untouched_todos
 from grader.checking.verdict import CheckFailed, NotRun
 from grader.child.scenario import Scenario
 from grader.labs import COURSE_ROOT, Lab, get_lab
+from grader.notebook_module import CellStart, cell_frame, cells_from_data
 from grader.sandbox import reaper
 from grader.sandbox.inprocess import InProcessRunner
 from grader.sandbox.jail import default_jail
@@ -174,6 +175,17 @@ class SubmissionContext:
     # Why the lab's module cannot be loaded at all (see `load_problem`); every check is then
     # not run, and the score document says it once.
     problem: dict[str, Any] | None = None
+    notebook: str = ""  # the notebook the main file came from: lines are said as its cells
+    cells: tuple[CellStart, ...] = ()
+
+    def in_own_terms(self, outcome: Outcome) -> Outcome:
+        """The outcome with its traceback frames said as the student wrote the code: in a
+        notebook, the code cell and the line inside it (grader.notebook_module)."""
+        frames = outcome.detail.get("where")
+        if not self.notebook or not isinstance(frames, list):
+            return outcome
+        where = [cell_frame(frame, self.cells, self.notebook) for frame in frames]
+        return dataclasses.replace(outcome, detail={**outcome.detail, "where": where})
 
 
 def _untouched(workdir: Path, lab: Lab) -> tuple[int, ...]:
@@ -188,21 +200,29 @@ PROBLEM_KINDS = {"import-error": "import-error", "timeout": "import-timeout",
                  "crash": "import-crash", "bad-result": "import-crash"}
 
 
-def load_problem(runner: Sandbox | InProcessRunner, main_file: str) -> dict[str, Any] | None:
+def load_problem(context: SubmissionContext, main_file: str) -> dict[str, Any] | None:
     """The submission-level problem when the lab's module cannot be imported: kind, file,
-    line, message, the detail the catalogue renders, and the student's output; None if it loads."""
-    outcome = runner.load_problem()
+    line (of the last frame in the student's file: in a notebook, the line inside the cell,
+    and `cell`, `first_line` say which cell), message, the detail the catalogue renders, and
+    the student's output; None if it loads."""
+    outcome = context.runner.load_problem()
     if outcome is None:
         return None
-    params = {"file": main_file, **outcome.detail}
-    where = str(params.get("where", ""))
-    lines = re.findall(r"line (\d+)", where)
-    message = str(params.get("message") or params.get("how") or "")
+    outcome = context.in_own_terms(outcome)
+    file = context.notebook or main_file
+    params = {"file": file, **outcome.detail}
+    frames = [f for f in params.get("where") or [] if isinstance(f, dict)]
+    last = frames[-1] if frames else {}
+    how = params.get("how")
+    message = str(params.get("message") or (how if isinstance(how, str) else ""))
     if "type" in params:
         message = f"{params['type']}: {message}"
-    return {"kind": PROBLEM_KINDS.get(outcome.status, "import-crash"), "file": main_file,
-            "line": int(lines[-1]) if lines else None, "message": message[:500],
-            "params": params, "output": outcome.output or None}
+    problem = {"kind": PROBLEM_KINDS.get(outcome.status, "import-crash"), "file": file,
+               "line": last.get("cell_line", last.get("line")) or None, "message": message[:500],
+               "params": params, "output": outcome.output or None}
+    if "cell" in last:
+        problem.update(cell=last["cell"], first_line=last["first_line"])
+    return problem
 
 
 @pytest.fixture(scope="session")
@@ -221,15 +241,17 @@ def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionContext]:
                          Limits(timeout_s=lab.timeout_s), jail=jail)
     try:
         context = SubmissionContext(entry["id"], entry.get("digest", ""), runner,
-                                    untouched=_untouched(workdir, lab))
-        context.problem = load_problem(runner, lab.main_file)
+                                    untouched=_untouched(workdir, lab),
+                                    notebook=str(entry.get("notebook") or ""),
+                                    cells=cells_from_data(entry.get("cells")))
+        context.problem = load_problem(context, lab.main_file)
         yield context
     finally:
         runner.close()
 
 
 def failure_from_outcome(outcome: Outcome, params: dict[str, Any], lab: Lab,
-                         untouched: tuple[int, ...] = ()) -> CheckFailed:
+                         untouched: tuple[int, ...] = (), file: str = "") -> CheckFailed:
     """The CheckFailed that a non-ok scenario outcome stands for.
 
     A NotImplementedError is code not written yet (a TODO of the stub), never a pitfall. Every
@@ -238,7 +260,7 @@ def failure_from_outcome(outcome: Outcome, params: dict[str, Any], lab: Lab,
     cycle detection's fault, whatever the check was looking at.
     """
     detail = dict(outcome.detail)
-    main_file = lab.main_file
+    main_file = file or lab.main_file  # the notebook, for a notebook submission
     if outcome.status == "exception":
         unwritten = not_written(detail, lab.name, main_file, outcome.output, untouched)
         if unwritten is not None:
@@ -274,7 +296,8 @@ def sandboxed(request: pytest.FixtureRequest, submission: SubmissionContext) -> 
         if outcome.output:
             submission.output.append(outcome.output)
         if not outcome.ok:
-            raise failure_from_outcome(outcome, params, lab, submission.untouched)
+            raise failure_from_outcome(submission.in_own_terms(outcome), params, lab,
+                                       submission.untouched, submission.notebook)
         return outcome.value
 
     return run_scenario
@@ -365,7 +388,8 @@ def _classify(item: pytest.Item, call: pytest.CallInfo[None],
                 excinfo.value.pitfall)
     if isinstance(excinfo.value, NotRun):
         return "not-run", excinfo.value.detail, "", None
-    where = f"{excinfo.type.__name__} in {item.stash[SPEC_KEY].id} ({report.when})"
+    where = {"kind": "reference-check-raised", "params": {
+        "type": excinfo.type.__name__, "check": item.stash[SPEC_KEY].id, "stage": report.when}}
     return "error", {"kind": "grader-error", "params": {"reference": where}}, "", None
 
 

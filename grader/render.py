@@ -20,6 +20,9 @@ from grader.messages import (
     pitfall_explanation,
     pitfall_section,
     pitfall_title,
+    problem_notice,
+    problem_where,
+    unchecked_note,
 )
 
 FEEDBACK_TEMPLATES: Mapping[str, str] = {
@@ -81,6 +84,12 @@ def _md_text(text: Any) -> str:
     return "".join(f"`{part}`" if index % 2 else _md_escape(part) for index, part in enumerate(parts))
 
 
+@jinja2.pass_context
+def _number(context: jinja2.runtime.Context, value: float) -> str:
+    """The `num` filter: a number in the language of the template's context (its `lang`)."""
+    return format_number(value, context["lang"])
+
+
 def _md_fence(text: Any) -> str:
     """Return a backtick fence longer than any backtick run inside text."""
     longest = max((len(run) for run in re.findall(r"`+", str(text))), default=0)
@@ -99,7 +108,7 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters["num"] = format_number
+    env.filters["num"] = _number
     env.filters["plain"] = _plain
     env.filters["html_code"] = _html_code
     env.filters["md_text"] = _md_text
@@ -140,7 +149,8 @@ def graph_view(detail: Mapping[str, Any] | None, catalogue: Catalogue) -> dict[s
     if graph is None:
         return None
     labels = {key: catalogue.text(f"ui.graph.label_{key}") for key in ROW_KEYS}
-    return {"drawing": layout(graph, labels), "tree": tree_rows(graph),
+    return {"drawing": layout(graph, labels, catalogue.lang),
+            "tree": tree_rows(graph, catalogue.lang),
             "calls": list(graph.calls) if graph.calls is not None else None}
 
 
@@ -163,12 +173,16 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any
     return {
         "doc": localised,
         "problem": problem,
-        "problem_count": len(checks),
+        "problem_where": problem_where(problem, catalogue) if problem else "",
+        "problem_notice": problem_notice(localised, catalogue) if problem else "",
+        "unchecked": unchecked_note(localised, catalogue),
         "attempt_notes": attempt_notes(localised, catalogue),
         "attention": attention,
         "graphs": {check_id: view for check_id, view in graphs.items() if view is not None},
         "passed": [check for check in checks if check["status"] == "passed"],
         "all_passed": bool(checks) and all(check["status"] == "passed" for check in checks),
+        # only public checks ran (`make check`): a clean result there is not the grade
+        "public_only": bool(checks) and all(check["visibility"] == "public" for check in checks),
         "pitfall_notes": _pitfall_notes(localised["pitfalls"], catalogue),
         "grader_error_notice": catalogue.text("ui.grader_error_notice"),
         "lang": catalogue.lang,
@@ -193,8 +207,8 @@ def _summary_row(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, str]
     """Return the cells of one summary row as strings."""
     graded = doc["status"] == "graded"
     score = catalogue.text(
-        "ui.score_value", score=format_number(doc["score"]), max_score=format_number(doc["max_score"])
-    )
+        "ui.score_value", score=catalogue.number(doc["score"]),
+        max_score=catalogue.number(doc["max_score"]))
     return {
         "submission": _plain(doc["submission"]["id"]),
         "status": catalogue.text(f"ui.status.{doc['status']}"),
@@ -238,6 +252,7 @@ def summary_context(docs: Sequence[Mapping[str, Any]], lang: str) -> dict[str, A
         "widths": widths,
         "count": len(docs),
         "totals": totals,
+        "lang": lang,
         "isolation": isolation_notes(docs, catalogue),
         "title": catalogue.text("ui.summary_title", count=str(len(docs))),
         "totals_line": catalogue.text("ui.summary_totals",
@@ -255,5 +270,5 @@ def render_dashboard(docs: Sequence[Mapping[str, Any]], lang: str) -> str:
     """Render the class dashboard (HTML): what to reteach, charts, pass rates, submissions
     that need a look of their own, and links to every submission's feedback."""
     catalogue = Catalogue.load(lang)
-    context = {**class_view(docs, catalogue), "t": catalogue.text}
+    context = {**class_view(docs, catalogue), "t": catalogue.text, "lang": catalogue.lang}
     return environment().get_template(DASHBOARD_TEMPLATE).render(context)

@@ -13,13 +13,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from grader.intake import PreparedSubmission
 from grader.labs import COURSE_ROOT, PACKAGE_DIR, Lab
+from grader.notebook_module import cells_as_data
 from grader.results.build import entries_by_submission, graded_document, grader_error_document
 from grader.sandbox.jail import IN_PROCESS, available_isolation
 
@@ -32,6 +33,7 @@ PYTEST_ROOT = Path(os.path.commonpath([COURSE_ROOT, PACKAGE_DIR]))
 PLUGINS = ("pytest_jsonreport.plugin", "pytest_metadata.plugin", "grader.plugin")
 REPORT_OMIT = ("collectors", "keywords", "log", "streams", "warnings", "traceback")
 POLL_S = 0.05  # how often the stream of finished submissions is read
+ENDED_EARLY = {"kind": "reference-ended-early", "params": {}}  # no document, and no failure seen
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,9 @@ class GradingPlan:
     lang: str
     in_process: bool = False
     keyword: str = ""  # a pytest -k expression: grade with these checks only (project tests)
+    # A student's own check (`check`): of an edited lab file and an edited notebook, one is
+    # checked and the other named as not checked; grading calls that pair ungradable.
+    student: bool = False
     # A course file's weights for this lab (check id -> weight) and what the documents record.
     weights: dict[str, float] = field(default_factory=dict)
     config: dict[str, Any] | None = None
@@ -80,10 +85,12 @@ def pytest_command(plan: GradingPlan, manifest: Path, report: Path, quiet: bool 
 
 
 def _as_record(sub: PreparedSubmission) -> dict[str, Any]:
-    return {**sub.meta, "id": sub.id, "source": sub.source, "digest": sub.digest}
+    return {**sub.meta, "id": sub.id, "source": sub.source, "digest": sub.digest,
+            "notebook": sub.notebook, "unchecked": list(sub.unchecked)}
 
 
-def _grader_error(plan: GradingPlan, sub: PreparedSubmission, reference: str) -> dict[str, Any]:
+def _grader_error(plan: GradingPlan, sub: PreparedSubmission,
+                  reference: Mapping[str, Any]) -> dict[str, Any]:
     return grader_error_document(plan.lab.name, _as_record(sub), reference, plan.lang,
                                  plan.isolation())
 
@@ -109,7 +116,8 @@ def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir:
     manifest.write_text(json.dumps({
         "lab": plan.lab.name, "seed": plan.seed, "in_process": plan.in_process,
         "weights": plan.weights,
-        "submissions": [{"id": s.id, "workdir": str(s.workdir), "digest": s.digest}
+        "submissions": [{"id": s.id, "workdir": str(s.workdir), "digest": s.digest,
+                         "notebook": s.notebook, "cells": cells_as_data(s.cells)}
                         for s in shard],
     }), encoding="utf-8")
     command = pytest_command(plan, manifest, report_path, stream=stream.path)
@@ -117,12 +125,15 @@ def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir:
     stream.read()
     if stop is not None and stop.is_set():
         return [stream.documents[sub.id] for sub in shard if sub.id in stream.documents]
+    # What went wrong, as a detail the catalogue says in words (details.reference-*).
+    reference: dict[str, Any]
     if returncode is None:
-        reference = f"the shard took over {timeout_s:.0f} s"
+        reference = {"kind": "reference-shard-timeout", "params": {"seconds": round(timeout_s)}}
     elif returncode not in (0, 1):
-        reference = f"pytest exited with {returncode}: {tail[:300]}"
+        reference = {"kind": "reference-pytest-exited",
+                     "params": {"code": returncode, "output": tail[:300]}}
     else:
-        reference = "the check run ended early"
+        reference = ENDED_EARLY
     for sub in shard:
         if sub.id not in stream.documents:
             stream.deliver(_grader_error(plan, sub, reference))
@@ -160,7 +171,7 @@ class ShardStream:
             return
         entries = entries_by_submission({"tests": line["tests"]}).get(sub.id, [])
         if not entries or len(entries) != line.get("checks"):
-            self.deliver(_grader_error(self.plan, sub, "the check run ended early"))
+            self.deliver(_grader_error(self.plan, sub, ENDED_EARLY))
             return
         flags = _flags(sub, entries)
         self.deliver(graded_document(self.plan.lab.name, _as_record(sub), entries, flags,

@@ -199,7 +199,7 @@ def test_bad_marker_makes_every_document_a_grader_error_naming_the_test(tmp_path
         assert doc["reason"]["kind"] == "grader-error", doc["reason"]
         assert "test_check_with_zero_weight" in text, f"the reason does not name the test: {text}"
         assert "must be a positive number" in text, text
-        assert "\n" not in doc["reason"]["params"]["reference"], doc["reason"]
+        assert "\n" not in doc["reason"]["params"]["reference"]["params"]["output"], doc["reason"]
         assert doc["checks"] == [] and doc["score"] == 0.0, doc
 
 

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from language_rules import english_words, lonely_plurals
 
 from grader.i18n import (
     LANGUAGES,
@@ -241,3 +242,88 @@ def test_every_catalogue_key_the_command_line_uses_exists_in_both_languages(modu
         catalogue = Catalogue.load(lang)
         missing = sorted(key for key in keys if not catalogue.has(key))
         assert missing == [], f"{module} uses {missing}, absent from {lang}"
+
+
+# --- every message, rendered: Spanish all through, plurals that agree ---------------------------
+
+# The placeholders that hold a count or another number: set to 1, the words after them must be
+# singular. Every other placeholder gets a name-like sample.
+NUMBER_PLACEHOLDERS = frozenset({
+    "count", "total", "done", "written", "folders", "graded", "ungradable", "errors", "omitted",
+    "limit", "nodes", "uses", "same", "distinct", "failed", "score", "max_score", "seconds",
+    "full", "index", "todo", "next", "percent", "low", "high", "line", "cell", "cell_line",
+    "delta", "duration", "mean", "median", "signal", "before", "forward", "grad", "value",
+    "other", "target", "elapsed", "positions",
+})
+
+
+def _rendered(catalogue: Catalogue, key: str) -> str:
+    """The message at key with every number set to 1 (what plurals hang on), other values 'x'."""
+    return catalogue.text(key, **{name: "1" if name in NUMBER_PLACEHOLDERS else "x"
+                                  for name in catalogue.placeholders(key)})
+
+
+def test_every_spanish_message_is_spanish_outside_its_code() -> None:
+    catalogue = Catalogue.load("es")
+    found = {key: words for key in sorted(catalogue.entries)
+             if (words := english_words(_rendered(catalogue, key)))}
+    assert found == {}, f"English words in Spanish messages (write them in Spanish, or as `code`): {found}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_message_says_one_of_a_plural(lang: str) -> None:
+    catalogue = Catalogue.load(lang)
+    found = {key: plurals for key in sorted(catalogue.entries)
+             if (plurals := lonely_plurals(_rendered(catalogue, key)))}
+    assert found == {}, f"{lang}: '1 <plural>' (use {{count:singular|plural}}): {found}"
+
+
+def test_the_english_word_rule_catches_english_and_leaves_code_alone() -> None:
+    assert english_words("(en value.py, line 13, in _leaf_backward)") == ["line", "in"]
+    assert english_words("Con `graph = x = a*b`, a.grad vale 0,5 tras `out._backward()`") == []
+    assert english_words("pytest exited with 3") == ["exited", "with"]
+
+
+def test_the_plural_rule_catches_one_of_a_plural() -> None:
+    assert lonely_plurals("1 entregas en 2 s") == ["1 entregas"]
+    assert lonely_plurals("1 submissions, 1 nodes") == ["1 submissions", "1 nodes"]
+    assert lonely_plurals("1 entrega en 1 s; 1,5 veces más") == []
+
+
+@pytest.mark.parametrize(("text", "lang", "word"), [
+    ("{count} {count:entrega|entregas}", "es", {"1": "1 entrega", "3": "3 entregas"}),
+    ("{count} {count:node|nodes}", "en", {"1": "1 node", "0": "0 nodes"}),
+])
+def test_a_plural_field_picks_the_word_for_its_number(tmp_path: Path, text: str, lang: str,
+                                                      word: dict[str, str]) -> None:
+    other = "es" if lang == "en" else "en"
+    directory = write_catalogues(tmp_path, **{lang: f'[ui]\nn = "{text}"\n',
+                                              other: '[ui]\nn = "{count}"\n'})
+    catalogue = load_from(directory, lang)
+    for count, expected in word.items():
+        assert catalogue.text("ui.n", count=count) == expected
+
+
+def test_a_malformed_plural_field_is_an_error(tmp_path: Path) -> None:
+    directory = write_catalogues(tmp_path, en='[ui]\nn = "{count:x}"\n', es='[ui]\nn = "{count}"\n')
+    with pytest.raises(ValueError, match="singular|plural"):
+        load_from(directory, "en")
+
+
+@pytest.mark.parametrize(("lang", "value", "expected"), [
+    ("en", 0.537883, "0.537883"), ("es", 0.537883, "0,537883"), ("es", 2, "2"),
+    (None, 0.5, "0.5"), ("es", -0.0, "0"), ("es", 1e-7, "1e-07"),
+])
+def test_one_decimal_mark_per_language(lang: str | None, value: float, expected: str) -> None:
+    assert format_number(value, lang) == expected
+
+
+def test_no_spanish_message_writes_a_decimal_point_in_prose() -> None:
+    catalogue = Catalogue.load("es")
+    # Code spans keep Python's point, and so do versions ("Python 3.11"); "100.000" is a
+    # Spanish thousands separator.
+    prose = {key: re.sub(r"`[^`]*`|\{[^}]*\}|\d{1,3}(?:\.\d{3})+(?![\d,])"
+                         r"|(?:Python|Ubuntu) \d+\.\d+", "", text)
+             for key, text in catalogue.entries.items()}
+    found = {key: text for key, text in prose.items() if re.search(r"\d\.\d", text)}
+    assert found == {}, f"decimal points in Spanish prose (the comma is the Spanish mark): {found}"

@@ -170,8 +170,10 @@ def test_unexpected_exception_in_a_check_is_a_grader_error(
     for doc in docs.values():
         result = check(doc, "add-builds-node")
         assert result["status"] == "error", result
-        assert result["detail"] == {"kind": "grader-error", "params": {
-            "reference": "KeyError in add-builds-node (call)"}}, result["detail"]
+        assert result["detail"] == {"kind": "grader-error", "params": {"reference": {
+            "kind": "reference-check-raised",
+            "params": {"type": "KeyError", "check": "add-builds-node", "stage": "call"}}}}, \
+            result["detail"]
         assert "graph-construction" not in doc["pitfalls"], "a grader error is not a pitfall"
 
 
@@ -191,7 +193,7 @@ def test_student_exception_fails_the_check_with_their_traceback_line(
     params = result["detail"]["params"]
     assert result["detail"]["kind"] == "exception", result["detail"]
     assert (params["type"], params["message"]) == ("ValueError", "negative data"), params
-    assert "value.py, line 4, in __init__" in params["where"], params
+    assert {"file": "value.py", "line": 4, "function": "__init__"} in params["where"], params
 
 
 def test_rng_is_seeded_by_seed_submission_content_and_check(

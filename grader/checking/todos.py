@@ -43,7 +43,7 @@ def not_written(exception: Mapping[str, Any], lab: str, file: str, output: str,
     if exception.get("type") != "NotImplementedError":
         return None
     message = str(exception.get("message", ""))
-    where = str(exception.get("where", ""))
+    where = exception.get("where") or []  # frames {file, line, function} (messages.format_frames)
     following: dict[str, Any] = {"next": untouched[0]} if untouched else {}
     number = todo_number(message, lab)
     if number is None:

@@ -38,6 +38,16 @@ class NotRun(Exception):
         self.detail = {"kind": kind, "params": params}
 
 
+# A quantity is code (`a.grad`) or, when it takes words to say, a detail the catalogue renders.
+Quantity = str | dict[str, Any]
+
+
+def said(kind: str, **params: Any) -> dict[str, Any]:
+    """A quantity or input that takes words to say: the catalogue's details.<kind>.text, so it
+    reads in the student's language (`said("quantity-after-call", code=..., call=...)`)."""
+    return {"kind": kind, "params": params}
+
+
 def fail(kind: str, **params: Any) -> NoReturn:
     """Fail the current check with a catalogue detail."""
     raise CheckFailed(kind, **params)
@@ -49,7 +59,7 @@ def close(actual: float, expected: float) -> bool:
 
 
 def expect_close(
-    actual: float, expected: float, *, quantity: str, inputs: dict[str, Any], source: str
+    actual: float, expected: float, *, quantity: Quantity, inputs: dict[str, Any], source: str
 ) -> None:
     """Fail with a `mismatch` detail unless actual is close to expected."""
     if not close(actual, expected):
@@ -58,7 +68,7 @@ def expect_close(
 
 
 def expect_equal(
-    actual: Any, expected: Any, *, quantity: str, inputs: dict[str, Any], source: str = "literal"
+    actual: Any, expected: Any, *, quantity: Quantity, inputs: dict[str, Any], source: str = "literal"
 ) -> None:
     """Fail with a `mismatch` detail unless actual == expected (for labels, names and counts)."""
     if actual != expected:

@@ -447,8 +447,8 @@ class PrecompiledFinder:
 def student_frames(tb, submission_files):
     """Traceback lines that point into the submission's own files, capped."""
     frames = [f for f in traceback.extract_tb(tb) if os.path.basename(f.filename) in submission_files]
-    return "; ".join(f"{os.path.basename(f.filename)}, line {f.lineno}, in {f.name}"
-                     for f in frames[-3:])
+    return [{"file": os.path.basename(f.filename), "line": f.lineno or 0, "function": f.name}
+            for f in frames[-3:]]
 
 
 def describe_exception(exc, submission_files, switch):
@@ -543,9 +543,13 @@ def main():
     try:
         codes = compile_submission(config["files"], os.getcwd())
     except (SyntaxError, ValueError, OSError) as exc:
-        detail = {"type": type(exc).__name__, "message": str(exc)[:500], "where": ""}
+        # A SyntaxError's str() names the file and line ("(value.py, line 65)"): its `msg`
+        # alone, since `where` says where, in the student's own terms (a notebook's cell).
+        message = exc.msg if isinstance(exc, SyntaxError) else str(exc)
+        detail = {"type": type(exc).__name__, "message": message[:500], "where": []}
         if isinstance(exc, SyntaxError):
-            detail["where"] = f"{os.path.basename(exc.filename or '')}, line {exc.lineno}"
+            detail["where"] = [{"file": os.path.basename(exc.filename or ""),
+                                "line": exc.lineno or 0}]
         write_frame(result_fd, {"status": "import-error", **detail})
         write_frame(result_fd, {"status": "exited", "code": 0})
         return

@@ -66,7 +66,7 @@ def comment(doc: Mapping[str, Any]) -> str:
     localised = localise_document(doc, catalogue)
     checks = localised["checks"]
     text = environment().get_template("platforms/gradebook_comment.txt.j2").render(
-        doc=localised, t=catalogue.text, failed=sum(c["status"] != "passed" for c in checks),
+        doc=localised, t=catalogue.text, lang=catalogue.lang, failed=sum(c["status"] != "passed" for c in checks),
         total=len(checks), pitfalls=", ".join(localised["pitfalls"]))
     return one_line(text)
 

@@ -88,7 +88,7 @@ def _render(template: str, **context: Any) -> str:
 def _test(check: Mapping[str, Any], hidden_visibility: str, catalogue: Catalogue,
           maximum: Decimal | None = None) -> dict[str, Any]:
     """One check as a Gradescope test case, its points scaled to `maximum` when given."""
-    output = _render("platforms/check.md.j2", check=check, t=catalogue.text,
+    output = _render("platforms/check.md.j2", check=check, t=catalogue.text, lang=catalogue.lang,
                      grader_error_notice=catalogue.text("ui.grader_error_notice")).strip()
     score, max_score = check["score"], check["max_score"]
     if maximum is not None:
@@ -136,7 +136,7 @@ def results(doc: Mapping[str, Any], hidden_visibility: str = DEFAULT_HIDDEN_VISI
         c["pitfall"] for c in shown
         if c["status"] == "failed" and c["pitfall"] in localised["pitfalls"]))
     output = _render(
-        "platforms/gradescope_output.md.j2", doc=localised, t=catalogue.text,
+        "platforms/gradescope_output.md.j2", doc=localised, t=catalogue.text, lang=catalogue.lang,
         grader_error_notice=catalogue.text("ui.grader_error_notice"),
         score=score, max_score=max_score,
         withheld=len(checks) - len(shown), attempts=attempts_line(localised, catalogue),

@@ -58,7 +58,14 @@ MOODLE_ENTRY = re.compile(
 
 
 class ExportError(ValueError):
-    """The export cannot be read as the LMS it was said to come from (a usage error)."""
+    """The export cannot be read as the LMS it was said to come from (a usage error): a key
+    under cli.errors.lms and its parameters, which the command line says in the reader's
+    language."""
+
+    def __init__(self, key: str, **params: str) -> None:
+        super().__init__(f"{key}: {params}")
+        self.key = key
+        self.params = params
 
 
 @dataclass(frozen=True)
@@ -122,21 +129,21 @@ def unpack(export: Path, scratch: Path) -> Path:
     if export.is_dir():
         return export
     if not zipfile.is_zipfile(export):
-        raise ExportError(f"{export} is neither a folder nor a zip")
+        raise ExportError("not_a_zip", export=str(export))
     target = scratch / "export"
     target.mkdir(parents=True, exist_ok=True)
     total = 0
     with zipfile.ZipFile(export) as bundle:
         members = [m for m in bundle.infolist() if not m.is_dir()]
         if len(members) > MAX_EXPORT_MEMBERS:
-            raise ExportError(f"{export} holds more than {MAX_EXPORT_MEMBERS} files")
+            raise ExportError("too_many_files", export=str(export), limit=str(MAX_EXPORT_MEMBERS))
         for info in members:
             path = _member_path(info)
             if path is None:
                 continue
             total += info.file_size
             if info.file_size > MAX_MEMBER_BYTES or total > MAX_EXPORT_BYTES:
-                raise ExportError(f"{export}: {info.filename} makes the export too large to unpack")
+                raise ExportError("too_large", export=str(export), member=info.filename)
             destination = target.joinpath(*path.parts)
             destination.parent.mkdir(parents=True, exist_ok=True)
             with bundle.open(info) as source, destination.open("wb") as sink:
@@ -227,8 +234,7 @@ def canvas(export: Path, scratch: Path, label: str) -> list[ClassMember]:
     """One member per Canvas user in an unpacked "Download Submissions" folder."""
     files, texts = _canvas_files(_top_entries(export))
     if not files and not texts:
-        raise ExportError(f"{label} has no files named as Canvas names submissions "
-                          "(<name>_<user id>_<attachment id>_<file>)")
+        raise ExportError("not_canvas", export=label)
     by_user: dict[str, list[_CanvasFile]] = {}
     for item in files:
         by_user.setdefault(item.user, []).append(item)
@@ -285,11 +291,9 @@ def _moodle_entries(entries: Sequence[Path], label: str) -> tuple[
         else:
             flat.setdefault(participant, []).append((match["rest"], path))
     if not names:
-        raise ExportError(f"{label} has no folders or files named as Moodle names submissions "
-                          "(<Full name>_<participant id>_assignsubmission_file[_]/...)")
+        raise ExportError("not_moodle", export=label)
     if unread:
-        raise ExportError(f"{label} holds entries not named as Moodle names submissions: "
-                          f"{', '.join(sorted(unread)[:5])}")
+        raise ExportError("not_moodle_entries", export=label, entries=", ".join(sorted(unread)[:5]))
     return names, folders, flat
 
 
@@ -326,16 +330,16 @@ def folders(export: Path, label: str) -> list[ClassMember]:
             members.append(ClassMember(student, student, "", "folders", path,
                                        f"{label}: {path.name}", files=(path.name,)))
     if not members:
-        raise ExportError(f"{label} holds no student folders, zips, .py files or notebooks")
+        raise ExportError("no_students", export=label)
     return _unique(members)
 
 
 def read_export(kind: str, export: Path, scratch: Path) -> list[ClassMember]:
     """The class in `export` (a zip or its unpacked folder) as the LMS `kind` names it."""
     if kind not in LMS_KINDS:
-        raise ExportError(f"unknown LMS {kind!r}; choose one of: {', '.join(LMS_KINDS)}")
+        raise ExportError("unknown_lms", kind=repr(kind), known=", ".join(LMS_KINDS))
     if not export.exists():
-        raise ExportError(f"{export} does not exist")
+        raise ExportError("missing", export=str(export))
     folder = unpack(export, scratch)
     label = export.name
     if kind == "canvas":

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
-from grader.i18n import LANGUAGES, Catalogue, format_number
+from grader.i18n import LANGUAGES, Catalogue
 from grader.labs import Lab, get_lab
 from grader.messages import localise_document, pitfall_title
 from grader.render import environment, render_feedback
@@ -110,7 +110,7 @@ def withhold_hidden(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 def _test(check: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
     known = catalogue.has(f"pitfalls.{check['pitfall']}.title")
-    message = _render("platforms/check.txt.j2", check=check, t=catalogue.text,
+    message = _render("platforms/check.txt.j2", check=check, t=catalogue.text, lang=catalogue.lang,
                       grader_error_notice=catalogue.text("ui.grader_error_notice"),
                       withheld_notice=catalogue.text("platforms.prairielearn.hidden_check")
                       ).strip()
@@ -148,8 +148,8 @@ def results(doc: Mapping[str, Any]) -> dict[str, Any]:
         "gradable": True,
         "score": localised["score"] / maximum if maximum else 0.0,
         "message": catalogue.text("platforms.prairielearn.graded",
-                                  score=format_number(localised["score"]),
-                                  max_score=format_number(maximum)),
+                                  score=catalogue.number(localised["score"]),
+                                  max_score=catalogue.number(maximum)),
         "output": render_feedback(localised, "terminal"),
         "tests": [_test(check, catalogue) for check in localised["checks"]],
     }

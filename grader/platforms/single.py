@@ -34,5 +34,7 @@ def grade_one(lab: Lab, source: Path, submission_id: str, lang: str, seed: str,
     except Exception as exc:  # the grader's own failure still gives the student a document
         traceback.print_exc()
         record = {**submission.meta, "id": submission_id, "source": str(source), "digest": ""}
-        return grader_error_document(lab.name, record, f"{type(exc).__name__}: {exc}"[:300], lang,
+        reference = {"kind": "reference-exception",
+                     "params": {"type": type(exc).__name__, "message": str(exc)[:300]}}
+        return grader_error_document(lab.name, record, reference, lang,
                                      available_isolation().as_dict())

@@ -57,7 +57,9 @@ def _check(entry: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
 
 
 # What an LMS or platform says of a submission, kept when the intake knows it.
-SUBMISSION_EXTRAS = ("student_id", "name", "lms", "late", "duplicates")
+# And where the code came from: the notebook the main file was taken from, and the edited
+# files a student's own check left out.
+SUBMISSION_EXTRAS = ("student_id", "name", "lms", "late", "duplicates", "notebook", "unchecked")
 
 
 def _envelope(lab: str, submission: Mapping[str, Any], lang: str,
@@ -65,8 +67,9 @@ def _envelope(lab: str, submission: Mapping[str, Any], lang: str,
     record = {key: submission[key] for key in ("id", "source", "digest")}
     record.update({key: submission[key] for key in SUBMISSION_EXTRAS
                    if submission.get(key) not in (None, "", [], ())})
-    if "duplicates" in record:
-        record["duplicates"] = list(record["duplicates"])
+    for key in ("duplicates", "unchecked"):
+        if key in record:
+            record[key] = list(record[key])
     return {
         "schema_version": SCHEMA_VERSION,
         "grader_version": __version__,
@@ -115,9 +118,10 @@ def graded_document(lab: str, submission: Mapping[str, Any], entries: Sequence[M
 def _problem(problem: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
     """The submission-level problem as the document keeps it, with its sentence."""
     detail = {"kind": problem["kind"], "params": problem["params"]}
+    cell = {key: problem[key] for key in ("cell", "first_line") if key in problem}
     return {**{key: problem.get(key) for key in ("kind", "file", "line", "message", "params",
                                                  "output")},
-            "text": describe_detail(detail, catalogue)}
+            **cell, "text": describe_detail(detail, catalogue)}
 
 
 def ungradable_document(lab: str, submission: Mapping[str, Any], detail: Mapping[str, Any],
@@ -126,9 +130,11 @@ def ungradable_document(lab: str, submission: Mapping[str, Any], detail: Mapping
     return _unscored_document(lab, submission, "ungradable", detail, lang, isolation)
 
 
-def grader_error_document(lab: str, submission: Mapping[str, Any], reference: str,
-                          lang: str, isolation: Mapping[str, str]) -> dict[str, Any]:
-    """The document of a submission the grader failed on: the grader's fault, never the student's."""
+def grader_error_document(lab: str, submission: Mapping[str, Any],
+                          reference: Mapping[str, Any], lang: str,
+                          isolation: Mapping[str, str]) -> dict[str, Any]:
+    """The document of a submission the grader failed on: the grader's fault, never the
+    student's. `reference` says what failed, as a detail {kind, params} (details.reference-*)."""
     detail = {"kind": "grader-error", "params": {"reference": reference}}
     return _unscored_document(lab, submission, "grader-error", detail, lang, isolation)
 

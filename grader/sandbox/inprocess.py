@@ -37,8 +37,12 @@ class InProcessRunner:
     def _describe(self, exc: BaseException) -> dict[str, Any]:
         frames = [f for f in traceback.extract_tb(exc.__traceback__)
                   if Path(f.filename).name in self.files]
-        where = "; ".join(f"{Path(f.filename).name}, line {f.lineno}, in {f.name}" for f in frames[-3:])
-        return {"type": type(exc).__name__, "message": str(exc)[:500], "where": where}
+        where = [{"file": Path(f.filename).name, "line": f.lineno or 0, "function": f.name}
+                 for f in frames[-3:]]
+        if isinstance(exc, SyntaxError) and not where:
+            where = [{"file": Path(exc.filename or "").name, "line": exc.lineno or 0}]
+        message = exc.msg if isinstance(exc, SyntaxError) else str(exc)  # where says where
+        return {"type": type(exc).__name__, "message": message[:500], "where": where}
 
     def load_problem(self) -> Outcome | None:
         """The import error, if the submission could not be imported; None otherwise."""

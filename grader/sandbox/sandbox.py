@@ -201,7 +201,7 @@ class Sandbox:
             zygote.process.stdin.write(protocol.encode_frame(request))
             zygote.process.stdin.flush()
         except (BrokenPipeError, OSError):
-            return self._lost(zygote, "the process running your code had already ended")
+            return self._lost(zygote, "how-already-ended")
         deadline = time.monotonic() + timeout
         try:
             reply = self._next_message(zygote, deadline, allow_nonfinite)
@@ -222,7 +222,7 @@ class Sandbox:
                               flags=[{"id": "protocol-breach", "params": {"reason": str(exc)}}])
             return self._finish(outcome, zygote)
         except EOFError:
-            return self._lost(zygote, "the process running your code ended unexpectedly")
+            return self._lost(zygote, "how-ended")
 
     def _finish(self, outcome: Outcome, zygote: _Zygote) -> Outcome:
         outcome.output = _decode_output(zygote, self.limits.output_bytes)
@@ -234,8 +234,9 @@ class Sandbox:
         return outcome
 
     def _lost(self, zygote: _Zygote, how: str) -> Outcome:
+        """A crash outcome; `how` is the detail kind that says how it ended (details.how-*)."""
         self._lost_count += 1
-        outcome = self._finish(Outcome("crash", detail={"how": how}), zygote)
+        outcome = self._finish(Outcome("crash", detail=_how(how)), zygote)
         self._discard(zygote)
         return outcome
 
@@ -265,7 +266,7 @@ class Sandbox:
     def _start(self) -> _Zygote | None:
         if self._lost_count > self.limits.max_restarts:
             self._fatal = Outcome(
-                "crash", detail={"how": "the process running your code kept ending unexpectedly"}
+                "crash", detail=_how("how-kept-ending")
             )
             return None
         result_r, result_w = os.pipe()
@@ -332,7 +333,7 @@ class Sandbox:
         elif reply.get("status") == "import-error":
             fatal = Outcome("import-error", detail=_exception_detail(reply))
         else:
-            fatal = Outcome("crash", detail={"how": "it ended while being imported"})
+            fatal = Outcome("crash", detail=_how("how-ended-importing"))
         self._fatal = self._finish(fatal, zygote)
         zygote.kill()
         self._sweep(keep=())
@@ -391,8 +392,25 @@ def _decode_output(zygote: _Zygote, cap: int) -> str:
     return text
 
 
+def _frames(where: Any) -> list[dict[str, Any]]:
+    """The child's traceback frames {file, line[, function]}, only as plain strings and ints
+    (the child is not trusted to send the shape it should)."""
+    frames = []
+    for frame in where[-3:] if isinstance(where, list) else []:
+        if isinstance(frame, dict):
+            line = frame.get("line")
+            clean: dict[str, Any] = {"file": str(frame.get("file", ""))[:200],
+                                     "line": line if type(line) is int else 0}
+            if "function" in frame:
+                clean["function"] = str(frame["function"])[:200]
+            frames.append(clean)
+    return frames
+
+
 def _exception_detail(reply: dict[str, Any]) -> dict[str, Any]:
-    return {key: str(reply.get(key, "")) for key in ("type", "message", "where")}
+    detail: dict[str, Any] = {key: str(reply.get(key, "")) for key in ("type", "message")}
+    detail["where"] = _frames(reply.get("where"))
+    return detail
 
 
 def _crash_detail(reply: dict[str, Any]) -> dict[str, Any]:
@@ -401,9 +419,14 @@ def _crash_detail(reply: dict[str, Any]) -> dict[str, Any]:
         try:
             name = signal.Signals(-code).name
         except ValueError:
-            name = f"signal {-code}"
-        return {"how": f"killed by {name}"}
-    return {"how": f"exit code {code}"}
+            name = str(-code)
+        return _how("how-killed", signal=name)
+    return _how("how-exit-code", code=str(code))
+
+
+def _how(kind: str, **params: str) -> dict[str, Any]:
+    """A crash's `how`: a detail the catalogue says in words (details.how-*)."""
+    return {"how": {"kind": kind, "params": params}}
 
 
 def _outcome_from_reply(reply: dict[str, Any]) -> Outcome:

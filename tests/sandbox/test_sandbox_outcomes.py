@@ -207,8 +207,10 @@ def test_student_exception_names_type_message_and_student_line(tmp_path: Path) -
     assert outcome.status == "exception", shown(outcome)
     assert outcome.detail["type"] == "ValueError", shown(outcome)
     assert outcome.detail["message"] == "student says no", shown(outcome)
-    assert f"value.py, line {line}, in boom" in outcome.detail["where"], shown(outcome)
-    assert "<scenario>" not in outcome.detail["where"], "scenario frames must not be shown"
+    assert {"file": "value.py", "line": line, "function": "boom"} in outcome.detail["where"], \
+        shown(outcome)
+    assert all(frame["file"] == "value.py" for frame in outcome.detail["where"]), \
+        "scenario frames must not be shown"
 
 
 def test_sys_exit_in_a_scenario_is_an_exception(tmp_path: Path) -> None:
@@ -223,7 +225,8 @@ def test_os_exit_is_a_crash_with_the_exit_code(tmp_path: Path) -> None:
         outcome = sandbox.run(hard_exit, {})
         after = sandbox.run(add_data, {"x": 1.0, "y": 2.0})
     assert outcome.status == "crash", shown(outcome)
-    assert outcome.detail == {"how": "exit code 3"}, shown(outcome)
+    assert outcome.detail == {"how": {"kind": "how-exit-code", "params": {"code": "3"}}}, \
+        shown(outcome)
     assert after.ok, f"the next scenario must run normally: {shown(after)}"
 
 
@@ -231,7 +234,8 @@ def test_sigkill_is_a_crash_naming_the_signal(tmp_path: Path) -> None:
     with make_sandbox(tmp_path) as sandbox:
         outcome = sandbox.run(kill_self, {})
     assert outcome.status == "crash", shown(outcome)
-    assert "SIGKILL" in outcome.detail["how"], shown(outcome)
+    assert outcome.detail["how"] == {"kind": "how-killed", "params": {"signal": "SIGKILL"}}, \
+        shown(outcome)
 
 
 # --- import errors ---------------------------------------------------------------------------
@@ -244,7 +248,9 @@ def test_syntax_error_is_an_import_error_for_every_run(tmp_path: Path) -> None:
     for outcome in outcomes:
         assert outcome.status == "import-error", shown(outcome)
         assert outcome.detail["type"] == "SyntaxError", shown(outcome)
-        assert "line 2" in outcome.detail["message"], shown(outcome)
+        # where says the line; the message is Python's alone, without "(value.py, line 2)"
+        assert outcome.detail["where"] == [{"file": "value.py", "line": 2}], shown(outcome)
+        assert "value.py" not in outcome.detail["message"], shown(outcome)
 
 
 def test_exception_at_import_is_reported_for_every_run_without_reimporting(
@@ -262,7 +268,8 @@ def test_exception_at_import_is_reported_for_every_run_without_reimporting(
         assert outcome.status == "import-error", shown(outcome)
         assert outcome.detail["type"] == "RuntimeError", shown(outcome)
         assert outcome.detail["message"] == "not ready yet", shown(outcome)
-        assert "value.py, line 3, in <module>" in outcome.detail["where"], shown(outcome)
+        assert {"file": "value.py", "line": 3, "function": "<module>"} in outcome.detail["where"], \
+            shown(outcome)
     assert count == 1, f"the module was imported {count} times; expected once"
 
 

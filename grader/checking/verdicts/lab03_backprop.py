@@ -17,6 +17,7 @@ from grader.checking.verdict import (
     expect_results_close,
     fail,
     field,
+    said,
 )
 from grader.child.scenarios.lab03_backprop import chain_timings, deep_chain
 
@@ -70,7 +71,7 @@ def equal_data_gradients(a: float, b: float, c: float) -> dict[str, float]:
             "p.grad": q + 1, "q.grad": p}
 
 
-def _equal_data_fault(graph: Any, expected: dict[str, float]) -> tuple[str, Any, Any] | None:
+def _equal_data_fault(graph: Any, expected: dict[str, float]) -> tuple[Any, Any, Any] | None:
     """What went wrong on one graph of `equal_data`: (what, actual, expected), or None."""
     if "error" in graph:
         return "error", field(graph, "error", str), None
@@ -81,7 +82,8 @@ def _equal_data_fault(graph: Any, expected: dict[str, float]) -> tuple[str, Any,
             return name, actual, value
     for name in expected:
         if field(zeroed, name, float) != 0.0:
-            return f"{name} after zero_grad(out)", field(zeroed, name, float), 0.0
+            what = said("quantity-after-call", code=name, call="zero_grad(out)")
+            return what, field(zeroed, name, float), 0.0
     return None
 
 
@@ -212,7 +214,7 @@ def expect_seeded(result: Any, inputs: dict) -> None:
     seen = field(result, "seen", list)
     if seen:
         expect_close(field({"seen": seen[0]}, "seen", float), 1.0,
-                     quantity="out.grad when out._backward runs", inputs=inputs,
+                     quantity=said("quantity-when-runs", code="out.grad", call="out._backward"), inputs=inputs,
                      source="literal")
 
 # A chain walk that timed out but grows linearly on short chains is run once more with this
@@ -260,3 +262,20 @@ def blame_slow_chain(sandboxed: Any, inputs: dict, shown: dict, timeout: CheckFa
              inputs=shown, seconds=params.get("seconds"), sizes=list(GROWTH_SIZES),
              times=[round(small, 4), round(large, 4)])
 
+
+
+def expect_check_grad_verdict(result: Any, kind: str, stale: float | None,
+                              point: dict[str, float]) -> None:
+    """The verdict on `check_grad_verdict`: True for a correct f (and "large"), False for the
+    others; with stale gradients on the inputs, the same answer twice in a row."""
+    shown: dict[str, Any] = {**CHECKED_FUNCTIONS[kind], "a": point["x"], "b": point["y"],
+                             "c": point["z"]}
+    verdict = kind in ("correct", "large")
+    if stale is None:
+        expect_equal(field(result, "first", bool), verdict, quantity="check_grad(f, [a, b, c])",
+                     inputs=shown)
+        return
+    shown["a.grad = b.grad = c.grad"] = stale
+    answers = [field(result, "first", bool), field(result, "second", bool)]
+    expect_equal(answers, [verdict, verdict],
+                 quantity="[check_grad(f, [a, b, c]), check_grad(f, [a, b, c])]", inputs=shown)

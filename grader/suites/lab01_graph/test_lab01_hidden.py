@@ -8,7 +8,7 @@ import pytest
 
 from grader.checking import random_graphs
 from grader.checking.inputs import distinct_values
-from grader.checking.verdict import expect_equal, expect_results_close, field
+from grader.checking.verdict import expect_equal, expect_results_close, field, said
 from grader.checking.verdicts import lab01_graph as verdicts
 from grader.child.scenarios import lab01_graph as scenarios
 
@@ -47,7 +47,8 @@ def _check_builds_node(sandboxed, rng, op):
                  inputs=shown)
     expect_equal(field(result, "leaf_parents", int), 0, quantity="len(a._prev)", inputs=shown)
     expect_equal(field(result, "grads", list), [0.0, 0.0, 0.0],
-                 quantity=f"[a.grad, b.grad, (a {op} b).grad] before backward()", inputs=shown)
+                 quantity=said("quantity-before-call", code=f"[a.grad, b.grad, (a {op} b).grad]",
+                                     call="backward()"), inputs=shown)
 
 
 @pytest.mark.check(id="add-builds-node", pitfall="graph-construction", weight=1,

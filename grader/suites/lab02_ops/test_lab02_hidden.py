@@ -25,7 +25,14 @@ import pytest
 
 from grader.checking import random_graphs
 from grader.checking.marker import check_case
-from grader.checking.verdict import close, expect_close, expect_equal, expect_results_close, field
+from grader.checking.verdict import (
+    close,
+    expect_close,
+    expect_equal,
+    expect_results_close,
+    field,
+    said,
+)
 from grader.checking.verdicts import lab02_ops as verdicts
 from grader.child.scenarios import lab02_ops as scenarios
 
@@ -132,7 +139,7 @@ def _check_forward(sandboxed, reference, rng, op):
         shown = _shown(op, "forward", inputs)
         expect_results_close(result, expected, inputs=shown, source="reference")
         expect_equal(field(result, "reaches", list), reaches,
-                     quantity="the operands reached from out through _prev", inputs=shown)
+                     quantity=said("quantity-operands-reached", node="out", attribute="_prev"), inputs=shown)
 
 
 def _check_local_derivative(sandboxed, reference, rng, op):

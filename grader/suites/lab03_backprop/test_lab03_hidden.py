@@ -15,6 +15,7 @@ from grader.checking.verdict import (
     expect_equal,
     expect_results_close,
     field,
+    said,
 )
 from grader.checking.verdicts import lab03_backprop as verdicts
 from grader.child.scenarios import lab03_backprop as scenarios
@@ -181,7 +182,7 @@ def test_zero_grad_through_a_chain_of_100000_nodes(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
     result = verdicts.run_patiently(sandboxed, scenarios.deep_chain_zero_grad, n=CHAIN_LENGTH,
                                     **inputs)
-    shown = {"graph": verdicts.CHAIN_GRAPH, "n": CHAIN_LENGTH, "v.grad (every v)": 1.0,
+    shown = {"graph": verdicts.CHAIN_GRAPH, "n": CHAIN_LENGTH, "grads": said("input-every-grad", code="v.grad", value=1.0, node="v"),
              "calls": "zero_grad(out)"}
     expect_equal(field(result, "not_reset", int), 0,
                  quantity="sum(1 for v in graph if v.grad != 0)", inputs=shown)

@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from grader.checking.inputs import distinct_values
-from grader.checking.verdict import close, expect_close, expect_equal, fail, field
+from grader.checking.verdict import close, expect_close, expect_equal, fail, field, said
 from grader.checking.verdicts import lab04_xor as verdicts
 from grader.child.scenarios import lab04_xor as scenarios
 
@@ -47,9 +47,9 @@ def _expect_module(sandboxed, seed, kind, args, kwargs, x, shape, count, expecte
     expect_equal(field(result, "count", int), count, quantity=f"len({call}.parameters())",
                  inputs=inputs)
     if "not_value" in result:
-        fail("wrong-type", quantity=f"an element of {call}.parameters()", inputs=inputs,
+        fail("wrong-type", quantity=said("quantity-element-of", code=f"{call}.parameters()"), inputs=inputs,
              actual_type=field(result, "not_value", str), expected_type="Value")
-    expect_equal(field(result, "shape", str), shape, quantity=f"type of {call}(x)", inputs=inputs)
+    expect_equal(field(result, "shape", str), shape, quantity=said("quantity-type-of", code=f"{call}(x)"), inputs=inputs)
     params = field(result, "params", list)
     outputs = field(result, "outputs", list)
     for index, (actual, expected) in enumerate(zip(outputs, expected_of(params), strict=True)):
@@ -135,7 +135,7 @@ def test_changing_parameters_changes_the_model(sandboxed, rng):
     if close(before, after):
         fail("update-not-in-model", inputs=inputs, delta=delta, actual=after)
     expect_equal(field(result, "in_graph", int), field(result, "total", int),
-                 quantity="model.parameters() that are leaves of the graph of model(x)",
+                 quantity=said("quantity-leaves-of", code="model.parameters()", graph="model(x)"),
                  inputs=inputs)
 
 
@@ -146,7 +146,8 @@ def test_zero_grad_sets_every_grad_to_zero(sandboxed, rng):
     result = sandboxed(scenarios.zero_grad_resets, seed=_seed(rng), x=x, y=y)
     inputs = {"model": verdicts.XOR_MODEL, "loss": "(model(x) - 1) ** 2", "x": x}
     for index, grad in enumerate(field(result, "grads", list)):
-        expect_close(grad, 0.0, quantity=f"model.parameters()[{index}].grad after zero_grad()",
+        expect_close(grad, 0.0, quantity=said("quantity-after-call", code=f"model.parameters()[{index}].grad",
+                                   call="zero_grad()"),
                      inputs=inputs, source="literal")
 
 
@@ -175,7 +176,7 @@ def test_train_xor_returns_the_loss_of_each_step(sandboxed, rng):
                  lr=verdicts.LEARNING_RATE)
     inputs = {"model": verdicts.XOR_MODEL, "random.seed": seed, "steps": TRACE_STEPS,
               "lr": verdicts.LEARNING_RATE}
-    expect_equal(field(result, "type", str), "list", quantity="type of train_xor(...)",
+    expect_equal(field(result, "type", str), "list", quantity=said("quantity-type-of", code="train_xor(...)"),
                  inputs=inputs)
     losses = field(result, "losses", list)
     expect_equal(len(losses), TRACE_STEPS, quantity="len(train_xor(...))", inputs=inputs)
@@ -247,7 +248,7 @@ def test_train_xor_defaults_to_the_stated_steps_and_rate(sandboxed, reference, r
     expected = reference(scenarios.train_and_evaluate, seed=seed, steps=verdicts.STEPS,
                          lr=verdicts.LEARNING_RATE, layers=[1])
     inputs = {"model": "MLP(2, [1])", "random.seed": seed, "call": "train_xor(model)"}
-    expect_equal(field(result, "type", str), "list", quantity="type of train_xor(model)",
+    expect_equal(field(result, "type", str), "list", quantity=said("quantity-type-of", code="train_xor(model)"),
                  inputs=inputs)
     losses = field(result, "losses", list)
     expect_equal(len(losses), verdicts.STEPS, quantity="len(train_xor(model))", inputs=inputs)

@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from grader.checking.verdict import close, expect_close, expect_equal, fail, field
+from grader.checking.verdict import close, expect_close, expect_equal, fail, field, said
 from grader.checking.verdicts import lab04_xor as verdicts
 from grader.child.scenarios import lab04_xor as scenarios
 
@@ -43,7 +43,7 @@ def _expect_parameters_are_own(sandboxed, kind):
     if close(field(result, "before", float), field(result, "after", float)):
         fail("update-not-in-model", inputs=inputs, delta=0.5, actual=result["after"])
     expect_equal(field(result, "in_graph", int), field(result, "total", int),
-                 quantity="parameters() that are leaves of the graph of the output",
+                 quantity=said("quantity-leaves-of", code="parameters()", graph="the output"),
                  inputs=inputs)
 
 
@@ -55,9 +55,9 @@ def _expect_module(sandboxed, kind, args, shape, count, expected_of):
     expect_equal(field(result, "count", int), count, quantity=f"len({call}.parameters())",
                  inputs=inputs)
     if "not_value" in result:
-        fail("wrong-type", quantity=f"an element of {call}.parameters()", inputs=inputs,
+        fail("wrong-type", quantity=said("quantity-element-of", code=f"{call}.parameters()"), inputs=inputs,
              actual_type=field(result, "not_value", str), expected_type="Value")
-    expect_equal(field(result, "shape", str), shape, quantity=f"type of {call}(x)", inputs=inputs)
+    expect_equal(field(result, "shape", str), shape, quantity=said("quantity-type-of", code=f"{call}(x)"), inputs=inputs)
     outputs = field(result, "outputs", list)
     for index, (actual, expected) in enumerate(
             zip(outputs, expected_of(field(result, "params", list)), strict=True)):
@@ -71,7 +71,8 @@ def _expect_module(sandboxed, kind, args, shape, count, expected_of):
 @pytest.mark.check(id="example-module-zero-grad", pitfall="missing-zero-grad", weight=1)
 def test_example_zero_grad_resets_every_parameter(sandboxed):
     result = sandboxed(scenarios.zero_grad_module, grads=STALE)
-    inputs = {"parameters() grads": STALE, "called": "zero_grad()"}
+    inputs = {"grads": said("input-every-grad", code="p.grad", value=STALE, node="p"),
+              "called": "zero_grad()"}
     for index, grad in enumerate(field(result, "grads", list)):
         expect_close(grad, 0.0, quantity=f"parameters()[{index}].grad", inputs=inputs,
                      source="literal")
@@ -85,7 +86,7 @@ def test_example_neuron_output(sandboxed):
                                       (False, LINEAR, "Neuron(2, nonlin=False)(x)")):
         result = sandboxed(scenarios.neuron_output, seed=SEED, x=X, nonlin=nonlin)
         inputs = {"random.seed": SEED, "x": X}
-        expect_equal(field(result, "type", str), "Value", quantity=f"type of {written}",
+        expect_equal(field(result, "type", str), "Value", quantity=said("quantity-type-of", code=written),
                      inputs=inputs)
         expect_close(field(result, "out", float), expected, quantity=f"{written}.data",
                      inputs=inputs, source="literal")
@@ -172,7 +173,7 @@ def test_example_train_xor_returns_one_loss_per_step(sandboxed):
     result = sandboxed(scenarios.train_and_evaluate, seed=SEED, steps=LOOP_STEPS,
                        lr=verdicts.LEARNING_RATE)
     inputs = _loop_inputs(LOOP_STEPS)
-    expect_equal(field(result, "type", str), "list", quantity="type of train_xor(...)",
+    expect_equal(field(result, "type", str), "list", quantity=said("quantity-type-of", code="train_xor(...)"),
                  inputs=inputs)
     losses = field(result, "losses", list)
     expect_equal(len(losses), LOOP_STEPS, quantity="len(train_xor(...))", inputs=inputs)

@@ -1,0 +1,113 @@
+"""A notebook as the module it stands for, and the map from that module's lines back to its cells.
+
+Side: trusted process (intake reads the notebook; the plugin maps the child's traceback lines).
+The grader runs a notebook as one module: its code cells joined, in order, with a blank line
+between two cells. The child reports lines of that module (`value.py, line 65`), which a
+notebook user has never seen, so every line number goes back through `locate` to the code cell
+(numbered from 1 among the code cells, and named by its first line) and the line inside it.
+
+A line magic or shell line (`%time`, `!pip`) in a cell that is not valid Python as it stands
+becomes an empty line, never a dropped one, so the lines after it keep their numbers.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+import nbformat
+
+FIRST_LINE_CHARS = 60  # how much of a cell's first line names it
+
+
+class NotebookError(Exception):
+    """The notebook cannot be read; the message is nbformat's."""
+
+
+@dataclass(frozen=True)
+class CellStart:
+    """Where one code cell starts in the joined module: its first module line, its number among
+    the code cells (from 1), and its first line that is not blank (what names it)."""
+
+    line: int
+    cell: int
+    first_line: str
+
+
+@dataclass(frozen=True)
+class NotebookModule:
+    """The module a notebook stands for, with where each of its code cells starts."""
+
+    code: str
+    cells: tuple[CellStart, ...]
+
+
+def _cell_code(source: str) -> str:
+    """A code cell as module code: a cell magic (`%%...`) empties the cell; line magics and
+    shell lines (`%...`, `!...`) become empty lines only when the cell is not valid Python as
+    it stands, so a `%` at the start of a line inside a string survives."""
+    if source.lstrip().startswith("%%"):
+        return ""
+    try:
+        ast.parse(source)
+        return source
+    except SyntaxError:
+        return "\n".join("" if line.lstrip().startswith(("%", "!")) else line
+                         for line in source.splitlines())
+
+
+def _first_line(source: str) -> str:
+    line = next((text.strip() for text in source.splitlines() if text.strip()), "")
+    return line if len(line) <= FIRST_LINE_CHARS else line[: FIRST_LINE_CHARS - 3] + "..."
+
+
+def notebook_module(raw: bytes) -> NotebookModule:
+    """The code cells of a notebook joined into one module, and where each cell starts."""
+    try:
+        notebook = nbformat.reads(raw.decode("utf-8"), as_version=4)
+    except Exception as exc:  # nbformat raises many types for a broken notebook
+        raise NotebookError(str(exc)) from exc
+    parts: list[str] = []
+    starts: list[CellStart] = []
+    line = 1
+    sources = [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+    for number, source in enumerate(sources, start=1):
+        code = _cell_code(source)
+        starts.append(CellStart(line, number, _first_line(source)))
+        parts.append(code)
+        line += code.count("\n") + 2  # the cell's own lines, then the blank line between cells
+    return NotebookModule("\n\n".join(parts) + "\n", tuple(starts))
+
+
+def locate(cells: tuple[CellStart, ...], line: int) -> CellStart | None:
+    """The cell that holds module line `line`, None when no cell does."""
+    found = None
+    for start in cells:
+        if start.line > line:
+            break
+        found = start
+    return found
+
+
+def cells_as_data(cells: tuple[CellStart, ...]) -> list[list[Any]]:
+    """The line map as plain data, for the shard's manifest: [[line, cell, first_line], ...]."""
+    return [[start.line, start.cell, start.first_line] for start in cells]
+
+
+def cells_from_data(data: Any) -> tuple[CellStart, ...]:
+    """The line map back from `cells_as_data`; anything else is no map."""
+    if not isinstance(data, list):
+        return ()
+    return tuple(CellStart(int(line), int(cell), str(first)) for line, cell, first in data)
+
+
+def cell_frame(frame: dict[str, Any], cells: tuple[CellStart, ...],
+               notebook: str) -> dict[str, Any]:
+    """A traceback frame {file, line, function} in the module, said in the notebook's terms:
+    the notebook's name, the code cell, its first line and the line inside it."""
+    start = locate(cells, int(frame.get("line") or 0))
+    if start is None:
+        return frame
+    return {**frame, "file": notebook, "cell": start.cell, "first_line": start.first_line,
+            "cell_line": int(frame["line"]) - start.line + 1}

@@ -36,7 +36,7 @@ FAST_LAB = "lab01_graph"  # the fixture class `make test-fast` grades
 # a heavy batch per parameter are grouped per parameter (group_of).
 SLOW_MODULES = frozenset({
     "tests/test_cli.py", "tests/test_interrupt.py", "tests/test_kit.py",
-    "tests/test_notebooks.py", "tests/test_packaging.py", "tests/test_seed_stability.py",
+    "tests/test_notebooks.py", "tests/test_notebook_answers.py", "tests/test_packaging.py", "tests/test_seed_stability.py",
     "tests/test_student_loop.py", "tests/test_student_output.py",
     "tests/test_submission_forms.py", "tests/test_release_kits.py", "tests/test_redteam.py",
     "tests/platforms/test_class_exports.py", "tests/platforms/test_deploy.py",

@@ -83,6 +83,7 @@ class BatchOptions:
     out_dir: Path | None  # None: no report files (`check`), only the documents returned
     workers: int = max(1, os.cpu_count() or 1)
     shard_size: int = 0  # 0: split the class evenly over the workers, at most 25 per shard
+    keep_order: bool = False  # shards are contiguous slices of the class (else: dealt, see deal)
     resume: bool = False
     # A shard's limit: this, plus each of its submissions' budget (GradingPlan.budget_s), so
     # that no submission's report depends on how long the others of its shard take.
@@ -202,11 +203,77 @@ def in_shard(submission_id: str, shard: tuple[int, int]) -> bool:
     return number % count == index - 1
 
 
-def _shards(items: Sequence[PreparedSubmission], workers: int, size: int) -> list[list[Any]]:
-    if not items:
+MAX_SHARD = 25  # submissions per shard when BatchOptions.shard_size is 0
+
+
+def shard_count(count: int, workers: int, size: int = 0) -> int:
+    """How many shards `count` submissions make: `size` each when given, else a multiple of
+    the workers with at most MAX_SHARD each (so every worker gets as many shards)."""
+    if count <= 0:
+        return 0
+    if size:
+        return -(-count // size)
+    workers = max(1, workers)
+    return min(count, workers * -(-count // (workers * MAX_SHARD)))
+
+
+def deal(costs: Sequence[float], workers: int, size: int = 0,
+         keep_order: bool = False) -> list[list[int]]:
+    """Indices of the submissions in each shard, the costliest shard first.
+
+    Balanced (the default): longest expected first, each submission goes to the shard with
+    the least expected time so far among those with room (no shard holds more than the
+    class divided evenly, rounded up), so no worker idles while another has a queue; each
+    shard keeps the class's order. keep_order: contiguous slices of the class in its order,
+    `size` each (0: the class over the workers, at most MAX_SHARD), as grading did before
+    dealing (the red-team corpus puts each attack beside the control that shows its harm).
+    """
+    if keep_order:
+        size = size or max(1, min(MAX_SHARD, -(-len(costs) // max(1, workers))))
+        return [list(range(i, min(i + size, len(costs)))) for i in range(0, len(costs), size)]
+    count = shard_count(len(costs), workers, size)
+    if count == 0:
         return []
-    size = size or max(1, min(25, -(-len(items) // workers)))
-    return [list(items[i:i + size]) for i in range(0, len(items), size)]
+    room = -(-len(costs) // count)
+    shards: list[list[int]] = [[] for _ in range(count)]
+    totals = [0.0] * count
+    for item in sorted(range(len(costs)), key=lambda i: (-costs[i], i)):
+        target = min((i for i in range(count) if len(shards[i]) < room),
+                     key=lambda i: (totals[i], len(shards[i]), i))
+        shards[target].append(item)
+        totals[target] += costs[item]
+    order = sorted(range(count), key=lambda i: (-totals[i], i))
+    return [sorted(shards[i]) for i in order]
+
+
+def _expected_costs(items: Sequence[PreparedSubmission], out_dir: Path | None,
+                    resume: bool) -> list[float]:
+    """Each submission's expected grading time: the last run's (its report's duration_s, with
+    --resume), else its size scaled by the seconds per byte of those with one (bytes alone
+    when none has)."""
+    sizes = [float(max(1, sum(p.stat().st_size for p in sub.workdir.rglob("*") if p.is_file())))
+             for sub in items]
+    last = [_last_duration(out_dir, sub) if resume and out_dir is not None else None
+            for sub in items]
+    rates = sorted(t / b for t, b in zip(last, sizes, strict=True) if t)
+    rate = rates[len(rates) // 2] if rates else 1.0
+    return [t if t else b * rate for t, b in zip(last, sizes, strict=True)]
+
+
+def _last_duration(out_dir: Path, sub: PreparedSubmission) -> float | None:
+    """How long the submission's previous report took to grade (None: no such report)."""
+    try:
+        doc = json.loads((out_dir / sub.id / "scores.json").read_text(encoding="utf-8"))
+        duration = float(doc.get("duration_s") or 0.0)
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+    return duration if duration > 0 else None
+
+
+def _shards(items: Sequence[PreparedSubmission], options: BatchOptions) -> list[list[Any]]:
+    costs = _expected_costs(items, options.out_dir, options.resume)
+    return [[items[i] for i in shard] for shard in
+            deal(costs, options.workers, options.shard_size, options.keep_order)]
 
 
 def read_reports(out_dir: Path) -> list[dict[str, Any]]:
@@ -390,7 +457,7 @@ def _grade_pending(plan: GradingPlan, pending: Sequence[PreparedSubmission],
                    options: BatchOptions, scratch: Path, finished: Callable[..., None],
                    stop: threading.Event) -> None:
     """Grade the shards in parallel; every document reaches `finished` as it is built."""
-    shards = _shards(pending, options.workers, options.shard_size)
+    shards = _shards(pending, options)
     pool = ThreadPoolExecutor(max_workers=options.workers)
     futures = []
     try:

@@ -181,6 +181,8 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any
         "graphs": {check_id: view for check_id, view in graphs.items() if view is not None},
         "passed": [check for check in checks if check["status"] == "passed"],
         "all_passed": bool(checks) and all(check["status"] == "passed" for check in checks),
+        # only public checks ran (`make check`): a clean result there is not the grade
+        "public_only": bool(checks) and all(check["visibility"] == "public" for check in checks),
         "pitfall_notes": _pitfall_notes(localised["pitfalls"], catalogue),
         "grader_error_notice": catalogue.text("ui.grader_error_notice"),
         "lang": catalogue.lang,

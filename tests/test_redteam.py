@@ -26,6 +26,12 @@ namespaces (a separate uid); every report must say which. Then:
   file of the corpus (the other submissions), the checks or the solution changed, the
   instructors' homes were neither read nor changed, and no connection reached the host.
 
+Each batch runs in a mount namespace of its own (`unshare --mount`) whose /tmp, /home and
+/root are folders of this batch (`MACHINE`): the instructors' homes are planted there, and
+the /tmp watched is one nobody else writes, so other work on the machine (another `make
+test`, the other red-team modes graded at the same time by another xdist worker) neither
+collides with the planted homes nor counts as an attack's file.
+
 Nothing is marked xfail: a red test here is an open hole in the grader.
 """
 
@@ -53,7 +59,7 @@ from typing import Any
 
 import pytest
 
-from grader.batch import REPORT_FILES, RESERVED_IDS, SHARD_RECORD
+from grader.batch import REPORT_FILES, RESERVED_IDS, SHARD_RECORD, deal
 from grader.i18n import Catalogue
 from grader.labs import COURSE_ROOT, get_lab
 from grader.platforms.gradebook import class_csv
@@ -72,8 +78,13 @@ GRADE_BATCH = Path(__file__).parent / "sandbox" / "grade_batch.py"
 REDTEAM_MODES = tuple(os.environ.get("MINIGRAD_REDTEAM_MODES", "root unprivileged container").split())
 # Instructors' homes to reach: another user's, world-readable as Debian used to make them (the
 # grader's own in the unprivileged mode), and root's. Each holds a canary no report may show.
+# These are the paths inside the batch's mount namespace; the batch's folder holds them.
 INSTRUCTOR_HOME = Path("/home/minigrad-redteam-instructor")
 ROOT_HOME_SECRETS = Path("/root/.minigrad-redteam-secrets")
+# The folders of the machine that the namespace replaces by the batch's own (MACHINE_FOLDERS
+# of Machine.base); the interpreters of root's home stay reachable.
+MACHINE_FOLDERS = ("tmp", "home", "root")
+ROOT_HOME_KEPT = (".pyenv",)
 BATCH_TIMEOUT_S = 900
 LAB = get_lab("lab01_graph")
 SEED = "redteam"
@@ -97,13 +108,12 @@ TOP_LEVEL_REPORTS = frozenset({"class.csv", "dashboard.html", SHARD_RECORD})  # 
 REPORT_BYTES = DOC_BYTES
 # /tmp entries that are not this batch's: pytest's own, the machine's, and the scratch folders
 # of other grading runs (this batch's scratch goes to a folder of its own, checked separately)
-UNRELATED_TMP = re.compile(r"^(pytest-of-.*|bash_tool_.*|bash_jobs\..*|minigrad-(grader|check)-.*)$")
 # repository paths that running tests legitimately creates
 UNRELATED_REPO = re.compile(r"(^|/)(__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache)(/|$)|\.pyc$")
 # What an attack writes outside the grader: reports, pytest and interpreter hooks, anything under
-# out/ or naming the corpus. /tmp and the repository are shared with whoever else works on this
-# machine while the batch runs, so a new entry counts only if it looks like that, or belongs to
-# another uid than this test's (a sandbox's). The filesystem root is compared as a whole.
+# out/ or naming the corpus. The repository is shared with whoever else works on this checkout
+# while the batch runs, so a new entry there counts only if it looks like that. The batch's /tmp
+# is its own (every new entry counts); the filesystem root is compared as a whole.
 ATTACK_WRITES = re.compile(
     r"(^|/)(conftest\.py|pytest\.ini|sitecustomize\.py|usercustomize\.py|scores\.json|"
     r"feedback\.(md|html)|results\.json|[^/]*\.pth)$|^out/|redteam")
@@ -207,9 +217,8 @@ def class_order(attacks: list[Attack], controls: list[Attack]) -> list[Attack]:
 
 
 def shard_bounds(size: int, workers: int) -> list[tuple[int, int]]:
-    """(start, end) of every shard of a class of `size`, by shard_of's rule."""
-    step = max(1, min(25, -(-size // workers)))
-    return [(start, min(start + step, size)) for start in range(0, size, step)]
+    """(start, end) of every shard of a class of `size`, as shard_of cuts them."""
+    return [(shard[0], shard[-1] + 1) for shard in deal([1.0] * size, workers, keep_order=True)]
 
 
 def with_controls_in_every_shard(order: list[Attack], controls: list[Attack]) -> list[Attack]:
@@ -227,9 +236,10 @@ def with_controls_in_every_shard(order: list[Attack], controls: list[Attack]) ->
 
 
 def shard_of(position: int, size: int, workers: int) -> int:
-    """The shard a submission falls in, by the rule BatchOptions documents (shard_size=0:
-    the class split evenly over the workers, at most 25 per shard)."""
-    return position // max(1, min(25, -(-size // workers)))
+    """The shard a submission falls in: grade_batch.py grades with keep_order (contiguous
+    shards, as grader.batch.deal cuts them)."""
+    shards = deal([1.0] * size, workers, keep_order=True)
+    return next(index for index, shard in enumerate(shards) if position in shard)
 
 
 # -- watching the machine ---------------------------------------------------------------------
@@ -303,15 +313,6 @@ def listing(folder: str, ignore: re.Pattern[str] | None = None) -> set[str]:
     except OSError:
         return set()
     return {name for name in names if not (ignore and ignore.match(name))}
-
-
-def attributable(folder: str, name: str) -> bool:
-    """Whether a new entry of a shared folder looks written by grading (see ATTACK_WRITES)."""
-    try:
-        foreign_owner = os.lstat(os.path.join(folder, name)).st_uid != os.getuid()
-    except OSError:
-        foreign_owner = False
-    return foreign_owner or bool(ATTACK_WRITES.search(name)) or any(a in name for a in BY_NAME)
 
 
 def repo_entries() -> set[str]:
@@ -408,10 +409,79 @@ def secret_markers() -> tuple[str, ...]:
 
 # -- grading ----------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class Machine:
+    """The batch's own /tmp, /home and /root: folders under `base` that a mount namespace puts
+    in place of the machine's for the grader (NAMESPACE_SCRIPT), watched from outside."""
+
+    base: Path
+    mode: str
+
+    def host(self, path: Path) -> Path:
+        """Where a path under /tmp, /home or /root of the namespace is on the machine."""
+        return self.base / path.relative_to("/")
+
+    @property
+    def grader_folder(self) -> Path:
+        """The folder (a path of the namespace) holding the grader's reports and scratch."""
+        return Path("/tmp") / f"minigrad-grader-redteam-{self.mode}"
+
+    def prefix(self) -> list[str]:
+        """The command prefix that runs a program in the batch's mount namespace."""
+        return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
+                NAMESPACE_SCRIPT, "sh", str(self.base), *ROOT_HOME_KEPT, "--"]
+
+
+# sh -c NAMESPACE_SCRIPT sh BASE KEPT... -- COMMAND...: root's interpreters (KEPT, folders of
+# /root) are bound into the batch's root home, then /tmp, /home and /root are replaced.
+NAMESPACE_SCRIPT = """set -e
+base=$1; shift
+while [ "$1" != "--" ]; do mount --bind "/root/$1" "$base/root/$1"; shift; done; shift
+mount --bind "$base/tmp" /tmp
+mount --bind "$base/home" /home
+mount --rbind "$base/root" /root
+exec "$@"
+"""
+
+
+def make_machine(mode: str) -> Machine:
+    """A batch's folder (not under /tmp, which the namespace replaces): its /tmp, /home and
+    /root, the grader's folder in its /tmp; only the grader can enter the latter."""
+    base = Path(tempfile.mkdtemp(prefix=f"minigrad-redteam-{mode}-", dir="/var/tmp"))
+    os.chmod(base, 0o711)
+    machine = Machine(base, mode)
+    for name, permissions in zip(MACHINE_FOLDERS, (0o1777, 0o755, 0o700), strict=True):
+        (base / name).mkdir()
+        os.chmod(base / name, permissions)
+    for kept in ROOT_HOME_KEPT:
+        (base / "root" / kept).mkdir()
+    folder = machine.host(machine.grader_folder)
+    folder.mkdir()
+    os.chmod(folder, 0o711)
+    return machine
+
+
+def plant_homes(machine: Machine) -> tuple[str, ...]:
+    """Plant the instructors' homes in the batch's /home and /root, each with a canary file;
+    their canaries."""
+    canaries = tuple(f"redteam-home-canary-{os.urandom(8).hex()}" for _ in range(3))
+    home, secrets = machine.host(INSTRUCTOR_HOME), machine.host(ROOT_HOME_SECRETS)
+    home.mkdir(mode=0o755)
+    os.chmod(home, 0o755)
+    (home / ".ssh").mkdir(mode=0o700)
+    (home / ".ssh" / "id_ed25519").write_text(canaries[0] + "\n", encoding="utf-8")
+    (home / ".bashrc").write_text(f"# {canaries[1]}\n", encoding="utf-8")
+    for path in (home, home / ".ssh", home / ".bashrc", home / ".ssh" / "id_ed25519"):
+        os.chown(path, modes.NOBODY, modes.NOBODY)  # the unprivileged mode's grader's own
+    secrets.mkdir(mode=0o700)
+    (secrets / "canary").write_text(canaries[2] + "\n", encoding="utf-8")
+    return canaries
+
+
 @dataclass
 class Snapshot:
-    """What the machine looked like: /tmp, the filesystem root, the repository, the protected
-    files and the instructors' homes."""
+    """What the machine looked like: the batch's /tmp, the filesystem root, the repository, the
+    protected files and the instructors' homes."""
 
     tmp: set[str]
     root: set[str]
@@ -420,13 +490,13 @@ class Snapshot:
     homes: dict[str, str]
 
     @classmethod
-    def take(cls) -> Snapshot:
+    def take(cls, machine: Machine) -> Snapshot:
         """Look now."""
         homes = {f"{home}/{name}": digest for home in (INSTRUCTOR_HOME, ROOT_HOME_SECRETS)
-                 for name, digest in folder_digest(home).items()}
-        homes["/root listing"] = " ".join(sorted(listing("/root")))
-        return cls(listing("/tmp", UNRELATED_TMP), listing("/"), repo_entries(), protected_files(),
-                   homes)
+                 for name, digest in folder_digest(machine.host(home)).items()}
+        homes["/root listing"] = " ".join(sorted(listing(str(machine.host(Path("/root"))))))
+        tmp = listing(str(machine.host(Path("/tmp")))) - {machine.grader_folder.name}
+        return cls(tmp, listing("/"), repo_entries(), protected_files(), homes)
 
 
 @dataclass
@@ -434,7 +504,7 @@ class Batch:
     """The graded corpus and everything observed around it."""
 
     mode: str
-    out_dir: Path
+    out_dir: Path  # on the machine (the grader wrote to its path in the namespace)
     order: list[Attack]
     docs: dict[str, dict[str, Any]] = field(default_factory=dict)  # by attack, its first copy
     graded: list[tuple[Attack, dict[str, Any]]] = field(default_factory=list)  # in class order
@@ -470,11 +540,8 @@ class Batch:
 
 
 def _remove_litter(before: Snapshot, after: Snapshot, names: set[str]) -> None:
-    """Remove what attacks of this corpus left outside the grader (only recognisable files)."""
-    for entry in after.tmp - before.tmp:
-        if entry.startswith(("redteam-", ".redteam-")):
-            path = Path("/tmp") / entry
-            shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+    """Remove what attacks of this corpus left outside the grader (only recognisable files;
+    the batch's /tmp goes with its folder)."""
     if "autograder" in after.root - before.root:
         shutil.rmtree("/autograder", ignore_errors=True)
     for line in after.repo - before.repo:
@@ -493,36 +560,18 @@ def _remove_litter(before: Snapshot, after: Snapshot, names: set[str]) -> None:
                 folder.rmdir()
 
 
-@pytest.fixture(scope="session")
-def instructor_homes() -> Iterator[tuple[str, ...]]:
-    """Plant the instructors' homes, each with a canary file; their canaries."""
-    canaries = tuple(f"redteam-home-canary-{os.urandom(8).hex()}" for _ in range(3))
-    INSTRUCTOR_HOME.mkdir(mode=0o755, exist_ok=True)
-    os.chmod(INSTRUCTOR_HOME, 0o755)
-    (INSTRUCTOR_HOME / ".ssh").mkdir(mode=0o700, exist_ok=True)
-    (INSTRUCTOR_HOME / ".ssh" / "id_ed25519").write_text(canaries[0] + "\n", encoding="utf-8")
-    (INSTRUCTOR_HOME / ".bashrc").write_text(f"# {canaries[1]}\n", encoding="utf-8")
-    for path in (INSTRUCTOR_HOME, INSTRUCTOR_HOME / ".ssh", INSTRUCTOR_HOME / ".bashrc",
-                 INSTRUCTOR_HOME / ".ssh" / "id_ed25519"):
-        os.chown(path, modes.NOBODY, modes.NOBODY)  # the unprivileged mode's grader's own
-    ROOT_HOME_SECRETS.mkdir(mode=0o700, exist_ok=True)
-    (ROOT_HOME_SECRETS / "canary").write_text(canaries[2] + "\n", encoding="utf-8")
-    try:
-        yield canaries
-    finally:
-        shutil.rmtree(INSTRUCTOR_HOME, ignore_errors=True)
-        shutil.rmtree(ROOT_HOME_SECRETS, ignore_errors=True)
-
-
-def _grade_in_mode(mode: str, result: Batch, base: Path, scratch: Path) -> None:
-    """Run grade_batch.py over the corpus as a grader of `mode`; fill in what it returned."""
-    python = modes.python_for(mode, base / "python")
-    answer = modes.grader_owned(base / "answer", mode) / "result.json"
+def _grade_in_mode(machine: Machine, result: Batch) -> None:
+    """Run grade_batch.py over the corpus as a grader of `mode`, in the batch's namespace; fill
+    in what it returned."""
+    mode = machine.mode
+    python = modes.python_for(mode, machine.base / "python")
+    answer = modes.grader_owned(machine.base / "answer", mode) / "result.json"
     home = str(INSTRUCTOR_HOME) if mode in modes.UNPRIVILEGED else "/root"
-    env = modes.environment(mode, TMPDIR=str(scratch), HOME=home,
+    env = modes.environment(mode, TMPDIR=str(machine.grader_folder / "scratch"), HOME=home,
                             **{CANARY_VARIABLE: result.canary})
-    command = [*modes.prefix(mode), python, str(GRADE_BATCH), str(answer), str(result.out_dir),
-               LAB.name, SEED, str(WORKERS), *(str(a.submitted) for a in result.order)]
+    command = [*machine.prefix(), *modes.prefix(mode), python, str(GRADE_BATCH), str(answer),
+               str(machine.grader_folder / "out"), LAB.name, SEED, str(WORKERS),
+               *(str(a.submitted) for a in result.order)]
     try:
         completed = subprocess.run(command, cwd=COURSE_ROOT, env=env, capture_output=True,
                                    text=True, timeout=BATCH_TIMEOUT_S, check=False)
@@ -542,27 +591,30 @@ def _grade_in_mode(mode: str, result: Batch, base: Path, scratch: Path) -> None:
         result.docs.setdefault(attack.name, doc)
 
 
+# One xdist group per mode (tests/conftest.py): the three batches run at once on two workers.
 @pytest.fixture(scope="session", params=REDTEAM_MODES)
-def batch(request: pytest.FixtureRequest, instructor_homes: tuple[str, ...]) -> Iterator[Batch]:
+def batch(request: pytest.FixtureRequest) -> Iterator[Batch]:
     """Grade the whole corpus once per mode, as one class, and watch the machine around it."""
     mode = request.param
     unavailable = modes.why_unavailable(mode)
     if unavailable:
         pytest.skip(f"mode {mode}: {unavailable}")
-    # Under /tmp (pytest's own folders are root's alone): a folder only the grader can enter.
-    base = Path(tempfile.mkdtemp(prefix=f"minigrad-grader-redteam-{mode}-", dir="/tmp"))
-    os.chmod(base, 0o711)
-    out_dir, scratch = (modes.grader_owned(base / name, mode) for name in ("out", "scratch"))
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("the batch's own /tmp, /home and /root need root and unshare (util-linux)")
+    machine = make_machine(mode)
+    out_dir, scratch = (modes.grader_owned(machine.host(machine.grader_folder / name), mode)
+                        for name in ("out", "scratch"))
     for folder in (out_dir, scratch):
         os.chmod(folder, 0o700)
-    result = Batch(mode, out_dir, class_order(ATTACKS, CONTROLS), home_canaries=instructor_homes)
-    result.before = Snapshot.take()
+    result = Batch(mode, out_dir, class_order(ATTACKS, CONTROLS),
+                   home_canaries=plant_homes(machine))
+    result.before = Snapshot.take(machine)
     reaper.enable_subreaper()  # orphans of grading re-parent here, where they can be found
     listener = Listener()
     result.canary = hashlib.sha256(os.urandom(16)).hexdigest()
     started = time.monotonic()
     try:
-        _grade_in_mode(mode, result, base, scratch)
+        _grade_in_mode(machine, result)
     finally:
         result.seconds = result.seconds or time.monotonic() - started
         result.scratch_left = sorted(str(p.relative_to(scratch)) for p in scratch.rglob("*"))
@@ -572,13 +624,13 @@ def batch(request: pytest.FixtureRequest, instructor_homes: tuple[str, ...]) -> 
     result.survivors = [describe_process(pid) for pid in live_descendants()]
     listener.close()
     result.connections = list(listener.connections)
-    result.after = Snapshot.take()
+    result.after = Snapshot.take(machine)
     try:
         yield result
     finally:
         kill_descendants()
         _remove_litter(result.before, result.after, set(BY_NAME))
-        shutil.rmtree(base, ignore_errors=True)
+        shutil.rmtree(machine.base, ignore_errors=True)
 
 
 def passed_checks(doc: dict[str, Any]) -> set[str]:
@@ -865,8 +917,7 @@ def test_nothing_written_outside_the_grader_folders(batch):
     nothing left in grade_class's scratch folder, and the checks and the solution unchanged."""
     assert batch.before is not None and batch.after is not None
     new = {
-        "/tmp": sorted(name for name in batch.after.tmp - batch.before.tmp
-                       if attributable("/tmp", name)),
+        "/tmp": sorted(batch.after.tmp - batch.before.tmp),
         "/": sorted(batch.after.root - batch.before.root),
         "repository": sorted(batch.after.repo - batch.before.repo),
     }

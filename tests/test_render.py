@@ -134,6 +134,24 @@ def test_all_passed_document_says_so(fmt: str) -> None:
     assert Catalogue.load("es").text("ui.all_passed") in text
 
 
+def _public_checks_only(doc: dict[str, Any]) -> dict[str, Any]:
+    """The document as `make check` makes it: its public checks only."""
+    public = [check for check in doc["checks"] if check["visibility"] == "public"]
+    return {**doc, "checks": public, "score": sum(c["score"] for c in public),
+            "max_score": sum(c["max_score"] for c in public)}
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_all_public_checks_passed_says_the_graded_suite_runs_more(fmt: str, lang: str) -> None:
+    catalogue = Catalogue.load(lang)
+    note = flat(catalogue.text("ui.public_only_note"))
+    public = flat(render_feedback(_public_checks_only(load_doc("score_all_passed")), fmt, lang))
+    assert catalogue.text("ui.all_passed") in public and note in public, public
+    graded = flat(render_feedback(load_doc("score_all_passed"), fmt, lang))
+    assert note not in graded, "a graded run with hidden checks is not the public checks only"
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_ungradable_document_gives_the_reason_and_no_score(fmt: str) -> None:
     text = render_feedback(load_doc("score_ungradable"), fmt)

@@ -40,17 +40,25 @@ CASES: dict[str, tuple[GraphShape, Any, dict[str, Any]]] = {
                {"x": 1.5, "y": -2.0, "z": 0.75, "w": 3.0}),
     "equal-data-nodes": (verdicts.EQUAL_DATA_NODES_SHAPE, scenarios.equal_data_nodes,
                          {"x": 1.5, "y": -2.0, "z": 0.75}),
+    "mixed-depth": (verdicts.MIXED_DEPTH_WALK.shape, scenarios.mixed_depth_calls,
+                    {"x": 1.5, "y": -2.0, "z": 0.75, "w": 3.0}),
+    "repeated-parent": (verdicts.REPEATED_PARENT_SHAPE, scenarios.repeated_parent_calls,
+                        {"x": 1.5, "y": -2.0, "z": 0.75}),
+    "ladder": (verdicts.ladder_shape(3), scenarios.ladder_calls,
+               {"depth": 3, "x": 1.5, "y": 0.75, "z": 3.0}),
 }
 
 
-def leaves_of(params: dict[str, Any]) -> dict[str, float]:
+def leaves_of(case: str, params: dict[str, Any]) -> dict[str, float]:
     """The leaf values a scenario's x, y, z, w parameters stand for (c, d repeat a, b in the
-    equal-data graph)."""
+    equal-data graph; the ladder's are a, c, d)."""
     names = dict(zip("xyzw", "abcd", strict=True))
     leaves = {names[key]: value for key, value in params.items() if key in names}
-    if set(params) == {"x", "y", "z"} and "inner" not in params:
+    if case == "equal-data-nodes":
         leaves = {"a": params["x"], "b": params["y"], "c": params["x"], "d": params["y"],
                   "e": params["z"]}
+    if "depth" in params:  # the ladder's leaves are a, c and d
+        leaves = {"a": params["x"], "c": params["y"], "d": params["z"]}
     return leaves
 
 
@@ -64,7 +72,7 @@ def test_the_shape_evaluates_like_the_reference_solution(case: str, reference_va
     shape, scen, params = CASES[case]
     facts = run_reference(reference_value, scen, params)["nodes"]
     assert set(facts) == shape.names
-    for name, (data, grad) in shape.evaluate(leaves_of(params)).items():
+    for name, (data, grad) in shape.evaluate(leaves_of(case, params)).items():
         assert close(facts[name][0], data) and close(facts[name][1], grad), name
 
 

@@ -6,6 +6,7 @@ scenario of `grader.child.scenarios.lab01_graph` returned and raise CheckFailed 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from grader.checking.drawn_graph import GraphShape, graph_on_failure
@@ -36,6 +37,32 @@ SIBLING_SHAPE = GraphShape(
     edges=(("a", "x"), ("b", "x"), ("x", "x*c"), ("c", "x*c"), ("x", "x*d"), ("d", "x*d"),
            ("x*c", "out"), ("x*d", "out")),
     output="out")
+
+
+@dataclass(frozen=True)
+class Walk:
+    """A graph whose `_backward` calls a scenario records: its shape, its internal nodes, and
+    the consumers of each node used by others."""
+
+    shape: GraphShape
+    internal: tuple[str, ...]
+    consumers: dict[str, tuple[str, ...]]
+
+
+SIBLING_WALK = Walk(SIBLING_SHAPE, SIBLING_INTERNAL, SIBLING_CONSUMERS)
+
+# The graph of `mixed_depth_calls`: x has a consumer at each of two depths (the output, and y
+# two steps below it), so a breadth-first walk runs x before y has passed x its share.
+MIXED_DEPTH_GRAPH = "x = a*b; y = x*c; out = y*d + x"
+MIXED_DEPTH_WALK = Walk(
+    shape=GraphShape(
+        nodes=(("a", ""), ("b", ""), ("c", ""), ("d", ""), ("x", "*"), ("y", "*"), ("y*d", "*"),
+               ("out", "+")),
+        edges=(("a", "x"), ("b", "x"), ("x", "y"), ("c", "y"), ("y", "y*d"), ("d", "y*d"),
+               ("y*d", "out"), ("x", "out")),
+        output="out"),
+    internal=("out", "y*d", "y", "x"),
+    consumers={"x": ("y", "out"), "y": ("y*d",), "y*d": ("out",)})
 DIAMOND_SHAPE = GraphShape(
     nodes=(("a", ""), ("b", ""), ("a*b", "*"), ("out", "+")),
     edges=(("a", "a*b"), ("b", "a*b"), ("a*b", "out"), ("a", "out")), output="out")
@@ -76,19 +103,22 @@ def expect_gradients(result: Any, expected: dict[str, Any], *, shape: GraphShape
         expect_results_close(result, wanted, inputs=inputs, source=source)
 
 
-def expect_topological_calls(result: Any, leaves: dict[str, float], inputs: dict) -> None:
+def expect_topological_calls(result: Any, leaves: dict[str, float], inputs: dict,
+                             walk: Walk | None = None) -> None:
     """Fail unless every internal node ran, and each node last ran after all its consumers.
 
     The last call is the one that counts: a node run twice (no visited set) is another check.
     A failure draws the graph with the order of the calls and the node that ran too early.
+    `walk` is the graph the calls were recorded on (`sibling_calls`' by default).
     """
+    walk = walk or SIBLING_WALK
     calls = field(result, "calls", list)
-    with graph_on_failure(SIBLING_SHAPE, result, leaves, calls=calls):
+    with graph_on_failure(walk.shape, result, leaves, calls=calls):
         last = {name: position for position, name in enumerate(calls)}
-        for node in SIBLING_INTERNAL:
+        for node in walk.internal:
             if node not in last:
                 fail("not-called", node=node, inputs=inputs)
-        for node, consumers in SIBLING_CONSUMERS.items():
+        for node, consumers in walk.consumers.items():
             for consumer in consumers:
                 if last[node] < last[consumer]:
                     fail("order-violation", node=node, consumer=consumer, inputs=inputs)
@@ -104,11 +134,12 @@ def expect_hashable_nodes(result: dict, inputs: dict,
         fail("not-hashable", type="TypeError", message=field(result, "error", str))
     expect_equal(field(result, "set_size", int), size, quantity=quantity, inputs=inputs)
 
-def expect_each_called_once(result: Any, leaves: dict[str, float], inputs: dict) -> None:
-    """Fail if any node's _backward ran more than once; a failure draws the graph with the
-    order of the calls."""
+def expect_each_called_once(result: Any, leaves: dict[str, float], inputs: dict,
+                            shape: GraphShape = SIBLING_SHAPE) -> None:
+    """Fail if any node's _backward ran more than once; a failure draws the graph (`shape`)
+    with the order of the calls."""
     calls = field(result, "calls", list)
-    with graph_on_failure(SIBLING_SHAPE, result, leaves, calls=calls):
+    with graph_on_failure(shape, result, leaves, calls=calls):
         for node in dict.fromkeys(calls):
             if calls.count(node) > 1:
                 fail("called-more-than-once", node=node, count=calls.count(node),
@@ -150,3 +181,29 @@ def expect_seeded(result: dict, leaves: dict[str, float], inputs: dict) -> None:
         expect_close(field({"seen": seen[0]}, "seen", float), 1.0,
                      quantity=said("quantity-when-runs", code="out.grad", call="out._backward"), inputs=inputs,
                      source="literal")
+
+
+# The graph of `ladder_calls`: x0 = a; x[k+1] = x[k]*c + x[k]*d; the output is x[depth].
+LADDER_GRAPH = "x0 = a; x[k+1] = x[k]*c + x[k]*d; out = x[depth]"
+
+
+def ladder_shape(depth: int) -> GraphShape:
+    """The drawing of `ladder_calls` with `depth` levels."""
+    nodes: list[tuple[str, str]] = [("a", ""), ("c", ""), ("d", "")]
+    edges: list[tuple[str, str]] = []
+    below = "a"
+    for k in range(1, depth + 1):
+        p, q, x = f"p{k}", f"q{k}", f"x{k}"
+        nodes += [(p, "*"), (q, "*"), (x, "+")]
+        edges += [(below, p), ("c", p), (below, q), ("d", q), (p, x), (q, x)]
+        below = x
+    return GraphShape(nodes=tuple(nodes), edges=tuple(edges), output=below)
+
+
+# The graph of `repeated_parent_calls`: x is both operands of the sum.
+REPEATED_PARENT_GRAPH = "x = a*b; out = (x + x) * c"
+REPEATED_PARENT_SHAPE = GraphShape(
+    nodes=(("a", ""), ("b", ""), ("c", ""), ("x", "*"), ("x + x", "+"), ("out", "*")),
+    edges=(("a", "x"), ("b", "x"), ("x", "x + x"), ("x", "x + x"), ("x + x", "out"),
+           ("c", "out")),
+    output="out")

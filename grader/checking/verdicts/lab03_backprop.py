@@ -262,3 +262,20 @@ def blame_slow_chain(sandboxed: Any, inputs: dict, shown: dict, timeout: CheckFa
              inputs=shown, seconds=params.get("seconds"), sizes=list(GROWTH_SIZES),
              times=[round(small, 4), round(large, 4)])
 
+
+
+def expect_check_grad_verdict(result: Any, kind: str, stale: float | None,
+                              point: dict[str, float]) -> None:
+    """The verdict on `check_grad_verdict`: True for a correct f (and "large"), False for the
+    others; with stale gradients on the inputs, the same answer twice in a row."""
+    shown: dict[str, Any] = {**CHECKED_FUNCTIONS[kind], "a": point["x"], "b": point["y"],
+                             "c": point["z"]}
+    verdict = kind in ("correct", "large")
+    if stale is None:
+        expect_equal(field(result, "first", bool), verdict, quantity="check_grad(f, [a, b, c])",
+                     inputs=shown)
+        return
+    shown["a.grad = b.grad = c.grad"] = stale
+    answers = [field(result, "first", bool), field(result, "second", bool)]
+    expect_equal(answers, [verdict, verdict],
+                 quantity="[check_grad(f, [a, b, c]), check_grad(f, [a, b, c])]", inputs=shown)

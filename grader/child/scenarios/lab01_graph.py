@@ -228,3 +228,55 @@ def course_graph(Value, x, y, z):
 @scenario
 def random_graphs(Value, graphs, record):
     return {"results": run_expressions(Value, graphs, record)}
+
+
+@scenario
+def mixed_depth_calls(Value, x, y, z, w):
+    # x is used at two depths: by the output itself and, two steps below it, by y = x*c; a
+    # breadth-first walk from the output reaches x before y, whatever order it visits parents.
+    a, b, c, d = Value(x), Value(y), Value(z), Value(w)
+    ab = a * b
+    abc = ab * c
+    abcd = abc * d
+    out = abcd + ab
+    calls = record_calls({"out": out, "y*d": abcd, "y": abc, "x": ab})
+    out.backward()
+    return {"calls": list(calls), "nodes": node_facts(
+        {"a": a, "b": b, "c": c, "d": d, "x": ab, "y": abc, "y*d": abcd, "out": out})}
+
+
+@scenario
+def leaf_output_seed(Value, x):
+    # the output is a leaf: backward() has no _backward to call, and still seeds it
+    a = Value(x)
+    a.backward()
+    return {"a.grad": grad_of(a, "a")}
+
+
+@scenario
+def ladder_calls(Value, depth, x, y, z):
+    # x0 = a; x[k+1] = x[k]*c + x[k]*d: every x[k] has two consumers, and a is reached along
+    # 2**depth paths, so a walk without a working visited set reaches some node twice.
+    a, c, d = Value(x), Value(y), Value(z)
+    named = {"a": a, "c": c, "d": d}
+    node = a
+    for k in range(1, depth + 1):
+        p, q = node * c, node * d
+        node = p + q
+        named.update({f"p{k}": p, f"q{k}": q, f"x{k}": node})
+    calls = record_calls({name: v for name, v in named.items() if name not in ("a", "c", "d")})
+    node.backward()
+    return {"calls": list(calls), "nodes": node_facts(named)}
+
+
+@scenario
+def repeated_parent_calls(Value, x, y, z):
+    # x = a*b is both operands of one node: out = (x + x) * c
+    a, b, c = Value(x), Value(y), Value(z)
+    ab = a * b
+    twice = ab + ab
+    out = twice * c
+    calls = record_calls({"out": out, "x + x": twice, "x": ab})
+    out.backward()
+    return {"calls": list(calls), "nodes": node_facts(
+        {"a": a, "b": b, "c": c, "x": ab, "x + x": twice, "out": out})}

@@ -12,6 +12,7 @@ out._backward()`), so they do not wait for `backward()`, which is the last TODO.
 
 import pytest
 
+from grader.checking.marker import check_case
 from grader.checking.verdict import expect_equal, expect_results_close, field
 from grader.checking.verdicts import lab01_graph as verdicts
 from grader.child.scenarios import lab01_graph as scenarios
@@ -187,3 +188,74 @@ def test_example_nodes_with_equal_data_are_all_visited(sandboxed):
                               shape=verdicts.EQUAL_DATA_NODES_SHAPE,
                               leaves={"a": A, "b": B, "c": A, "d": B, "e": C}, inputs=shown,
                               source="literal")
+
+
+# -- backward(): a node used at two depths, and an output that is a leaf --------------------------
+
+@pytest.mark.check(id="example-order-at-two-depths", pitfall="topological-order", weight=1,
+                   requires=("example-seed",))
+def test_example_backward_waits_for_a_consumer_further_down(sandboxed):
+    # x is used by the output and by y, two steps below it: walking the graph level by level
+    # from the output reaches x before y
+    result = sandboxed(scenarios.mixed_depth_calls, x=A, y=B, z=C, w=D)
+    leaves = {"a": A, "b": B, "c": C, "d": D}
+    verdicts.expect_topological_calls(result, leaves, {"graph": verdicts.MIXED_DEPTH_GRAPH,
+                                                       **leaves}, verdicts.MIXED_DEPTH_WALK)
+
+
+LEAF_OUTPUT = 3.0
+
+
+@pytest.mark.check(id="example-leaf-output-seeded", pitfall="seed-gradient", weight=1,
+                   requires=("example-seed",))
+def test_example_backward_on_a_leaf_seeds_it(sandboxed):
+    result = sandboxed(scenarios.leaf_output_seed, x=LEAF_OUTPUT)
+    expect_results_close(result, {"a.grad": 1.0},
+                         inputs={"out": "a", "a": LEAF_OUTPUT, "called": "a.backward()"},
+                         source="literal")
+
+
+# -- a ladder of shared nodes, and plain numbers through backward() -------------------------------
+
+LADDER_DEPTH = 4  # 12 internal nodes, 16 paths from the output to a
+LADDER = {"a": 0.5, "c": 2.0, "d": -0.75}
+
+
+# (scenario, its leaves as the scenario's x, y, z[, w], what the graph is, its drawing): a node
+# reached along many paths, one used at two depths, one that is both operands of a sum
+EACH_ONCE = [
+    check_case(scenarios.ladder_calls, {"depth": LADDER_DEPTH, "x": LADDER["a"], "y": LADDER["c"],
+                                          "z": LADDER["d"]},
+               {"graph": verdicts.LADDER_GRAPH, "depth": LADDER_DEPTH, **LADDER},
+               verdicts.ladder_shape(LADDER_DEPTH), id="example-ladder-each-node-once",
+               pitfall="missing-visited-set", weight=1, requires=("example-seed",)),
+    check_case(scenarios.mixed_depth_calls, {"x": A, "y": B, "z": C, "w": D},
+               {"graph": verdicts.MIXED_DEPTH_GRAPH, "a": A, "b": B, "c": C, "d": D},
+               verdicts.MIXED_DEPTH_WALK.shape, id="example-two-depths-each-node-once",
+               pitfall="missing-visited-set", weight=1, requires=("example-seed",)),
+    check_case(scenarios.repeated_parent_calls, {"x": A, "y": B, "z": C},
+               {"graph": verdicts.REPEATED_PARENT_GRAPH, "a": A, "b": B, "c": C},
+               verdicts.REPEATED_PARENT_SHAPE, id="example-repeated-parent-each-node-once",
+               pitfall="missing-visited-set", weight=1, requires=("example-seed",)),
+]
+
+
+@pytest.mark.parametrize(("scenario", "params", "shown", "shape"), EACH_ONCE)
+def test_example_backward_runs_each_node_once_on_shared_graphs(sandboxed, scenario, params,
+                                                                shown, shape):
+    result = sandboxed(scenario, **params)
+    leaves = {name: value for name, value in shown.items() if len(name) == 1}
+    verdicts.expect_each_called_once(result, leaves, shown, shape=shape)
+
+
+@pytest.mark.check(id="example-number-operands-backward", pitfall="number-operand", weight=1,
+                   requires=("example-add-number-operands", "example-mul-number-operands",
+                             "example-seed"))
+def test_example_numbers_on_either_side_through_backward(sandboxed):
+    for op, k, data, grad in (("+", 1, A + 1, 1.0), ("*", 3, 3 * A, 3.0)):
+        for side in ("right", "left"):
+            result = sandboxed(scenarios.number_operand, side=side, op=op, x=A, k=k)
+            written = f"a {op} {k}" if side == "right" else f"{k} {op} a"
+            expect_results_close(result, {"data": data, "a.grad": grad},
+                                 inputs={"out": written, "a": A, "called": "out.backward()"},
+                                 source="literal")

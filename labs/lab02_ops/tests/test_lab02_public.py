@@ -8,6 +8,7 @@ expected number below was worked out by hand (or with a calculator), to 16 digit
 
 import pytest
 
+from grader.checking.marker import check_case
 from grader.checking.verdict import expect_results_close, field
 from grader.child.scenarios import lab02_ops as scenarios
 from grader.checking.verdicts import lab02_ops as verdicts
@@ -221,3 +222,92 @@ def test_example_sigmoid_derivative_reads_the_output(sandboxed):
 def test_example_sigmoid_derivative(sandboxed):
     _expect_derivative(sandboxed, "sigmoid", 0.5, SIGMOID_HALF_SLOPE,
                        (0.25, "self.data", "out.data"), "example-sigmoid-reads-output")
+
+
+# -- every operation: its output scaled, its input reused ----------------------------------------
+# One row per operation and pitfall, so that one operation's bug fails that operation's row only.
+# In `op(a) * c` the gradient arriving at the operation is c, not 1 (ignores-upstream-gradient);
+# in `op(a) + a` the sum's `_backward` gives a its share before the operation's own runs
+# (grad-overwrite). `- b` and `/ b` of micrograd's style are `+ (-b)` and `* b**-1`: their rows
+# defer to those of unary minus and `**`. `**` scaled and log reused are the checks above;
+# `k - a` and `k / a` get a scaled row (their reused input is judged with - and / above).
+
+C = 3.0  # the upstream gradient of the scaled rows
+EXP_SLOPE = E_SQUARED  # d exp(a) / da at a = 2
+SCALED = [
+    check_case("neg", {"x": A, "z": C}, {"a.grad": -C}, id="example-neg-scaled-output",
+               pitfall="ignores-upstream-gradient", weight=1, requires=("example-neg-derivative",)),
+    check_case("sub", {"x": 5.0, "y": A, "z": C}, {"a.grad": C, "b.grad": -C},
+               id="example-sub-scaled-output", pitfall="ignores-upstream-gradient", weight=1,
+               requires=("example-sub-derivative",), defers_to=("example-neg-scaled-output",)),
+    check_case("truediv", {"x": 3.0, "y": 4.0, "z": C}, {"a.grad": 0.75, "b.grad": -0.5625},
+               id="example-div-scaled-output", pitfall="ignores-upstream-gradient", weight=1,
+               requires=("example-div-derivative",)),
+    check_case("exp", {"x": A, "z": C}, {"a.grad": C * EXP_SLOPE}, id="example-exp-scaled-output",
+               pitfall="ignores-upstream-gradient", weight=1, requires=("example-exp-derivative",)),
+    check_case("log", {"x": A, "z": C}, {"a.grad": 1.5}, id="example-log-scaled-output",
+               pitfall="ignores-upstream-gradient", weight=1, requires=("example-log-derivative",)),
+    check_case("tanh", {"x": 0.5, "z": C}, {"a.grad": C * TANH_HALF_SLOPE},
+               id="example-tanh-scaled-output", pitfall="ignores-upstream-gradient", weight=1,
+               requires=("example-tanh-derivative",)),
+    check_case("relu", {"x": A, "z": C}, {"a.grad": C}, id="example-relu-scaled-output",
+               pitfall="ignores-upstream-gradient", weight=1, requires=("example-relu-derivative",)),
+    check_case("sigmoid", {"x": 0.5, "z": C}, {"a.grad": C * SIGMOID_HALF_SLOPE},
+               id="example-sigmoid-scaled-output", pitfall="ignores-upstream-gradient", weight=1,
+               requires=("example-sigmoid-derivative",)),
+    check_case("sub-number-on-left", {"x": A, "k": 1, "z": C}, {"a.grad": -C},
+               id="example-rsub-scaled-output", pitfall="ignores-upstream-gradient", weight=1,
+               requires=("example-sub-number-on-left",), defers_to=("example-neg-scaled-output",)),
+    check_case("truediv-number-on-left", {"x": 4.0, "k": 2, "z": C}, {"a.grad": -0.375},
+               id="example-rdiv-scaled-output", pitfall="ignores-upstream-gradient", weight=1,
+               requires=("example-div-number-on-left",)),
+]
+REUSED = [
+    check_case("neg", {"x": A}, {"a.grad": 0.0}, id="example-neg-reused-input",
+               pitfall="grad-overwrite", weight=1, requires=("example-neg-derivative",)),
+    check_case("sub", {"x": 5.0, "y": A}, {"a.grad": 2.0, "b.grad": 0.0},
+               id="example-sub-reused-input", pitfall="grad-overwrite", weight=1,
+               requires=("example-sub-derivative",), defers_to=("example-neg-reused-input",)),
+    check_case("pow", {"x": A, "k": 3}, {"a.grad": 13.0}, id="example-pow-reused-input",
+               pitfall="grad-overwrite", weight=1, requires=("example-pow-derivative",)),
+    check_case("truediv", {"x": 3.0, "y": 4.0}, {"a.grad": 1.25, "b.grad": 0.8125},
+               id="example-div-reused-input", pitfall="grad-overwrite", weight=1,
+               requires=("example-div-derivative",), defers_to=("example-pow-reused-input",)),
+    check_case("exp", {"x": A}, {"a.grad": EXP_SLOPE + 1}, id="example-exp-reused-input",
+               pitfall="grad-overwrite", weight=1, requires=("example-exp-derivative",)),
+    check_case("tanh", {"x": 0.5}, {"a.grad": TANH_HALF_SLOPE + 1},
+               id="example-tanh-reused-input", pitfall="grad-overwrite", weight=1,
+               requires=("example-tanh-derivative",)),
+    check_case("relu", {"x": A}, {"a.grad": 2.0}, id="example-relu-reused-input",
+               pitfall="grad-overwrite", weight=1, requires=("example-relu-derivative",)),
+    check_case("sigmoid", {"x": 0.5}, {"a.grad": SIGMOID_HALF_SLOPE + 1},
+               id="example-sigmoid-reused-input", pitfall="grad-overwrite", weight=1,
+               requires=("example-sigmoid-derivative",)),
+]
+
+
+@pytest.mark.parametrize(("op", "inputs", "expected"), SCALED)
+def test_example_output_times_c(sandboxed, op, inputs, expected):
+    _expect(sandboxed, op, expected, inputs, around="scaled")
+
+
+@pytest.mark.parametrize(("op", "inputs", "expected"), REUSED)
+def test_example_input_reused_by_a_sum(sandboxed, op, inputs, expected):
+    _expect(sandboxed, op, expected, inputs, around="reused")
+
+
+# -- a plain number on the right of - and / ------------------------------------------------------
+
+NUMBER_ON_RIGHT = [
+    check_case("sub-number-on-right", {"x": 5.0, "k": 2}, {"data": 3.0, "a.grad": 1.0},
+               id="example-sub-number-on-right", pitfall="number-operand", weight=1,
+               requires=("example-sub-derivative",)),
+    check_case("truediv-number-on-right", {"x": 3.0, "k": 2}, {"data": 1.5, "a.grad": 0.5},
+               id="example-div-number-on-right", pitfall="number-operand", weight=1,
+               requires=("example-div-derivative",)),
+]
+
+
+@pytest.mark.parametrize(("op", "inputs", "expected"), NUMBER_ON_RIGHT)
+def test_example_value_and_number(sandboxed, op, inputs, expected):
+    _expect(sandboxed, op, expected, inputs)

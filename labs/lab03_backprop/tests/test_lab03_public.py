@@ -8,6 +8,7 @@ waits for the checks it builds on.
 
 import pytest
 
+from grader.checking.marker import check_case
 from grader.checking.verdict import expect_close, expect_equal, expect_results_close, field
 from grader.child.scenarios import lab03_backprop as scenarios
 from grader.checking.verdicts import lab03_backprop as verdicts
@@ -103,11 +104,13 @@ def test_example_cycle_is_reported(sandboxed):
 
 @pytest.mark.check(id="example-numerical-grad-restores", pitfall="mid-flight-mutation", weight=1)
 def test_example_numerical_grad_restores_the_inputs(sandboxed):
-    result = sandboxed(scenarios.numerical, function="square-times", h=0.001, point=[A, B])
-    data = verdicts.floats(result, "data", "[a.data, b.data]", 2, NUMERICAL_SHOWN)
-    for name, actual, expected in zip("ab", data, (A, B), strict=True):
-        expect_close(actual, expected, quantity=f"{name}.data", inputs=NUMERICAL_SHOWN,
-                     source="literal")
+    # 1 and -1: numbers that x + h - 2h + h does not give back exactly
+    point = list(verdicts.RESTORE_TRAPS)
+    shown = {**NUMERICAL_SHOWN, "a": point[0], "b": point[1]}
+    result = sandboxed(scenarios.numerical, function="square-times", h=0.001, point=point)
+    data = verdicts.floats(result, "data", "[a.data, b.data]", 2, shown)
+    for name, actual, expected in zip("ab", data, point, strict=True):
+        expect_equal(actual, expected, quantity=f"{name}.data", inputs=shown)
 
 
 @pytest.mark.check(id="example-numerical-grad", pitfall="finite-difference", weight=1,
@@ -130,3 +133,88 @@ def test_example_check_grad_tells_right_from_wrong(sandboxed):
         shown = {**verdicts.CHECKED_FUNCTIONS[kind], "a": 0.5, "b": -1.5, "c": 0.25}
         expect_equal(field(result, "first", bool), kind == "correct",
                      quantity="check_grad(f, [a, b, c])", inputs=shown)
+
+
+# -- more of each clause: a stale seed, zero_grad deep and shared, a cycle through the output ------
+
+@pytest.mark.check(id="example-stale-output-seeded", pitfall="seed-gradient", weight=1,
+                   requires=("example-output-seeded",))
+def test_example_backward_seeds_over_a_stale_output_gradient(sandboxed):
+    result = sandboxed(scenarios.seed, x=A, y=B, stale=verdicts.STALE_GRAD)
+    verdicts.expect_seeded(result, {"out": "a * b", "a": A, "b": B,
+                                    "out.grad": verdicts.STALE_GRAD, "calls": "out.backward()"})
+
+
+@pytest.mark.check(id="example-deep-chain-zero-grad", pitfall="deep-recursion", weight=1,
+                   requires=("example-zero-grad",))
+def test_example_zero_grad_through_a_deep_chain(sandboxed):
+    result = verdicts.run_patiently(sandboxed, scenarios.deep_chain_zero_grad, n=CHAIN, x=A, y=B)
+    shown = {"graph": verdicts.CHAIN_GRAPH, "n": CHAIN, "v.grad (every v)": 1.0,
+             "calls": "zero_grad(out)"}
+    expect_equal(field(result, "not_reset", int), 0,
+                 quantity="sum(1 for v in graph if v.grad != 0)", inputs=shown)
+
+
+ZERO_GRAD_LADDER = 24  # levels: 2**24 paths to a, 75 nodes
+
+
+@pytest.mark.check(id="example-ladder-zero-grad", pitfall="missing-visited-set", weight=1,
+                   requires=("example-zero-grad",), timeout=1)
+def test_example_zero_grad_visits_each_node_of_a_ladder_once(sandboxed):
+    shown = {**LADDER_SHOWN, "depth": ZERO_GRAD_LADDER, "calls": "zero_grad(out)"}
+    result = verdicts.run_explaining_timeout(
+        sandboxed, scenarios.wide_shared_zero_grad, "slow-zero-grad",
+        {"inputs": shown, "nodes": 3 + 3 * ZERO_GRAD_LADDER}, depth=ZERO_GRAD_LADDER, **LADDER)
+    expect_equal(field(result, "not_reset", int), 0,
+                 quantity="sum(1 for v in graph if v.grad != 0)", inputs=shown)
+
+
+@pytest.mark.check(id="example-cycle-through-output", pitfall="cycle-detection", weight=1,
+                   requires=("example-ladder-order", "example-ladder-once"), timeout=1)
+def test_example_cycle_through_the_output_is_reported(sandboxed):
+    shown = {"graph": verdicts.CYCLE_GRAPHS["through-output"], "a": A, "b": B}
+    result = verdicts.run_explaining_timeout(sandboxed, scenarios.cycle, "cycle-loops",
+                                              {"inputs": shown}, shape="through-output", x=A, y=B)
+    verdicts.expect_clear_cycle_error(result, shown)
+
+
+# -- check_grad, one row per way it can go wrong ---------------------------------------------------
+# (kind of f, its inputs, what the inputs hold before): a wrong gradient on the last input only,
+# gradients near 1e11 that only a relative tolerance accepts, a gradient off by 1.5e-4 where
+# the tolerance is 1e-4, and inputs that hold gradients from an earlier backward().
+CHECK_GRAD_POINT = {"x": 0.5, "y": -1.5, "z": 0.25}
+CHECK_GRAD_ROWS = [
+    check_case("wrong-last", CHECK_GRAD_POINT, None, id="example-check-grad-every-input",
+               pitfall="finite-difference", weight=1, requires=("example-check-grad",)),
+    check_case("large", {"x": 1.75, "y": 1.5, "z": 2.0}, None,
+               id="example-check-grad-large-gradients", pitfall="finite-difference", weight=1,
+               requires=("example-check-grad",)),
+    check_case("just-outside", {"x": 1.25, "y": 0.5, "z": -0.75}, None,
+               id="example-check-grad-tolerance", pitfall="finite-difference", weight=1,
+               requires=("example-check-grad",)),
+    check_case("correct", CHECK_GRAD_POINT, verdicts.STALE_CHECK_GRAD,
+               id="example-check-grad-zeroes-first", pitfall="missing-zero-grad", weight=1,
+               requires=("example-check-grad",)),
+]
+
+
+@pytest.mark.parametrize(("kind", "point", "stale"), CHECK_GRAD_ROWS)
+def test_example_check_grad_case(sandboxed, kind, point, stale):
+    result = sandboxed(scenarios.check_grad_verdict, kind=kind, stale=stale,
+                       offset=verdicts.JUST_OUTSIDE, **point)
+    verdicts.expect_check_grad_verdict(result, kind, stale, point)
+
+
+BACKWARD_LADDER = 24  # levels: 2**24 paths to a, 75 nodes
+
+
+@pytest.mark.check(id="example-ladder-backward-in-time", pitfall="missing-visited-set", weight=1,
+                   requires=("example-ladder-once",), timeout=1)
+def test_example_backward_on_a_deep_ladder_finishes_quickly(sandboxed):
+    # each _backward once is not enough: a walk that re-expands a node on every path to it
+    # takes time that doubles with each level
+    shown = {**LADDER_SHOWN, "depth": BACKWARD_LADDER}
+    result = verdicts.run_explaining_timeout(
+        sandboxed, scenarios.sibling_ladder, "slow-walk",
+        {"inputs": shown, "nodes": 3 + 3 * BACKWARD_LADDER}, depth=BACKWARD_LADDER, **LADDER)
+    verdicts.expect_each_called_once(result, BACKWARD_LADDER, shown)

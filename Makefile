@@ -7,11 +7,12 @@ LANG_ARG := $(if $(GRADER_LANG),--lang $(GRADER_LANG),)
 SUBMISSIONS ?=
 OUT    ?= out/grades
 
-.PHONY: help venv check test lint demo grade labs kit bench mutation screenshots clean
+.PHONY: help venv check test test-fast lint demo grade labs kit bench mutation screenshots clean
 
 help:
 	@echo "make check [LAB=lab01_graph]   run the public checks on your lab (students)"
-	@echo "make test                      lint, type-check and run the project's own tests"
+	@echo "make test                      lint, type-check and run all the project's own tests (CI)"
+	@echo "make test-fast                 lint, type-check, unit tests and the lab01 fixtures (~1 min)"
 	@echo "make demo                      grade the bundled demo class and print where the reports are"
 	@echo "make grade SUBMISSIONS='a b'   grade submissions with the hidden suite (instructors)"
 	@echo "make labs                      regenerate labs/ stubs from solutions/"
@@ -36,9 +37,18 @@ lint: venv
 	$(PY) -m mypy
 	$(VENV)/bin/lint-imports
 
+# Two xdist workers; the tests of one heavy batch share a group (tests/conftest.py), groups
+# start heaviest first. test-fast leaves out what tests/conftest.py marks slow.
+TEST_WORKERS ?= 2
+PYTEST_PARALLEL = -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
+
 test: lint
 	$(PY) -m grader build-labs --check
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q $(PYTEST_PARALLEL) tests
+
+test-fast: lint
+	$(PY) -m grader build-labs --check
+	$(PY) -m pytest -q $(PYTEST_PARALLEL) -m "not slow" tests
 
 demo: venv
 	$(PY) -m grader grade $(LAB) demo/class/$(LAB)/* --out out/demo $(LANG_ARG)

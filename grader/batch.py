@@ -10,9 +10,11 @@ Side: trusted process.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -31,11 +33,12 @@ from grader.intake import (
     collect,
     prepare,
     source_label,
+    unique_ids,
 )
 from grader.labs import Lab
 from grader.platforms import fill_in, gradebook
 from grader.render import render_dashboard, render_feedback
-from grader.results.build import ungradable_document
+from grader.results.build import grader_error_document, ungradable_document
 from grader.sandbox.jail import available_isolation
 from grader.shard import GradingPlan, grade_shard, suites_for
 
@@ -50,6 +53,20 @@ class StopRequested(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that one path stops grading for both."""
 
     signum = signal.SIGTERM
+
+
+class OutputUnwritable(Exception):
+    """The report folder cannot take a report (a full disk, read-only, gone): grading stops.
+
+    `path` is the file being written, `kept` how many complete reports the folder holds;
+    nothing half written is left behind (see write_reports), so --resume carries on.
+    """
+
+    def __init__(self, path: Path, error: OSError, kept: int = 0) -> None:
+        super().__init__(f"{error.strerror or error} writing {path}: {kept} reports kept")
+        self.path = path
+        self.errno = error.errno or 0
+        self.kept = kept
 
 
 class GradingInterrupted(Exception):
@@ -69,7 +86,10 @@ class BatchOptions:
     out_dir: Path | None  # None: no report files (`check`), only the documents returned
     workers: int = max(1, os.cpu_count() or 1)
     shard_size: int = 0  # 0: split the class evenly over the workers, at most 25 per shard
+    keep_order: bool = False  # shards are contiguous slices of the class (else: dealt, see deal)
     resume: bool = False
+    # A shard's limit: this, plus each of its submissions' budget (GradingPlan.budget_s), so
+    # that no submission's report depends on how long the others of its shard take.
     shard_timeout_s: float = 600.0
     interactive: bool = False  # the student's terminal reaches their code (`check --debug`)
     shard: tuple[int, int] | None = None  # (K, N): grade only shard K of N, by submission id
@@ -84,12 +104,36 @@ GRADEBOOK_SETTINGS = "gradebook.json"
 GRADEBOOK_DOWNLOAD = "gradebook_download.csv"
 SHARD_RECORD = "shard.json"
 CLASS_FILES = ("class.csv", "dashboard.html", "canvas_gradebook.csv", "moodle_worksheet.csv")
+# Every name the grader writes beside the report folders (a file and its temporary twin, see
+# _write_atomically): no submission id may be one of them (a student can upload class.csv.zip).
+RESERVED_IDS = frozenset(name + tmp for name in (*CLASS_FILES, GRADEBOOK_SETTINGS,
+                                                 GRADEBOOK_DOWNLOAD, SHARD_RECORD)
+                         for tmp in ("", ".tmp"))
+
+
+# What write_reports leaves while it writes: hidden folders named by tempfile.mkdtemp
+# (`.<id>.` or `.<id>.old.` and 8 characters), each removed by the next run if still there.
+STAGING = re.compile(r"^\.[A-Za-z0-9][A-Za-z0-9._-]*\.[a-z0-9_]{8}$")
 
 
 def _write_atomically(path: Path, text: str) -> None:
     temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):  # on a read-only folder, even this fails
+            temporary.unlink(missing_ok=True)
+        raise OutputUnwritable(path, exc) from exc
+
+
+def remove_staging(out_dir: Path) -> None:
+    """Remove what an earlier run stopped in the middle of writing left in the folder."""
+    for entry in out_dir.iterdir():
+        if entry.is_dir() and not entry.is_symlink() and STAGING.match(entry.name):
+            shutil.rmtree(entry, ignore_errors=True)
+        elif entry.name.endswith(".tmp") and entry.name[:-4] in RESERVED_IDS and entry.is_file():
+            entry.unlink(missing_ok=True)
 
 
 def write_reports(doc: dict[str, Any], out_dir: Path) -> Path:
@@ -99,12 +143,27 @@ def write_reports(doc: dict[str, Any], out_dir: Path) -> Path:
     report folder is complete or absent, whenever the run is stopped.
     """
     folder = out_dir / doc["submission"]["id"]
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=out_dir))
-    for name, fmt in REPORT_FILES.items():
-        text = (render_feedback(doc, fmt) if fmt
-                else json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-        (staging / name).write_text(text, encoding="utf-8")
-    staging.chmod(0o755)
+    staging: Path | None = None
+    writing = folder
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=out_dir))
+        for name, fmt in REPORT_FILES.items():
+            writing = folder / name
+            text = (render_feedback(doc, fmt) if fmt
+                    else json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+            (staging / name).write_text(text, encoding="utf-8")
+        staging.chmod(0o755)
+        writing = folder
+        _replace_folder(staging, folder, out_dir)
+    except OSError as exc:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        raise OutputUnwritable(writing, exc) from exc
+    return folder
+
+
+def _replace_folder(staging: Path, folder: Path, out_dir: Path) -> None:
+    """Put the complete staging folder in the report's place (a regrade's old one goes away)."""
     if folder.exists():  # a regrade: the old report goes aside first, then away
         old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old.", dir=out_dir))
         os.replace(folder, old / folder.name)
@@ -112,7 +171,6 @@ def write_reports(doc: dict[str, Any], out_dir: Path) -> Path:
         shutil.rmtree(old, ignore_errors=True)
     else:
         os.replace(staging, folder)
-    return folder
 
 
 def report_options(plan: GradingPlan) -> dict[str, Any]:
@@ -148,11 +206,77 @@ def in_shard(submission_id: str, shard: tuple[int, int]) -> bool:
     return number % count == index - 1
 
 
-def _shards(items: Sequence[PreparedSubmission], workers: int, size: int) -> list[list[Any]]:
-    if not items:
+MAX_SHARD = 25  # submissions per shard when BatchOptions.shard_size is 0
+
+
+def shard_count(count: int, workers: int, size: int = 0) -> int:
+    """How many shards `count` submissions make: `size` each when given, else a multiple of
+    the workers with at most MAX_SHARD each (so every worker gets as many shards)."""
+    if count <= 0:
+        return 0
+    if size:
+        return -(-count // size)
+    workers = max(1, workers)
+    return min(count, workers * -(-count // (workers * MAX_SHARD)))
+
+
+def deal(costs: Sequence[float], workers: int, size: int = 0,
+         keep_order: bool = False) -> list[list[int]]:
+    """Indices of the submissions in each shard, the costliest shard first.
+
+    Balanced (the default): longest expected first, each submission goes to the shard with
+    the least expected time so far among those with room (no shard holds more than the
+    class divided evenly, rounded up), so no worker idles while another has a queue; each
+    shard keeps the class's order. keep_order: contiguous slices of the class in its order,
+    `size` each (0: the class over the workers, at most MAX_SHARD), as grading did before
+    dealing (the red-team corpus puts each attack beside the control that shows its harm).
+    """
+    if keep_order:
+        size = size or max(1, min(MAX_SHARD, -(-len(costs) // max(1, workers))))
+        return [list(range(i, min(i + size, len(costs)))) for i in range(0, len(costs), size)]
+    count = shard_count(len(costs), workers, size)
+    if count == 0:
         return []
-    size = size or max(1, min(25, -(-len(items) // workers)))
-    return [list(items[i:i + size]) for i in range(0, len(items), size)]
+    room = -(-len(costs) // count)
+    shards: list[list[int]] = [[] for _ in range(count)]
+    totals = [0.0] * count
+    for item in sorted(range(len(costs)), key=lambda i: (-costs[i], i)):
+        target = min((i for i in range(count) if len(shards[i]) < room),
+                     key=lambda i: (totals[i], len(shards[i]), i))
+        shards[target].append(item)
+        totals[target] += costs[item]
+    order = sorted(range(count), key=lambda i: (-totals[i], i))
+    return [sorted(shards[i]) for i in order]
+
+
+def _expected_costs(items: Sequence[PreparedSubmission], out_dir: Path | None,
+                    resume: bool) -> list[float]:
+    """Each submission's expected grading time: the last run's (its report's duration_s, with
+    --resume), else its size scaled by the seconds per byte of those with one (bytes alone
+    when none has)."""
+    sizes = [float(max(1, sum(p.stat().st_size for p in sub.workdir.rglob("*") if p.is_file())))
+             for sub in items]
+    last = [_last_duration(out_dir, sub) if resume and out_dir is not None else None
+            for sub in items]
+    rates = sorted(t / b for t, b in zip(last, sizes, strict=True) if t)
+    rate = rates[len(rates) // 2] if rates else 1.0
+    return [t if t else b * rate for t, b in zip(last, sizes, strict=True)]
+
+
+def _last_duration(out_dir: Path, sub: PreparedSubmission) -> float | None:
+    """How long the submission's previous report took to grade (None: no such report)."""
+    try:
+        doc = json.loads((out_dir / sub.id / "scores.json").read_text(encoding="utf-8"))
+        duration = float(doc.get("duration_s") or 0.0)
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+    return duration if duration > 0 else None
+
+
+def _shards(items: Sequence[PreparedSubmission], options: BatchOptions) -> list[list[Any]]:
+    costs = _expected_costs(items, options.out_dir, options.resume)
+    return [[items[i] for i in shard] for shard in
+            deal(costs, options.workers, options.shard_size, options.keep_order)]
 
 
 def read_reports(out_dir: Path) -> list[dict[str, Any]]:
@@ -257,8 +381,10 @@ def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: 
     out_dir = options.out_dir
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
+        remove_staging(out_dir)
     paths = [item for item in items if isinstance(item, Path)]
-    submissions = [*collect(paths, plan.lab), *(i for i in items if isinstance(i, Submission))]
+    submissions = unique_ids([*collect(paths, plan.lab),
+                              *(i for i in items if isinstance(i, Submission))], RESERVED_IDS)
     recorded = report_options(plan)
     if out_dir is not None:
         write_shard_record(out_dir, plan, options, [sub.id for sub in submissions])
@@ -273,7 +399,12 @@ def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: 
             if not kept:
                 doc["options"] = recorded
                 if out_dir is not None:
-                    write_reports(doc, out_dir)
+                    try:
+                        write_reports(doc, out_dir)
+                    except OutputUnwritable as failed:
+                        stop.set()  # every shard stops: no report can be written any more
+                        failed.kept = sum(sub.id in docs for sub in submissions)
+                        raise
             docs[doc["submission"]["id"]] = doc
             progress(len(docs), len(submissions), doc, kept)
 
@@ -319,12 +450,18 @@ def _prepare_all(plan: GradingPlan, submissions: Sequence[Any], options: BatchOp
     """Copy each submission into the scratch folder; report the unreadable and the unchanged."""
     pending = []
     for sub in submissions:
+        record = {**sub.meta, "id": sub.id, "source": source_label(sub), "digest": ""}
         try:
             prepared = prepare(sub, plan.lab, scratch, student=plan.student)
         except Ungradable as exc:
-            record = {**sub.meta, "id": sub.id, "source": source_label(sub), "digest": ""}
             finished(ungradable_document(plan.lab.name, record, exc.detail, plan.lang,
                                          plan.isolation()))
+            continue
+        except Exception as exc:  # the grader's own fault, but this submission's report alone
+            reference = {"kind": "reference-preparing", "params": {
+                "error": f"{type(exc).__name__}: {str(exc)[:200]}"}}
+            finished(grader_error_document(plan.lab.name, record, reference, plan.lang,
+                                           plan.isolation()))
             continue
         previous = (_previous(options.out_dir, prepared, plan)
                     if options.resume and options.out_dir is not None else None)
@@ -339,15 +476,16 @@ def _grade_pending(plan: GradingPlan, pending: Sequence[PreparedSubmission],
                    options: BatchOptions, scratch: Path, finished: Callable[..., None],
                    stop: threading.Event) -> None:
     """Grade the shards in parallel; every document reaches `finished` as it is built."""
-    shards = _shards(pending, options.workers, options.shard_size)
+    shards = _shards(pending, options)
     pool = ThreadPoolExecutor(max_workers=options.workers)
     futures = []
     try:
         for index, shard in enumerate(shards):
             workdir = scratch / f"shard-{index}"
             workdir.mkdir()
+            limit = options.shard_timeout_s + len(shard) * plan.budget_s
             futures.append(pool.submit(grade_shard, plan, shard, workdir,
-                                       options.shard_timeout_s, options.interactive,
+                                       limit, options.interactive,
                                        finished, stop))
         for future in as_completed(futures):
             future.result()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import json
 import os
 import signal
@@ -26,6 +27,7 @@ from grader.batch import (
     SHARD_RECORD,
     BatchOptions,
     GradingInterrupted,
+    OutputUnwritable,
     StopRequested,
     check_submission,
     grade_class,
@@ -231,6 +233,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
             say("cli.interrupted", args.lang, written=str(stopped.written),
                 total=str(stopped.total), out=str(out_dir))
             return EXIT_SIGNAL + stopped.signum
+        except OutputUnwritable as failed:
+            display.close()
+            say_unwritable(failed, args.lang)
+            return EXIT_GRADER
         finally:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
         display.close()
@@ -241,6 +247,22 @@ def cmd_grade(args: argparse.Namespace) -> int:
         seconds=format_number(round(elapsed, 2), args.lang), out=str(out_dir), csv=str(out_dir / "class.csv"),
         dashboard=str(out_dir / "dashboard.html"))
     return EXIT_GRADER if any(d["status"] == "grader-error" for d in docs) else EXIT_OK
+
+
+# What went wrong with the report folder, by errno: the catalogue's cli.out_reason and
+# cli.out_advice keys (anything else: "other", with the system's own words).
+OUT_PROBLEMS = {errno.ENOSPC: "no_space", errno.EDQUOT: "no_space", errno.EROFS: "read_only",
+                errno.EACCES: "denied", errno.EPERM: "denied", errno.ENOENT: "gone",
+                errno.ENOTDIR: "gone"}
+
+
+def say_unwritable(failed: OutputUnwritable, lang: str) -> None:
+    """The one line that says which report could not be written, why, and what to do."""
+    catalogue = Catalogue.load(lang)
+    problem = OUT_PROBLEMS.get(failed.errno, "other")
+    say("cli.out_unwritable", lang, path=str(failed.path), kept=str(failed.kept),
+        reason=catalogue.text(f"cli.out_reason.{problem}", error=os.strerror(failed.errno)),
+        advice=catalogue.text(f"cli.out_advice.{problem}"))
 
 
 def cmd_merge(args: argparse.Namespace) -> int:

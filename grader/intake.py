@@ -13,8 +13,9 @@ import os
 import re
 import tempfile
 import zipfile
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+import zlib
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +31,16 @@ from grader.candidates import (
 from grader.labs import Lab
 from grader.notebook_module import CellStart, NotebookError, NotebookModule, notebook_module
 from grader.policy import scan_files
+from grader.text import clean_text, clean_value
 
 MAX_FILE_BYTES = 1 << 20
+# How much of a name or an error text inside a submission a report quotes.
+QUOTE_CAP = 300
+# What zipfile raises for an archive it cannot read: a bad header or CRC (BadZipFile), an
+# encrypted entry (RuntimeError), a compression method it lacks (NotImplementedError), a corrupt
+# deflate, bzip2 or lzma stream (zlib.error, OSError, EOFError), sizes that make no sense.
+ZIP_ERRORS = (zipfile.BadZipFile, RuntimeError, NotImplementedError, zlib.error, OSError,
+              EOFError, ValueError, OverflowError)
 SKIPPED_DIRS = {"__MACOSX", "__pycache__", ".git", ".ipynb_checkpoints"}
 
 
@@ -39,6 +48,7 @@ class Ungradable(Exception):
     """The submission cannot be graded at all; carries a catalogue detail."""
 
     def __init__(self, kind: str, **params: Any) -> None:
+        params = clean_value(params, QUOTE_CAP)  # names and texts from inside the submission
         super().__init__(f"{kind}: {params}")
         self.detail = {"kind": kind, "params": params}
 
@@ -97,16 +107,24 @@ def submission_id(path: Path, lab: Lab) -> str:
 
 def collect(paths: list[Path], lab: Lab) -> list[Submission]:
     """Submissions for the given paths, with unique ids (a suffix tells duplicates apart)."""
-    taken: set[str] = set()
+    return unique_ids([Submission(submission_id(path, lab), path) for path in paths])
+
+
+def unique_ids(submissions: Sequence[Submission],
+               reserved: Collection[str] = ()) -> list[Submission]:
+    """The submissions with ids that are unique and never a reserved name (a file the grader
+    writes beside the reports), both compared case-insensitively as some filesystems do: the
+    first of each id keeps it, the others get a numbered suffix. The same list gives the same
+    ids on every run, so --resume finds each student's report again."""
+    taken = {name.casefold() for name in reserved}
     result = []
-    for path in paths:
-        base = candidate = submission_id(path, lab)
-        suffix = 1
-        while candidate in taken:
+    for sub in submissions:
+        candidate, suffix = sub.id, 1
+        while candidate.casefold() in taken:
             suffix += 1
-            candidate = f"{base}-{suffix}"
-        taken.add(candidate)
-        result.append(Submission(candidate, path))
+            candidate = f"{sub.id}-{suffix}"
+        taken.add(candidate.casefold())
+        result.append(sub if candidate == sub.id else replace(sub, id=candidate))
     return result
 
 
@@ -143,9 +161,18 @@ def _zip_member_reader(archive: Path, name: str, size: int) -> Callable[[], byte
     def read() -> bytes:
         if size > MAX_FILE_BYTES:
             raise Ungradable("too-large", file=name.rsplit("/", 1)[-1], limit=MAX_FILE_BYTES)
-        with zipfile.ZipFile(archive) as bundle:
-            return bundle.read(name)
+        try:
+            with zipfile.ZipFile(archive) as bundle:
+                return bundle.read(name)
+        except ZIP_ERRORS as exc:
+            raise Ungradable("unreadable-submission", reason=_why(
+                "why-zip-member", file=name, error=_zip_error(exc))) from None
     return read
+
+
+def _zip_error(exc: BaseException) -> str:
+    """What went wrong in a zip, in a few words (zipfile's own message, cut)."""
+    return clean_text(f"{type(exc).__name__}: {exc}", QUOTE_CAP // 2)
 
 
 def _zip_entries(archive: Path, prefix: str = "") -> list[Entry]:
@@ -153,8 +180,9 @@ def _zip_entries(archive: Path, prefix: str = "") -> list[Entry]:
     try:
         with zipfile.ZipFile(archive) as bundle:
             members = [m for m in bundle.infolist() if not m.is_dir()]
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise Ungradable("unreadable-submission", reason=_why("why-bad-zip", error=str(exc))) from exc
+    except ZIP_ERRORS as exc:
+        raise Ungradable("unreadable-submission",
+                         reason=_why("why-bad-zip", error=_zip_error(exc))) from None
     return [Entry(prefix + m.filename, _zip_member_reader(archive, m.filename, m.file_size))
             for m in members if not SKIPPED_DIRS & set(m.filename.split("/"))
             and not m.filename.endswith(".zip")]
@@ -207,10 +235,7 @@ def _from_folder(folder: Path, lab: Lab, student: bool = False) -> SubmissionFil
 
 
 def _from_zip(archive: Path, lab: Lab, student: bool = False) -> SubmissionFiles:
-    try:
-        return _choose_files(_zip_entries(archive), lab, student)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise Ungradable("unreadable-submission", reason=_why("why-bad-zip", error=str(exc))) from exc
+    return _choose_files(_zip_entries(archive), lab, student)
 
 
 # A notebook saved as a script: Jupyter's `# In[ ]:` cell markers, or IPython calls.

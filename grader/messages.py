@@ -33,7 +33,8 @@ VALUE_PARAMS = frozenset({"expected", "actual"})
 # and their hint says which TODO to write instead of the check's own hint.
 NOT_WRITTEN_KINDS = frozenset({"not-written", "not-implemented"})
 # Failures that fall into no pitfall: code not written yet, and a module that cannot be imported.
-NOT_A_PITFALL_KINDS = NOT_WRITTEN_KINDS | {"import-error"}
+# over-budget: the submission's time ran out before the check could judge the code
+NOT_A_PITFALL_KINDS = NOT_WRITTEN_KINDS | {"import-error", "over-budget"}
 
 
 def format_value(value: Any, quote_strings: bool = False, lang: str | None = None) -> str:

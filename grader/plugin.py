@@ -44,6 +44,7 @@ class GradingState:
     in_process: bool = False
     statuses: dict[tuple[str, str], str] = field(default_factory=dict)
     weights: dict[str, float] = field(default_factory=dict)  # a course file's, by check id
+    budget_s: float = Limits.budget_s  # wall-clock seconds per submission, all checks together
 
 
 # What a failed check shows of the student's output: per scenario the sandbox keeps 4096
@@ -86,6 +87,7 @@ def pytest_configure(config: pytest.Config) -> None:
         submissions=manifest["submissions"],
         in_process=bool(manifest.get("in_process", False)),
         weights={str(k): float(v) for k, v in manifest.get("weights", {}).items()},
+        budget_s=float(manifest.get("budget_s", Limits.budget_s)),
     )
     stream = config.getoption("--grader-stream")
     if stream:
@@ -198,7 +200,8 @@ def _untouched(workdir: Path, lab: Lab) -> tuple[int, ...]:
 
 # How a failed import probe is reported, by the sandbox outcome's status.
 PROBLEM_KINDS = {"import-error": "import-error", "timeout": "import-timeout",
-                 "crash": "import-crash", "bad-result": "import-crash"}
+                 "crash": "import-crash", "bad-result": "import-crash",
+                 "over-budget": "over-budget"}
 
 
 def load_problem(context: SubmissionContext, main_file: str) -> dict[str, Any] | None:
@@ -239,7 +242,7 @@ def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionContext]:
     else:
         jail = default_jail()  # the child sees the system's libraries and its submission only
         runner = Sandbox(workdir, lab.module, lab.class_name, lab.files,
-                         Limits(timeout_s=lab.timeout_s), jail=jail)
+                         Limits(timeout_s=lab.timeout_s, budget_s=state.budget_s), jail=jail)
     try:
         context = SubmissionContext(entry["id"], entry.get("digest", ""), runner,
                                     untouched=_untouched(workdir, lab),
@@ -287,6 +290,9 @@ def sandboxed(request: pytest.FixtureRequest, submission: SubmissionContext) -> 
     submission.output.clear()
     if submission.problem is not None:  # said once, for the whole submission
         raise NotRun("submission-problem", problem=submission.problem["kind"])
+    runner = submission.runner
+    if isinstance(runner, Sandbox) and runner.over_budget:  # stopped: later checks are not run
+        raise NotRun("over-budget", seconds=runner.limits.budget_s)
 
     def run_scenario(scen: Scenario, *, patience: float = 1.0, **params: Any) -> Any:
         # patience: a multiple of the check's time limit, for a run repeated after a timeout

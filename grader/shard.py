@@ -23,6 +23,7 @@ from grader.labs import COURSE_ROOT, PACKAGE_DIR, Lab
 from grader.notebook_module import cells_as_data
 from grader.results.build import entries_by_submission, graded_document, grader_error_document
 from grader.sandbox.jail import IN_PROCESS, available_isolation
+from grader.sandbox.sandbox import Limits
 
 PYTEST_INI = PACKAGE_DIR / "pytest-grader.ini"
 # pytest's root holds both the public suites (under the course) and the hidden ones (in the
@@ -52,6 +53,7 @@ class GradingPlan:
     # A course file's weights for this lab (check id -> weight) and what the documents record.
     weights: dict[str, float] = field(default_factory=dict)
     config: dict[str, Any] | None = None
+    budget_s: float = Limits.budget_s  # wall-clock seconds per submission (Limits.budget_s)
 
     def isolation(self) -> dict[str, str]:
         """The isolation student code gets under this plan (the strongest this machine has)."""
@@ -115,7 +117,7 @@ def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir:
     stream = ShardStream(workdir / "finished.jsonl", plan, shard, on_document)
     manifest.write_text(json.dumps({
         "lab": plan.lab.name, "seed": plan.seed, "in_process": plan.in_process,
-        "weights": plan.weights,
+        "weights": plan.weights, "budget_s": plan.budget_s,
         "submissions": [{"id": s.id, "workdir": str(s.workdir), "digest": s.digest,
                          "notebook": s.notebook, "cells": cells_as_data(s.cells)}
                         for s in shard],
@@ -200,17 +202,21 @@ def _run_pytest(command: list[str], timeout_s: float, interactive: bool, stream:
     output = _OutputTail(process)
     deadline = time.monotonic() + timeout_s
     returncode: int | None = None
-    while returncode is None:
-        try:
-            returncode = process.wait(POLL_S)
-        except subprocess.TimeoutExpired:
-            stream.read()
-            if stop is not None and stop.is_set():
-                _kill(process)
-                returncode = process.returncode
-            elif time.monotonic() > deadline:
-                _kill(process)
-                return None, output.last_line()
+    try:
+        while returncode is None:
+            try:
+                returncode = process.wait(POLL_S)
+            except subprocess.TimeoutExpired:
+                stream.read()
+                if stop is not None and stop.is_set():
+                    _kill(process)
+                    returncode = process.returncode
+                elif time.monotonic() > deadline:
+                    _kill(process)
+                    return None, output.last_line()
+    except BaseException:  # a document that could not be delivered (its report not written)
+        _kill(process)
+        raise
     return returncode, output.last_line()
 
 

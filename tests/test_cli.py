@@ -404,3 +404,58 @@ def test_readme_examples_show_what_grading_the_demo_gives(demo: DemoRun) -> None
     check = next(c for c in doc["checks"] if c["id"] == shown[1])
     assert (shown[2], float(shown[3]), float(shown[4]), shown[5]) == (
         check["status"], check["score"], check["max_score"], check["visibility"]), check
+
+
+# --- a report folder that fills up, turns read-only ------------------------------------------
+
+
+@pytest.fixture
+def small_out(tmp_path: Path) -> Any:
+    """OUT on a tmpfs of 160 KB (one or two reports), unmounted afterwards; root only."""
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=160k", "tmpfs", str(out_dir)],
+                             capture_output=True, text=True, check=False)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        yield out_dir
+    finally:
+        subprocess.run(["umount", "-l", str(out_dir)], check=False)
+
+
+def report_folders(out_dir: Path) -> dict[str, set[str]]:
+    """Every entry of OUT: folders with the names of their files, files with nothing."""
+    return {path.name: {p.name for p in path.iterdir()} if path.is_dir() else set()
+            for path in out_dir.iterdir()}
+
+
+def assert_complete_reports_only(out_dir: Path) -> None:
+    """Every folder holds a whole report whose scores.json parses; nothing hidden, no .tmp."""
+    for name, files in report_folders(out_dir).items():
+        assert not name.startswith(".") and not name.endswith(".tmp"), f"left in OUT: {name}"
+        if files or (out_dir / name).is_dir():
+            assert files == {"scores.json", "feedback.md", "feedback.html"}, (name, files)
+            json.loads((out_dir / name / "scores.json").read_text(encoding="utf-8"))
+
+
+def test_a_full_disk_says_where_in_one_line_and_resume_finishes(small_out: Path) -> None:
+    students = [DEMO / name for name in STUDENTS]
+    result = grader("grade", "lab01_graph", *students, "--out", small_out, "--workers", "1",
+                    "--seed", "s")
+    assert result.code == 3, result
+    lines = [line for line in result.stderr.strip().splitlines() if not line.startswith("[")]
+    assert len(lines) == 1, result  # besides the progress lines, one line says what happened
+    assert lines[0].startswith("no space left on device writing " + str(small_out)), lines
+    assert lines[0].endswith("reports kept (each one complete); free space and rerun with --resume"), lines
+    kept = int(lines[0].split(": ")[-1].split()[0])
+    assert_complete_reports_only(small_out)
+    assert len([n for n, f in report_folders(small_out).items() if f]) == kept, \
+        (kept, report_folders(small_out))
+    subprocess.run(["mount", "-o", "remount,size=4m", str(small_out)], check=True)
+    resumed = grader("grade", "lab01_graph", *students, "--out", small_out, "--workers", "1",
+                     "--seed", "s", "--resume")
+    assert resumed.code == 0, resumed
+    assert_complete_reports_only(small_out)
+    assert set(STUDENTS) | {"class.csv", "dashboard.html", "shard.json"} == \
+        set(report_folders(small_out))

@@ -14,58 +14,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
+from graded_classes import ALL_FIXTURES, FIXTURES, LAB_FOLDERS, ROOT, Fixture, LabRun
 
-from grader.batch import BatchOptions, grade_class
-from grader.labs import LABS, Lab
-from grader.shard import GradingPlan, suites_for
-
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "tests" / "fixtures"
-
-
-@dataclass(frozen=True)
-class Fixture:
-    """One fixture submission and what its expected.toml promises."""
-
-    folder: str  # the lab's name, e.g. lab01_graph
-    name: str
-    path: Path
-    expected: dict[str, Any]
-
-    @property
-    def id(self) -> str:
-        """<lab>/<defect>, the test id."""
-        return f"{self.folder}/{self.name}"
-
-    @property
-    def correct(self) -> bool:
-        """A correct engine in another style."""
-        return self.name.startswith("correct-")
-
-
-def lab_of(folder: str) -> Lab:
-    """The registered lab a fixture folder is named after."""
-    return LABS[folder]
-
-
-def discover() -> list[Fixture]:
-    """Every fixture with an expected.toml, sorted by lab and name."""
-    fixtures = []
-    for path in sorted(FIXTURES.glob("lab*/*/expected.toml")):
-        with path.open("rb") as handle:
-            expected = tomllib.load(handle)
-        fixtures.append(Fixture(path.parent.parent.name, path.parent.name, path.parent, expected))
-    return fixtures
-
-
-ALL_FIXTURES = discover()
+from grader.labs import LABS
 
 
 def fixture_params(fixtures: list[Fixture]) -> list[Any]:
@@ -73,40 +28,7 @@ def fixture_params(fixtures: list[Fixture]) -> list[Any]:
     return [pytest.param(f, id=f.id) for f in fixtures]
 
 
-LAB_FOLDERS = sorted({f.folder for f in ALL_FIXTURES if f.folder in LABS})
-
-
-@dataclass
-class LabRun:
-    """A lab's documents: by fixture name, plus the reference solution and the stub."""
-
-    fixtures: dict[str, dict[str, Any]] = field(default_factory=dict)
-    solution: dict[str, Any] = field(default_factory=dict)
-    stub: dict[str, Any] = field(default_factory=dict)
-
-
-@pytest.fixture(scope="session")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], LabRun]:
-    """`graded(lab)`: the lab's documents, graded once per session on first use."""
-    runs: dict[str, LabRun] = {}
-
-    def run_for(folder: str) -> LabRun:
-        if folder not in runs:
-            lab = lab_of(folder)
-            fixtures = [f for f in ALL_FIXTURES if f.folder == folder]
-            paths = [f.path for f in fixtures] + [lab.solution_dir, lab.student_dir]
-            spec = GradingPlan(lab, suites_for(lab, hidden=True), "fixtures", "en")
-            # A hung shard becomes grader-error documents (failures here), not a stalled run.
-            options = BatchOptions(out_dir=tmp_path_factory.mktemp(folder),
-                                   workers=max(2, os.cpu_count() or 1), shard_timeout_s=240)
-            docs = grade_class(spec, paths, options, lambda *_: None)
-            *fixture_docs, solution, stub = docs
-            runs[folder] = LabRun(
-                {f.name: doc for f, doc in zip(fixtures, fixture_docs, strict=True)},
-                solution, stub)
-        return runs[folder]
-
-    return run_for
+# `graded(lab)` (tests/conftest.py): the lab's documents, graded once per session on first use.
 
 
 def fixture_doc(graded: Callable[[str], LabRun], fixture: Fixture) -> dict[str, Any]:

@@ -36,13 +36,16 @@ def test_building_the_package_prints_no_setuptools_warning(built: tuple[Path, st
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory, built: tuple[Path, str]) -> Path:
-    """A fresh virtual environment holding only the built wheel and its dependencies."""
+def installed(tmp_path_factory: pytest.TempPathFactory, built: tuple[Path, str],
+              wheelhouse: Path) -> Path:
+    """A fresh virtual environment holding only the built wheel and its dependencies (from the
+    run's wheelhouse, tests/conftest.py: no index, no download)."""
     root = tmp_path_factory.mktemp("wheel")
     wheel, _ = built
-    venv.create(root / "venv", with_pip=True)
+    venv.create(root / "venv", with_pip=False)
     python = root / "venv" / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(wheel)], check=True,
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
+                    "--no-index", "--find-links", str(wheelhouse), str(wheel)], check=True,
                    capture_output=True)
     return python
 

@@ -3,10 +3,13 @@ work in it, whoever runs the grader.
 
 Every folder of `tests/fixtures/redteam/` is a hostile lab01 submission with an `attack.toml`
 (family, description, honest work, the checks it may pass, the flags the static scan must
-raise, the expected status); `control-*` folders are correct engines with odd but legitimate
+raise, the expected status, and optionally `submit`: the file or folder inside it that is
+handed in, such as a zip); `control-*` folders are correct engines with odd but legitimate
 habits, which must score 100% with no flag. The whole corpus goes through ONE
 `grader.batch.grade_class` call, as a class would, each attack on its neighbours followed by a
-control in the same shard, so that collateral damage shows on code that must score 100%. That
+control in the same shard, and every shard holding two controls or more, the last of them at
+its end, so that collateral damage (a shard stopped, a class file lost, a report missing) shows
+on code that must score 100%. That
 batch runs once per mode the grader accepts (`tests/sandbox/modes.py`): as root (the root jail),
 as uid 65534 (the jail through user namespaces) and as root in a container that refuses
 namespaces (a separate uid); every report must say which. Then:
@@ -16,10 +19,18 @@ namespaces (a separate uid); every report must say which. Then:
   neither the hidden suite, nor the solution, nor the grader's environment, and its
   renderings carry no live markup or terminal escapes;
 - per batch: the report folder holds exactly one folder of reports per submission and the
-  class files the grader wrote, nothing changes in it after grading, no process started by
+  class files the grader wrote (no id a class file's name), none over its stated size, and
+  class.csv and the dashboard carry no terminal escape nor invisible character; nothing changes
+  in it after grading, no process started by
   grading is alive, no file appeared in /tmp, at the filesystem root or in the repository, no
   file of the corpus (the other submissions), the checks or the solution changed, the
   instructors' homes were neither read nor changed, and no connection reached the host.
+
+Each batch runs in a mount namespace of its own (`unshare --mount`) whose /tmp, /home and
+/root are folders of this batch (`MACHINE`): the instructors' homes are planted there, and
+the /tmp watched is one nobody else writes, so other work on the machine (another `make
+test`, the other red-team modes graded at the same time by another xdist worker) neither
+collides with the planted homes nor counts as an attack's file.
 
 Nothing is marked xfail: a red test here is an open hole in the grader.
 """
@@ -40,6 +51,7 @@ import tempfile
 import threading
 import time
 import tomllib
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,11 +59,12 @@ from typing import Any
 
 import pytest
 
-from grader.batch import REPORT_FILES
+from grader.batch import REPORT_FILES, RESERVED_IDS, SHARD_RECORD, deal
 from grader.i18n import Catalogue
 from grader.labs import COURSE_ROOT, get_lab
 from grader.platforms.gradebook import class_csv
 from grader.render import render_feedback
+from grader.results.build import CHECK_BYTES, DOC_BYTES
 from grader.sandbox import reaper
 
 sys.path.insert(0, str(Path(__file__).parent / "sandbox"))
@@ -65,33 +78,42 @@ GRADE_BATCH = Path(__file__).parent / "sandbox" / "grade_batch.py"
 REDTEAM_MODES = tuple(os.environ.get("MINIGRAD_REDTEAM_MODES", "root unprivileged container").split())
 # Instructors' homes to reach: another user's, world-readable as Debian used to make them (the
 # grader's own in the unprivileged mode), and root's. Each holds a canary no report may show.
+# These are the paths inside the batch's mount namespace; the batch's folder holds them.
 INSTRUCTOR_HOME = Path("/home/minigrad-redteam-instructor")
 ROOT_HOME_SECRETS = Path("/root/.minigrad-redteam-secrets")
+# The folders of the machine that the namespace replaces by the batch's own (MACHINE_FOLDERS
+# of Machine.base); the interpreters of root's home stay reachable.
+MACHINE_FOLDERS = ("tmp", "home", "root")
+ROOT_HOME_KEPT = (".pyenv",)
 BATCH_TIMEOUT_S = 900
 LAB = get_lab("lab01_graph")
 SEED = "redteam"
 FAMILIES = frozenset({
     "forged-comparisons", "runner-tampering", "reading-secrets", "exit-output", "resources",
     "timeout-defeat", "writing-results", "network-processes", "foreign-engine", "answer-lookup",
+    "broken-archive", "reserved-name", "hostile-text", "report-swelling", "forged-reply", "time-theft",
     "control",
 })
 TOML_KEYS = frozenset({"family", "description", "honest_work", "may_pass", "flags", "status"})
+OPTIONAL_KEYS = frozenset({"submit"})
 STATUSES = frozenset({"graded", "ungradable", "grader-error"})
 ALL_CHECKS = "*"
 MIN_ATTACKS = 40
 SETTLE_S = 2.0  # how long after grading the reports and processes are looked at again
 LISTEN_PORTS = range(47390, 47400)  # the loopback ports socket attacks phone home to
 CANARY_VARIABLE = "MINIGRAD_REDTEAM_CANARY"
-TOP_LEVEL_REPORTS = frozenset({"class.csv", "dashboard.html"})  # written by grade_class itself
+TOP_LEVEL_REPORTS = frozenset({"class.csv", "dashboard.html", SHARD_RECORD})  # grade_class's own
+# What one student may add to the reports: a scores.json, a feedback file (grader.results.build
+# keeps a document under DOC_BYTES; its renderings are no larger than that).
+REPORT_BYTES = DOC_BYTES
 # /tmp entries that are not this batch's: pytest's own, the machine's, and the scratch folders
 # of other grading runs (this batch's scratch goes to a folder of its own, checked separately)
-UNRELATED_TMP = re.compile(r"^(pytest-of-.*|bash_tool_.*|bash_jobs\..*|minigrad-(grader|check)-.*)$")
 # repository paths that running tests legitimately creates
 UNRELATED_REPO = re.compile(r"(^|/)(__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache)(/|$)|\.pyc$")
 # What an attack writes outside the grader: reports, pytest and interpreter hooks, anything under
-# out/ or naming the corpus. /tmp and the repository are shared with whoever else works on this
-# machine while the batch runs, so a new entry counts only if it looks like that, or belongs to
-# another uid than this test's (a sandbox's). The filesystem root is compared as a whole.
+# out/ or naming the corpus. The repository is shared with whoever else works on this checkout
+# while the batch runs, so a new entry there counts only if it looks like that. The batch's /tmp
+# is its own (every new entry counts); the filesystem root is compared as a whole.
 ATTACK_WRITES = re.compile(
     r"(^|/)(conftest\.py|pytest\.ini|sitecustomize\.py|usercustomize\.py|scores\.json|"
     r"feedback\.(md|html)|results\.json|[^/]*\.pth)$|^out/|redteam")
@@ -100,6 +122,9 @@ LIVE_HTML = re.compile(r"(?<!\\)<\s*(script|img|iframe|svg|object|embed)\b", re.
 # The grader's own drawing of a check's graph: inline SVG, built from the score document.
 GRAPH_FIGURE = re.compile(r'<figure class="graph" id="graph-[a-z0-9-]+">(.*?)</figure>', re.S)
 TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# What a reader cannot see: format characters (bidi overrides, zero-width), separators, and the
+# surrogates no UTF-8 writer takes (looked up in unicodedata, independently of grader.text).
+INVISIBLE_CATEGORIES = frozenset({"Cf", "Zl", "Zp", "Cs"})
 FENCE = re.compile(r"^(`{3,}|~{3,})")
 
 
@@ -117,6 +142,12 @@ class Attack:
     may_pass: tuple[str, ...]
     flags: tuple[str, ...]
     status: str
+    submit: str = ""  # the file or folder inside `path` that is handed in ("": the folder)
+
+    @property
+    def submitted(self) -> Path:
+        """What the grader is given: the folder itself, or the zip or folder inside it."""
+        return self.path / self.submit if self.submit else self.path
 
     @property
     def control(self) -> bool:
@@ -129,7 +160,8 @@ def _read_attack(folder: Path) -> Attack:
     with (folder / "attack.toml").open("rb") as handle:
         raw = tomllib.load(handle)
     where = f"{folder.name}/attack.toml"
-    assert set(raw) == TOML_KEYS, f"{where}: keys {sorted(raw)} are not {sorted(TOML_KEYS)}"
+    assert TOML_KEYS <= set(raw) <= TOML_KEYS | OPTIONAL_KEYS, \
+        f"{where}: keys {sorted(raw)} are not {sorted(TOML_KEYS)} (and maybe {sorted(OPTIONAL_KEYS)})"
     assert raw["family"] in FAMILIES, f"{where}: unknown family {raw['family']!r}"
     assert raw["status"] in STATUSES, f"{where}: unknown status {raw['status']!r}"
     for key in ("may_pass", "flags"):
@@ -137,9 +169,11 @@ def _read_attack(folder: Path) -> Attack:
             f"{where}: {key} must be a list of strings"
     assert (raw["family"] == "control") == folder.name.startswith("control-"), \
         f"{where}: control-* folders and only they have family = \"control\""
-    assert (folder / LAB.main_file).exists(), f"{folder.name}: no {LAB.main_file}"
+    submit = raw.get("submit", "")
+    handed_in = folder / submit if submit else folder / LAB.main_file
+    assert handed_in.exists(), f"{folder.name}: no {handed_in.name}"
     return Attack(folder.name, folder, raw["family"], raw["description"], raw["honest_work"],
-                  tuple(raw["may_pass"]), tuple(raw["flags"]), raw["status"])
+                  tuple(raw["may_pass"]), tuple(raw["flags"]), raw["status"], submit)
 
 
 def load_corpus() -> list[Attack]:
@@ -164,9 +198,13 @@ PROCESS_ATTACKS = ("fork-bomb", "fork-bomb-setsid", "multiprocessing-pool", "sub
                    "timeout-escape-setsid-chain", "forge-shard-report", "gradescope-results-json")
 
 
+CONTROLS_PER_SHARD = 2
+
+
 def class_order(attacks: list[Attack], controls: list[Attack]) -> list[Attack]:
     """The class as graded: the other attacks by name; each neighbour attack followed by a
-    control; the attacks that leave processes behind last (controls left over at the end)."""
+    control; the attacks that leave processes behind last (controls left over at the end);
+    then `with_controls_in_every_shard`."""
     tail = set(NEIGHBOUR_ATTACKS) | set(PROCESS_ATTACKS)
     order = [a for a in attacks if a.name not in tail]
     pending = list(controls)
@@ -174,13 +212,34 @@ def class_order(attacks: list[Attack], controls: list[Attack]) -> list[Attack]:
         order.append(BY_NAME[name])
         if pending:
             order.append(pending.pop(0))
-    return order + [BY_NAME[name] for name in PROCESS_ATTACKS] + pending
+    return with_controls_in_every_shard(
+        order + [BY_NAME[name] for name in PROCESS_ATTACKS] + pending, controls)
+
+
+def shard_bounds(size: int, workers: int) -> list[tuple[int, int]]:
+    """(start, end) of every shard of a class of `size`, as shard_of cuts them."""
+    return [(shard[0], shard[-1] + 1) for shard in deal([1.0] * size, workers, keep_order=True)]
+
+
+def with_controls_in_every_shard(order: list[Attack], controls: list[Attack]) -> list[Attack]:
+    """The order with CONTROLS_PER_SHARD copies of controls (graded under ids of their own)
+    closing every shard: each attack is graded beside two correct engines, after it, in the
+    same grading process. The shards are the 25-entry ones of a class over 50 (shard_of)."""
+    room = 25 - CONTROLS_PER_SHARD
+    result: list[Attack] = []
+    for number, start in enumerate(range(0, len(order), room)):
+        spares = [controls[(number * CONTROLS_PER_SHARD + i) % len(controls)]
+                  for i in range(CONTROLS_PER_SHARD)]
+        result += order[start:start + room] + spares
+    assert len(result) > 50, "a class this small is not split in shards of 25"
+    return result
 
 
 def shard_of(position: int, size: int, workers: int) -> int:
-    """The shard a submission falls in, by the rule BatchOptions documents (shard_size=0:
-    the class split evenly over the workers, at most 25 per shard)."""
-    return position // max(1, min(25, -(-size // workers)))
+    """The shard a submission falls in: grade_batch.py grades with keep_order (contiguous
+    shards, as grader.batch.deal cuts them)."""
+    shards = deal([1.0] * size, workers, keep_order=True)
+    return next(index for index, shard in enumerate(shards) if position in shard)
 
 
 # -- watching the machine ---------------------------------------------------------------------
@@ -254,15 +313,6 @@ def listing(folder: str, ignore: re.Pattern[str] | None = None) -> set[str]:
     except OSError:
         return set()
     return {name for name in names if not (ignore and ignore.match(name))}
-
-
-def attributable(folder: str, name: str) -> bool:
-    """Whether a new entry of a shared folder looks written by grading (see ATTACK_WRITES)."""
-    try:
-        foreign_owner = os.lstat(os.path.join(folder, name)).st_uid != os.getuid()
-    except OSError:
-        foreign_owner = False
-    return foreign_owner or bool(ATTACK_WRITES.search(name)) or any(a in name for a in BY_NAME)
 
 
 def repo_entries() -> set[str]:
@@ -359,10 +409,79 @@ def secret_markers() -> tuple[str, ...]:
 
 # -- grading ----------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class Machine:
+    """The batch's own /tmp, /home and /root: folders under `base` that a mount namespace puts
+    in place of the machine's for the grader (NAMESPACE_SCRIPT), watched from outside."""
+
+    base: Path
+    mode: str
+
+    def host(self, path: Path) -> Path:
+        """Where a path under /tmp, /home or /root of the namespace is on the machine."""
+        return self.base / path.relative_to("/")
+
+    @property
+    def grader_folder(self) -> Path:
+        """The folder (a path of the namespace) holding the grader's reports and scratch."""
+        return Path("/tmp") / f"minigrad-grader-redteam-{self.mode}"
+
+    def prefix(self) -> list[str]:
+        """The command prefix that runs a program in the batch's mount namespace."""
+        return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
+                NAMESPACE_SCRIPT, "sh", str(self.base), *ROOT_HOME_KEPT, "--"]
+
+
+# sh -c NAMESPACE_SCRIPT sh BASE KEPT... -- COMMAND...: root's interpreters (KEPT, folders of
+# /root) are bound into the batch's root home, then /tmp, /home and /root are replaced.
+NAMESPACE_SCRIPT = """set -e
+base=$1; shift
+while [ "$1" != "--" ]; do mount --bind "/root/$1" "$base/root/$1"; shift; done; shift
+mount --bind "$base/tmp" /tmp
+mount --bind "$base/home" /home
+mount --rbind "$base/root" /root
+exec "$@"
+"""
+
+
+def make_machine(mode: str) -> Machine:
+    """A batch's folder (not under /tmp, which the namespace replaces): its /tmp, /home and
+    /root, the grader's folder in its /tmp; only the grader can enter the latter."""
+    base = Path(tempfile.mkdtemp(prefix=f"minigrad-redteam-{mode}-", dir="/var/tmp"))
+    os.chmod(base, 0o711)
+    machine = Machine(base, mode)
+    for name, permissions in zip(MACHINE_FOLDERS, (0o1777, 0o755, 0o700), strict=True):
+        (base / name).mkdir()
+        os.chmod(base / name, permissions)
+    for kept in ROOT_HOME_KEPT:
+        (base / "root" / kept).mkdir()
+    folder = machine.host(machine.grader_folder)
+    folder.mkdir()
+    os.chmod(folder, 0o711)
+    return machine
+
+
+def plant_homes(machine: Machine) -> tuple[str, ...]:
+    """Plant the instructors' homes in the batch's /home and /root, each with a canary file;
+    their canaries."""
+    canaries = tuple(f"redteam-home-canary-{os.urandom(8).hex()}" for _ in range(3))
+    home, secrets = machine.host(INSTRUCTOR_HOME), machine.host(ROOT_HOME_SECRETS)
+    home.mkdir(mode=0o755)
+    os.chmod(home, 0o755)
+    (home / ".ssh").mkdir(mode=0o700)
+    (home / ".ssh" / "id_ed25519").write_text(canaries[0] + "\n", encoding="utf-8")
+    (home / ".bashrc").write_text(f"# {canaries[1]}\n", encoding="utf-8")
+    for path in (home, home / ".ssh", home / ".bashrc", home / ".ssh" / "id_ed25519"):
+        os.chown(path, modes.NOBODY, modes.NOBODY)  # the unprivileged mode's grader's own
+    secrets.mkdir(mode=0o700)
+    (secrets / "canary").write_text(canaries[2] + "\n", encoding="utf-8")
+    return canaries
+
+
 @dataclass
 class Snapshot:
-    """What the machine looked like: /tmp, the filesystem root, the repository, the protected
-    files and the instructors' homes."""
+    """What the machine looked like: the batch's /tmp, the filesystem root, the repository, the
+    protected files and the instructors' homes."""
 
     tmp: set[str]
     root: set[str]
@@ -371,13 +490,13 @@ class Snapshot:
     homes: dict[str, str]
 
     @classmethod
-    def take(cls) -> Snapshot:
+    def take(cls, machine: Machine) -> Snapshot:
         """Look now."""
         homes = {f"{home}/{name}": digest for home in (INSTRUCTOR_HOME, ROOT_HOME_SECRETS)
-                 for name, digest in folder_digest(home).items()}
-        homes["/root listing"] = " ".join(sorted(listing("/root")))
-        return cls(listing("/tmp", UNRELATED_TMP), listing("/"), repo_entries(), protected_files(),
-                   homes)
+                 for name, digest in folder_digest(machine.host(home)).items()}
+        homes["/root listing"] = " ".join(sorted(listing(str(machine.host(Path("/root"))))))
+        tmp = listing(str(machine.host(Path("/tmp")))) - {machine.grader_folder.name}
+        return cls(tmp, listing("/"), repo_entries(), protected_files(), homes)
 
 
 @dataclass
@@ -385,9 +504,10 @@ class Batch:
     """The graded corpus and everything observed around it."""
 
     mode: str
-    out_dir: Path
+    out_dir: Path  # on the machine (the grader wrote to its path in the namespace)
     order: list[Attack]
-    docs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    docs: dict[str, dict[str, Any]] = field(default_factory=dict)  # by attack, its first copy
+    graded: list[tuple[Attack, dict[str, Any]]] = field(default_factory=list)  # in class order
     isolation: dict[str, str] = field(default_factory=dict)  # what the grader found available
     error: str | None = None
     seconds: float = 0.0
@@ -407,13 +527,21 @@ class Batch:
         assert name in self.docs, f"no score document for {name}"
         return self.docs[name]
 
+    def copies(self, name: str) -> list[dict[str, Any]]:
+        """The documents of every copy of a submission in the class (controls repeat)."""
+        assert self.error is None, f"grade_class raised: {self.error}"
+        found = [doc for attack, doc in self.graded if attack.name == name]
+        assert found, f"no score document for {name}"
+        return found
+
+    def folder(self, name: str) -> Path:
+        """The report folder of a submission (under the id the grader gave it)."""
+        return self.out_dir / self.doc(name)["submission"]["id"]
+
 
 def _remove_litter(before: Snapshot, after: Snapshot, names: set[str]) -> None:
-    """Remove what attacks of this corpus left outside the grader (only recognisable files)."""
-    for entry in after.tmp - before.tmp:
-        if entry.startswith(("redteam-", ".redteam-")):
-            path = Path("/tmp") / entry
-            shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+    """Remove what attacks of this corpus left outside the grader (only recognisable files;
+    the batch's /tmp goes with its folder)."""
     if "autograder" in after.root - before.root:
         shutil.rmtree("/autograder", ignore_errors=True)
     for line in after.repo - before.repo:
@@ -432,36 +560,18 @@ def _remove_litter(before: Snapshot, after: Snapshot, names: set[str]) -> None:
                 folder.rmdir()
 
 
-@pytest.fixture(scope="session")
-def instructor_homes() -> Iterator[tuple[str, ...]]:
-    """Plant the instructors' homes, each with a canary file; their canaries."""
-    canaries = tuple(f"redteam-home-canary-{os.urandom(8).hex()}" for _ in range(3))
-    INSTRUCTOR_HOME.mkdir(mode=0o755, exist_ok=True)
-    os.chmod(INSTRUCTOR_HOME, 0o755)
-    (INSTRUCTOR_HOME / ".ssh").mkdir(mode=0o700, exist_ok=True)
-    (INSTRUCTOR_HOME / ".ssh" / "id_ed25519").write_text(canaries[0] + "\n", encoding="utf-8")
-    (INSTRUCTOR_HOME / ".bashrc").write_text(f"# {canaries[1]}\n", encoding="utf-8")
-    for path in (INSTRUCTOR_HOME, INSTRUCTOR_HOME / ".ssh", INSTRUCTOR_HOME / ".bashrc",
-                 INSTRUCTOR_HOME / ".ssh" / "id_ed25519"):
-        os.chown(path, modes.NOBODY, modes.NOBODY)  # the unprivileged mode's grader's own
-    ROOT_HOME_SECRETS.mkdir(mode=0o700, exist_ok=True)
-    (ROOT_HOME_SECRETS / "canary").write_text(canaries[2] + "\n", encoding="utf-8")
-    try:
-        yield canaries
-    finally:
-        shutil.rmtree(INSTRUCTOR_HOME, ignore_errors=True)
-        shutil.rmtree(ROOT_HOME_SECRETS, ignore_errors=True)
-
-
-def _grade_in_mode(mode: str, result: Batch, base: Path, scratch: Path) -> None:
-    """Run grade_batch.py over the corpus as a grader of `mode`; fill in what it returned."""
-    python = modes.python_for(mode, base / "python")
-    answer = modes.grader_owned(base / "answer", mode) / "result.json"
+def _grade_in_mode(machine: Machine, result: Batch) -> None:
+    """Run grade_batch.py over the corpus as a grader of `mode`, in the batch's namespace; fill
+    in what it returned."""
+    mode = machine.mode
+    python = modes.python_for(mode, machine.base / "python")
+    answer = modes.grader_owned(machine.base / "answer", mode) / "result.json"
     home = str(INSTRUCTOR_HOME) if mode in modes.UNPRIVILEGED else "/root"
-    env = modes.environment(mode, TMPDIR=str(scratch), HOME=home,
+    env = modes.environment(mode, TMPDIR=str(machine.grader_folder / "scratch"), HOME=home,
                             **{CANARY_VARIABLE: result.canary})
-    command = [*modes.prefix(mode), python, str(GRADE_BATCH), str(answer), str(result.out_dir),
-               LAB.name, SEED, str(WORKERS), *(str(a.path) for a in result.order)]
+    command = [*machine.prefix(), *modes.prefix(mode), python, str(GRADE_BATCH), str(answer),
+               str(machine.grader_folder / "out"), LAB.name, SEED, str(WORKERS),
+               *(str(a.submitted) for a in result.order)]
     try:
         completed = subprocess.run(command, cwd=COURSE_ROOT, env=env, capture_output=True,
                                    text=True, timeout=BATCH_TIMEOUT_S, check=False)
@@ -475,30 +585,36 @@ def _grade_in_mode(mode: str, result: Batch, base: Path, scratch: Path) -> None:
     result.error = returned["error"]
     result.seconds = returned["seconds"]
     result.isolation = returned["isolation"]
-    result.docs = {doc["submission"]["id"]: doc for doc in returned["docs"]}
+    # grade_class returns the documents in the order given: ids are the grader's to choose.
+    result.graded = list(zip(result.order, returned["docs"], strict=False))
+    for attack, doc in result.graded:
+        result.docs.setdefault(attack.name, doc)
 
 
+# One xdist group per mode (tests/conftest.py): the three batches run at once on two workers.
 @pytest.fixture(scope="session", params=REDTEAM_MODES)
-def batch(request: pytest.FixtureRequest, instructor_homes: tuple[str, ...]) -> Iterator[Batch]:
+def batch(request: pytest.FixtureRequest) -> Iterator[Batch]:
     """Grade the whole corpus once per mode, as one class, and watch the machine around it."""
     mode = request.param
     unavailable = modes.why_unavailable(mode)
     if unavailable:
         pytest.skip(f"mode {mode}: {unavailable}")
-    # Under /tmp (pytest's own folders are root's alone): a folder only the grader can enter.
-    base = Path(tempfile.mkdtemp(prefix=f"minigrad-grader-redteam-{mode}-", dir="/tmp"))
-    os.chmod(base, 0o711)
-    out_dir, scratch = (modes.grader_owned(base / name, mode) for name in ("out", "scratch"))
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("the batch's own /tmp, /home and /root need root and unshare (util-linux)")
+    machine = make_machine(mode)
+    out_dir, scratch = (modes.grader_owned(machine.host(machine.grader_folder / name), mode)
+                        for name in ("out", "scratch"))
     for folder in (out_dir, scratch):
         os.chmod(folder, 0o700)
-    result = Batch(mode, out_dir, class_order(ATTACKS, CONTROLS), home_canaries=instructor_homes)
-    result.before = Snapshot.take()
+    result = Batch(mode, out_dir, class_order(ATTACKS, CONTROLS),
+                   home_canaries=plant_homes(machine))
+    result.before = Snapshot.take(machine)
     reaper.enable_subreaper()  # orphans of grading re-parent here, where they can be found
     listener = Listener()
     result.canary = hashlib.sha256(os.urandom(16)).hexdigest()
     started = time.monotonic()
     try:
-        _grade_in_mode(mode, result, base, scratch)
+        _grade_in_mode(machine, result)
     finally:
         result.seconds = result.seconds or time.monotonic() - started
         result.scratch_left = sorted(str(p.relative_to(scratch)) for p in scratch.rglob("*"))
@@ -508,13 +624,13 @@ def batch(request: pytest.FixtureRequest, instructor_homes: tuple[str, ...]) -> 
     result.survivors = [describe_process(pid) for pid in live_descendants()]
     listener.close()
     result.connections = list(listener.connections)
-    result.after = Snapshot.take()
+    result.after = Snapshot.take(machine)
     try:
         yield result
     finally:
         kill_descendants()
         _remove_litter(result.before, result.after, set(BY_NAME))
-        shutil.rmtree(base, ignore_errors=True)
+        shutil.rmtree(machine.base, ignore_errors=True)
 
 
 def passed_checks(doc: dict[str, Any]) -> set[str]:
@@ -524,7 +640,7 @@ def passed_checks(doc: dict[str, Any]) -> set[str]:
 
 def check_ids(batch: Batch) -> set[str]:
     """Every check id the graded documents know."""
-    return {check["id"] for doc in batch.docs.values() for check in doc["checks"]}
+    return {check["id"] for _, doc in batch.graded for check in doc["checks"]}
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -581,6 +697,15 @@ def test_corpus_covers_every_family():
     assert len(CONTROLS) >= 4, f"only {len(CONTROLS)} controls"
 
 
+def test_every_shard_holds_two_controls_and_ends_with_one():
+    """Each attack shares its grading process with two controls, one graded after it."""
+    order = class_order(ATTACKS, CONTROLS)
+    for start, end in shard_bounds(len(order), WORKERS):
+        shard = order[start:end]
+        assert sum(a.control for a in shard) >= CONTROLS_PER_SHARD and shard[-1].control, \
+            [a.name for a in shard]
+
+
 def test_neighbour_attacks_are_followed_by_a_control_in_their_shard():
     """Each attack on the submissions graded next to it has a control right after it, in the
     same shard (the same grading process, whose processes, uid and scratch it could reach)."""
@@ -633,12 +758,15 @@ def test_attack_is_flagged(batch, name):
 
 @pytest.mark.parametrize("name", [a.name for a in CONTROLS])
 def test_control_keeps_every_point_without_flags(batch, name):
-    """A correct engine with odd habits scores full marks and raises no flag."""
-    doc = batch.doc(name)
-    assert doc["status"] == "graded", f"{name}: status {doc['status']}: {doc.get('reason')}"
-    assert doc["score"] == doc["max_score"] > 0, \
-        f"{name}: {doc['score']:g}/{doc['max_score']:g}; lost: {_losses(doc)}"
-    assert doc["flags"] == [], f"{name}: flagged {[(f['id'], f['params']) for f in doc['flags']]}"
+    """A correct engine with odd habits scores full marks and raises no flag, in every shard
+    it is graded in (beside whichever attacks share it)."""
+    for doc in batch.copies(name):
+        ident = doc["submission"]["id"]
+        assert doc["status"] == "graded", f"{ident}: status {doc['status']}: {doc.get('reason')}"
+        assert doc["score"] == doc["max_score"] > 0, \
+            f"{ident}: {doc['score']:g}/{doc['max_score']:g}; lost: {_losses(doc)}"
+        assert doc["flags"] == [], \
+            f"{ident}: flagged {[(f['id'], f['params']) for f in doc['flags']]}"
 
 
 # -- per submission ---------------------------------------------------------------------------
@@ -646,8 +774,7 @@ def test_control_keeps_every_point_without_flags(batch, name):
 @pytest.mark.parametrize("name", [a.name for a in CORPUS_ENTRIES])
 def test_report_on_disk_is_the_graders(batch, name):
     """The folder holds exactly the report files, and scores.json is the document returned."""
-    batch.doc(name)
-    folder = batch.out_dir / name
+    folder = batch.folder(name)
     assert {p.name for p in folder.iterdir()} == set(REPORT_FILES), \
         f"{name}: report folder holds {sorted(p.name for p in folder.iterdir())}"
     on_disk = json.loads((folder / "scores.json").read_text(encoding="utf-8"))
@@ -661,7 +788,7 @@ def test_reports_leak_no_secret(batch, name):
     doc = batch.doc(name)
     texts = {"scores.json": "\n".join(_strings(doc))}
     for report in REPORT_FILES:
-        path = batch.out_dir / name / report
+        path = batch.folder(name) / report
         if path.is_file() and report != "scores.json":
             texts[report] = path.read_text(encoding="utf-8", errors="replace")
     for marker in [batch.canary, *batch.home_canaries, *secret_markers()]:
@@ -673,8 +800,8 @@ def test_reports_leak_no_secret(batch, name):
 def test_renderings_are_inert(batch, name):
     """No live HTML in feedback.html or in Markdown prose, no control characters anywhere."""
     doc = batch.doc(name)
-    html = (batch.out_dir / name / "feedback.html").read_text(encoding="utf-8")
-    markdown = (batch.out_dir / name / "feedback.md").read_text(encoding="utf-8")
+    html = (batch.folder(name) / "feedback.html").read_text(encoding="utf-8")
+    markdown = (batch.folder(name) / "feedback.md").read_text(encoding="utf-8")
     terminal = render_feedback(doc, "terminal")
     drawn = [c for c in doc["checks"] if (c.get("detail") or {}).get("graph")]
     figures = GRAPH_FIGURE.findall(html)
@@ -689,6 +816,25 @@ def test_renderings_are_inert(batch, name):
                         ("terminal feedback", terminal)):
         found = TERMINAL_CONTROL.search(text.replace("\n", "").replace("\t", ""))
         assert not found, f"{name}: {label} holds control character {found.group()!r}"
+        hidden = invisible_characters(text)
+        assert not hidden, f"{name}: {label} holds invisible characters {hidden}"
+
+
+@pytest.mark.parametrize("name", [a.name for a in CORPUS_ENTRIES])
+def test_reports_stay_under_their_stated_size(batch, name):
+    """scores.json and each feedback file under DOC_BYTES, each check under CHECK_BYTES."""
+    for report in REPORT_FILES:
+        size = (batch.folder(name) / report).stat().st_size
+        assert size <= REPORT_BYTES, f"{name}: {report} is {size} bytes (limit {REPORT_BYTES})"
+    for check in batch.doc(name)["checks"]:
+        size = len(json.dumps(check, indent=2, ensure_ascii=False).encode("utf-8"))
+        assert size <= CHECK_BYTES, f"{name}: check {check['id']} is {size} bytes"
+
+
+def invisible_characters(text: str) -> list[str]:
+    """The code points of text a reader would not see (INVISIBLE_CATEGORIES), up to ten."""
+    return sorted({f"U+{ord(c):04X}" for c in text
+                   if unicodedata.category(c) in INVISIBLE_CATEGORIES})[:10]
 
 
 # -- the batch --------------------------------------------------------------------------------
@@ -697,7 +843,11 @@ def test_batch_finished_with_one_document_per_submission(batch):
     """grade_class returned, with exactly one document per submission."""
     assert batch.error is None, f"grade_class raised after {batch.seconds:.0f} s: {batch.error}"
     missing = sorted({a.name for a in batch.order} - set(batch.docs))
-    assert not missing and len(batch.docs) == len(batch.order), f"no document for {missing}"
+    assert not missing and len(batch.graded) == len(batch.order), f"no document for {missing}"
+    ids = [doc["submission"]["id"] for _, doc in batch.graded]
+    assert len(set(ids)) == len(ids), f"ids repeat: {sorted(i for i in ids if ids.count(i) > 1)}"
+    taken = sorted(i for i in ids if i.casefold() in {r.casefold() for r in RESERVED_IDS})
+    assert not taken, f"ids that are the names of class files: {taken}"
 
 
 def test_every_report_says_the_isolation_of_its_mode(batch):
@@ -705,7 +855,7 @@ def test_every_report_says_the_isolation_of_its_mode(batch):
     level, how = modes.EXPECTED_ISOLATION[batch.mode]
     assert (batch.isolation.get("level"), batch.isolation.get("how")) == (level, how), \
         f"{batch.mode}: the grader found {batch.isolation}"
-    wrong = {name: doc["isolation"] for name, doc in batch.docs.items()
+    wrong = {doc["submission"]["id"]: doc["isolation"] for _, doc in batch.graded
              if (doc["isolation"]["level"], doc["isolation"]["how"]) != (level, how)}
     assert not wrong, f"{batch.mode}: documents not at {level}/{how}: {wrong}"
 
@@ -713,7 +863,7 @@ def test_every_report_says_the_isolation_of_its_mode(batch):
 def test_class_csv_is_the_graders(batch):
     """class.csv holds exactly the rows the grader writes for the documents it returned."""
     assert batch.error is None, batch.error
-    expected = class_csv([batch.docs[a.name] for a in batch.order]).splitlines()
+    expected = class_csv([doc for _, doc in batch.graded]).splitlines()
     written = (batch.out_dir / "class.csv").read_text(encoding="utf-8").splitlines()
     assert written[:1] == expected[:1] and sorted(written) == sorted(expected), \
         f"class.csv is not the grader's: {sorted(set(written) ^ set(expected))[:5]}"
@@ -732,9 +882,21 @@ def test_report_folder_holds_only_reports(batch):
     """One folder per submission, plus the class files grade_class writes; nothing else."""
     entries = {p.name for p in batch.out_dir.iterdir()}
     folders = {p.name for p in batch.out_dir.iterdir() if p.is_dir()}
-    assert folders == set(BY_NAME), f"unexpected folders: {sorted(folders ^ set(BY_NAME))}"
-    assert entries - folders <= TOP_LEVEL_REPORTS, \
-        f"unexpected files: {sorted(entries - folders - TOP_LEVEL_REPORTS)}"
+    expected = {doc["submission"]["id"] for _, doc in batch.graded}
+    assert folders == expected, f"unexpected folders: {sorted(folders ^ expected)}"
+    assert entries - folders == TOP_LEVEL_REPORTS, \
+        f"files beside the reports: {sorted(entries - folders)}, not {sorted(TOP_LEVEL_REPORTS)}"
+
+
+def test_class_files_are_inert(batch):
+    """class.csv and the dashboard (the files an instructor opens in a terminal, a spreadsheet
+    or a browser) hold no terminal escape and no invisible character from a student."""
+    for name in sorted(TOP_LEVEL_REPORTS):
+        text = (batch.out_dir / name).read_text(encoding="utf-8")
+        found = TERMINAL_CONTROL.search(text.replace("\n", "").replace("\t", "").replace("\r", ""))
+        assert not found, f"{name} holds control character {found.group()!r}"
+        hidden = invisible_characters(text)
+        assert not hidden, f"{name} holds invisible characters {hidden}"
 
 
 def test_reports_do_not_change_after_grading(batch):
@@ -755,8 +917,7 @@ def test_nothing_written_outside_the_grader_folders(batch):
     nothing left in grade_class's scratch folder, and the checks and the solution unchanged."""
     assert batch.before is not None and batch.after is not None
     new = {
-        "/tmp": sorted(name for name in batch.after.tmp - batch.before.tmp
-                       if attributable("/tmp", name)),
+        "/tmp": sorted(batch.after.tmp - batch.before.tmp),
         "/": sorted(batch.after.root - batch.before.root),
         "repository": sorted(batch.after.repo - batch.before.repo),
     }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import struct
 import zipfile
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from grader.intake import (
     prepare,
     read_files,
     submission_id,
+    unique_ids,
 )
 from grader.labs import get_lab
 
@@ -46,6 +49,36 @@ def write_zip(path: Path, members: dict[str, bytes]) -> Path:
         for name, content in members.items():
             bundle.writestr(name, content)
     return path
+
+
+# How a zip can break so that zipfile opens it and fails only when a member is read.
+ZIP_DAMAGE = ("encrypted", "unsupported-compression", "bad-crc", "corrupt-deflate")
+
+
+def damaged_zip(how: str, name: str = "value.py", content: bytes = VALUE * 40) -> bytes:
+    """A one-member zip whose headers zipfile accepts and whose member it cannot read: the
+    entry flagged encrypted, compressed by method 99 (AES), its CRC-32 wrong, or its deflate
+    stream overwritten (the tests/fixtures/redteam/zip-* archives are made by this)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
+        bundle.writestr(name, content)
+    data = bytearray(buffer.getvalue())
+    central = data.rindex(b"PK\x01\x02")  # the central directory's entry; the local one is at 0
+    if how == "encrypted":
+        data[6] |= 1
+        data[central + 8] |= 1
+    elif how == "unsupported-compression":
+        struct.pack_into("<H", data, 8, 99)
+        struct.pack_into("<H", data, central + 10, 99)
+    elif how == "bad-crc":
+        data[14] ^= 0xFF
+        data[central + 16] ^= 0xFF
+    elif how == "corrupt-deflate":
+        start = 30 + len(name.encode())
+        data[start:start + 8] = b"\xff" * 8
+    else:
+        raise ValueError(how)
+    return bytes(data)
 
 
 def ungradable_detail(path: Path) -> dict[str, object]:
@@ -190,6 +223,36 @@ def test_corrupt_zip_is_unreadable(tmp_path: Path) -> None:
     assert detail["params"]["reason"]["kind"] == "why-bad-zip", detail
 
 
+@pytest.mark.parametrize("how", ZIP_DAMAGE)
+def test_a_zip_whose_member_cannot_be_read_is_unreadable_with_the_reason(
+        tmp_path: Path, how: str) -> None:
+    archive = tmp_path / "alice.zip"
+    archive.write_bytes(damaged_zip(how))
+    detail = ungradable_detail(archive)
+    assert detail["kind"] == "unreadable-submission", detail
+    reason = detail["params"]["reason"]
+    assert reason["kind"] == "why-zip-member" and reason["params"]["file"] == "value.py", reason
+
+
+@pytest.mark.parametrize("how", ZIP_DAMAGE)
+def test_a_damaged_zip_inside_a_folder_makes_that_submission_unreadable(
+        tmp_path: Path, how: str) -> None:
+    folder = tmp_path / "alice"
+    folder.mkdir()
+    (folder / "handin.zip").write_bytes(damaged_zip(how))
+    assert ungradable_detail(folder)["kind"] == "unreadable-submission"
+
+
+def test_names_from_inside_a_zip_reach_the_reason_cleaned(tmp_path: Path) -> None:
+    names = ["\x1b[2J/value.py", "\x1b]52;c;ZWNobyBoaQ==\x07/value.py", "\u202egpj.py/value.py"]
+    archive = write_zip(tmp_path / "alice.zip", {name: VALUE + name.encode() for name in names})
+    detail = ungradable_detail(archive)
+    assert detail["kind"] == "ambiguous-file", detail
+    text = str(detail["params"])
+    assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text, text
+    assert "\\x1b[2J/value.py" in detail["params"]["candidates"], detail
+
+
 def test_oversize_member_of_a_zip_is_too_large(tmp_path: Path) -> None:
     archive = write_zip(tmp_path / "alice.zip", {"value.py": b"#" * (2 * MAX_FILE_BYTES)})
     assert archive.stat().st_size < MAX_FILE_BYTES, "the archive itself should be small"
@@ -289,6 +352,26 @@ def test_ids_are_unique_even_when_a_name_looks_like_a_suffixed_duplicate(tmp_pat
     ids = [sub.id for sub in collect(paths, LAB)]
     assert len(set(ids)) == len(ids), f"duplicate ids: {ids}"
     assert ids[0] == "alice", ids
+
+
+def test_ids_never_take_a_reserved_name_and_stay_stable(tmp_path: Path) -> None:
+    # class.csv.zip and Dashboard.HTML/ would be the class files' names (or theirs on a
+    # case-insensitive filesystem); the same list gives the same ids on every run (--resume).
+    paths = [write_zip(tmp_path / "class.csv.zip", {"value.py": VALUE}),
+             write_tree(tmp_path / "Dashboard.HTML", {"value.py": VALUE}),
+             write_tree(tmp_path / "class.csv-2", {"value.py": VALUE}),
+             write_tree(tmp_path / "ana", {"value.py": VALUE})]
+    reserved = {"class.csv", "dashboard.html"}
+    first = [sub.id for sub in unique_ids(collect(paths, LAB), reserved)]
+    again = [sub.id for sub in unique_ids(collect(paths, LAB), reserved)]
+    assert first == again == ["class.csv-2", "Dashboard.HTML-2", "class.csv-2-2", "ana"], first
+    assert not {ident.casefold() for ident in first} & reserved, first
+
+
+def test_unique_ids_keeps_what_a_submission_says_of_itself(tmp_path: Path) -> None:
+    given = [Submission("class.csv", tmp_path, {"student_id": "42", "name": "Ana"})]
+    [renamed] = unique_ids(given, {"class.csv"})
+    assert renamed.id == "class.csv-2" and renamed.meta == given[0].meta, renamed
 
 
 # --- digests ---------------------------------------------------------------------------------

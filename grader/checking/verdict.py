@@ -86,7 +86,10 @@ def field(result: Any, key: str, kind: type | tuple[type, ...]) -> Any:
     value = result[key]
     kinds = kind if isinstance(kind, tuple) else (kind,)
     if float in kinds and type(value) is int:
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:  # the protocol refuses such integers; a forged reply still fails
+            fail("bad-result", reason=f"{key!r} is an integer too large for a float")
     if type(value) not in kinds:  # exact types: True is not an int here, nor 1 a float
         fail("bad-result", reason=f"{key!r} has the wrong type")
     return value

@@ -495,11 +495,9 @@ def run_child(request, config, helpers, result_fd, switch):
         write_frame(result_fd, reply)
     except (TypeError, ValueError, OverflowError) as exc:
         write_frame(result_fd, {"status": "bad-result", "reason": str(exc)[:200]})
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    finally:
-        EXIT(0)
+    # Nothing to flush (the zygote runs with -u: output is written as it is printed), and no
+    # flush: sys.stdout may be the submission's own object, whose flush() can block forever.
+    EXIT(0)
 
 
 def run_scenario(request, target, helpers, files, switch):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -17,8 +18,17 @@ from grader.messages import (
     names_a_pitfall,
     shows_hint,
 )
+from grader.text import clean_text, clean_value
 
 SCHEMA_VERSION = "1.2"  # 1.1: the top-level "isolation" object; 1.2: "problem", "config", detail.graph
+# The size a score document stays under, and each check's share of it, whatever a student
+# prints or raises (SECURITY.md). A check over its share keeps its detail with shorter strings
+# and lists (FIT_STEPS), never a different kind: its sentence still says what happened.
+DOC_BYTES = 512 * 1024
+CHECK_BYTES = 64 * 1024
+FIT_STEPS = ((4096, 1000), (1024, 100), (256, 20), (64, 5), (16, 1))
+# No string of a document is longer (the messages of the catalogue are far shorter).
+DOC_STRING_CAP = 16384
 
 
 def entries_by_submission(report: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
@@ -35,6 +45,36 @@ def entries_by_submission(report: Mapping[str, Any]) -> dict[str, list[dict[str,
                        for stage in ("setup", "call", "teardown"))
         grouped.setdefault(entry["submission"], []).append({**entry, "duration_s": duration})
     return grouped
+
+
+def json_bytes(value: Any) -> int:
+    """The size of value as the report writes it (UTF-8 JSON, indented)."""
+    return len(json.dumps(value, indent=2, ensure_ascii=False).encode("utf-8", "replace"))
+
+
+def _cut(value: Any, chars: int, items: int) -> Any:
+    """value with every string cut to `chars` and every list to `items`, its shape kept."""
+    if isinstance(value, str):
+        return clean_text(value, chars)
+    if isinstance(value, dict):
+        return {key: _cut(item, chars, items) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_cut(item, chars, items) for item in value[:items]]
+    return value
+
+
+def fit_entry(entry: Mapping[str, Any], max_bytes: int) -> Mapping[str, Any]:
+    """The check's entry with its detail and output cut until both take at most half of
+    max_bytes (the other half is for the sentence rendered from the detail, and the rest)."""
+    parts = {"detail": entry.get("detail"), "output": entry.get("output")}
+    if json_bytes(parts) <= max_bytes // 2:
+        return entry
+    for chars, items in FIT_STEPS:
+        parts = {"detail": _cut(entry.get("detail"), chars, items),
+                 "output": _cut(entry.get("output"), chars, items)}
+        if json_bytes(parts) <= max_bytes // 2:
+            break
+    return {**entry, **parts}
 
 
 def _check(entry: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
@@ -92,6 +132,18 @@ def graded_document(lab: str, submission: Mapping[str, Any], entries: Sequence[M
     sandbox that ran them recorded in the entries, where it did); `config`: the course file's
     weights, recorded as given."""
     isolation = next((e["isolation"] for e in entries if e.get("isolation")), isolation)
+    fitted = [fit_entry(entry, CHECK_BYTES) for entry in entries]
+    doc = _graded(lab, submission, fitted, flags, lang, isolation, config)
+    if json_bytes(doc) > DOC_BYTES:  # many large checks: each gets its share of the document
+        share = DOC_BYTES // (len(entries) + 1)
+        doc = _graded(lab, submission, [fit_entry(e, share) for e in fitted], flags, lang,
+                      isolation, config)
+    return doc
+
+
+def _graded(lab: str, submission: Mapping[str, Any], entries: Sequence[Mapping[str, Any]],
+            flags: Sequence[Mapping[str, Any]], lang: str, isolation: Mapping[str, str],
+            config: Mapping[str, Any] | None) -> dict[str, Any]:
     catalogue = Catalogue.load(lang)
     checks = [_check(entry, catalogue) for entry in entries]
     problem = next((e["problem"] for e in entries if e.get("problem")), None)
@@ -99,7 +151,7 @@ def graded_document(lab: str, submission: Mapping[str, Any], entries: Sequence[M
     # but has fallen into no pitfall: the pitfall list names only failures of written code.
     pitfalls = [] if problem else list(dict.fromkeys(
         c["pitfall"] for c in checks if c["status"] == "failed" and names_a_pitfall(c["detail"])))
-    return {
+    return _clean({
         **_envelope(lab, submission, lang, isolation),
         "status": "graded",
         "reason": None,
@@ -112,7 +164,15 @@ def graded_document(lab: str, submission: Mapping[str, Any], entries: Sequence[M
         "flags": [{**flag, "text": describe_flag(flag, catalogue)} for flag in flags],
         "duration_s": round(sum(e.get("duration_s", 0.0) for e in entries), 4),
         "graded_at": _now(),
-    }
+    })
+
+
+def _clean(doc: dict[str, Any]) -> dict[str, Any]:
+    """The document with every string valid, visible and capped (`grader.text`): whatever
+    reached it from a submission (a name in an LMS export, a quoted import, a reply) renders
+    safely in every format, and encodes in UTF-8."""
+    cleaned: dict[str, Any] = clean_value(doc, DOC_STRING_CAP)
+    return cleaned
 
 
 def _problem(problem: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
@@ -143,7 +203,7 @@ def _unscored_document(lab: str, submission: Mapping[str, Any], status: str,
                        detail: Mapping[str, Any], lang: str,
                        isolation: Mapping[str, str]) -> dict[str, Any]:
     catalogue = Catalogue.load(lang)
-    return {
+    return _clean({
         **_envelope(lab, submission, lang, isolation),
         "status": status,
         "reason": {**detail, "text": describe_detail(detail, catalogue)},
@@ -156,4 +216,4 @@ def _unscored_document(lab: str, submission: Mapping[str, Any], status: str,
         "flags": [],
         "duration_s": 0.0,
         "graded_at": _now(),
-    }
+    })

@@ -23,14 +23,16 @@ Every jail also gets a seccomp filter: no sockets but AF_UNIX, no io_uring, no k
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import importlib.util
 import itertools
 import os
 import signal
+import stat
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +55,9 @@ PR_SET_DUMPABLE = 4
 SYS_LANDLOCK_CREATE_RULESET, LANDLOCK_CREATE_RULESET_VERSION = 444, 1
 # One uid per jail, so one submission's processes (and their limit) are never another's.
 _JAIL_NUMBERS = itertools.count()
+# Where the machine-wide claims on jail uids live (the first that can be made this user's own):
+# every grader on the machine, in every process, takes a uid only by locking its file.
+UID_LOCK_DIRS = ("/run/minigrad-jail-uids", "/tmp/minigrad-jail-uids")
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,12 @@ class Jail:
     own_uid: bool  # the uid is this submission's alone: its processes can be found by uid
     landlock: int = 0  # Landlock ABI the "setuid" entry restricts files with (0: none)
     tmp_bytes: int = 8 << 20
+    lease: UidLease | None = field(default=None, compare=False)  # the claim on `uid`
+
+    def release(self) -> None:
+        """Give the uid back once nothing of the jail runs any more (Sandbox.close)."""
+        if self.lease is not None:
+            self.lease.release()
 
     @property
     def pid_namespace(self) -> bool:
@@ -267,9 +278,58 @@ def sandbox_interpreter() -> str | None:
     return None
 
 
-def jail_uid() -> int:
-    """A fresh unprivileged uid for one jail."""
-    return UID_BASE + (os.getpid() * 64 + next(_JAIL_NUMBERS)) % UID_SPAN
+class UidLease:
+    """A machine-wide claim on one jail uid: an exclusive flock on the uid's lock file, held
+    until released or until this process ends (the kernel drops it then), so that no other
+    jail, of this grader or of another one running at the same time, is given the uid."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def release(self) -> None:
+        """Drop the claim (closing the file drops the lock)."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def _lock_dir() -> Path | None:
+    """The first of UID_LOCK_DIRS that is a real folder of this user's, writable by no one
+    else (made if missing); None when there is none."""
+    for name in UID_LOCK_DIRS:
+        path = Path(name)
+        try:
+            path.mkdir(mode=0o700, exist_ok=True)
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o022:
+            return path
+    return None
+
+
+def jail_uid() -> tuple[int, UidLease | None]:
+    """An unprivileged uid no other live jail on this machine holds, and the claim on it
+    (None, and a uid that is only probably free, where no lock folder can be had).
+
+    The search starts at a number of this process's own, so that concurrent graders rarely
+    try the same files; whatever processes of the uid a dead jail left are killed."""
+    start = (os.getpid() * 64 + next(_JAIL_NUMBERS)) % UID_SPAN
+    folder = _lock_dir()
+    if folder is None:
+        return UID_BASE + start, None
+    for step in range(UID_SPAN):
+        uid = UID_BASE + (start + step) % UID_SPAN
+        fd = os.open(folder / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW,
+                     0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        kill_uid(uid)  # leftovers of a jail whose grader died: no live jail has this uid
+        return uid, UidLease(fd)
+    raise RuntimeError(f"all {UID_SPAN} jail uids are held by running jails")
 
 
 def jail_for(how: str) -> Jail | None:
@@ -280,9 +340,9 @@ def jail_for(how: str) -> Jail | None:
         return None
     if how == "userns" and os.geteuid() != 0:
         return Jail(how, os.getuid(), os.getgid(), interpreter, own_uid=False)
-    uid = jail_uid()
+    uid, lease = jail_uid()
     landlock = landlock_abi() if how == "setuid" else 0
-    return Jail(how, uid, uid, interpreter, own_uid=True, landlock=landlock)
+    return Jail(how, uid, uid, interpreter, own_uid=True, landlock=landlock, lease=lease)
 
 
 def default_jail() -> Jail | None:

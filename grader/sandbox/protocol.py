@@ -9,6 +9,14 @@ import json
 import math
 from typing import Any
 
+from grader.text import clean_value
+
+# The longest string a message may carry into the trusted process (longer ones are cut there).
+STRING_CAP = 4096
+# Integers past a float's range: no check compares numbers that large, and converting one to a
+# float (or formatting it) raises OverflowError in the trusted process.
+MAX_INT_BITS = 1024
+
 
 class ProtocolError(ValueError):
     """The child sent something that is not one well-formed, plain-data message."""
@@ -34,6 +42,8 @@ def check_plain(value: Any, max_depth: int, depth: int = 0) -> None:
     elif isinstance(value, list):
         for item in value:
             check_plain(item, max_depth, depth + 1)
+    elif type(value) is int and value.bit_length() > MAX_INT_BITS:
+        raise ProtocolError(f"message holds an integer of {value.bit_length()} bits")
     elif value is not None and type(value) not in (str, int, float, bool):
         raise ProtocolError(f"message holds a {type(value).__name__}")
 
@@ -46,7 +56,8 @@ def _finite_float(token: str) -> float:
 
 
 def decode(payload: bytes, *, max_depth: int = 16, allow_nonfinite: bool = False) -> Any:
-    """Parse one message payload; NaN and Infinity (also by overflow) only when allow_nonfinite."""
+    """Parse one message payload; NaN and Infinity (also by overflow) only when allow_nonfinite.
+    Its strings come back cleaned (`grader.text`: valid, visible, at most STRING_CAP long)."""
     try:
         text = payload.decode("utf-8")
         value = json.loads(
@@ -59,7 +70,7 @@ def decode(payload: bytes, *, max_depth: int = 16, allow_nonfinite: bool = False
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ProtocolError(f"not valid JSON ({type(exc).__name__})") from exc
     check_plain(value, max_depth)
-    return value
+    return clean_value(value, STRING_CAP)
 
 
 class FrameReader:

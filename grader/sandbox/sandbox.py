@@ -13,12 +13,14 @@ plain data ever comes back.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import selectors
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ from grader.child.scenario import HELPERS_SOURCE, Scenario
 from grader.sandbox import protocol, reaper
 from grader.sandbox.jail import Isolation, Jail, isolation_of, kill_uid
 from grader.sandbox.memory import MemoryGroup, memory_cgroups_delegated
+from grader.text import clean_text
 
 CHILD_SOURCE = (Path(__file__).parent.parent / "child" / "bootstrap.py").read_text(encoding="utf-8")
 # Pids of the zygotes of every open Sandbox in this process: an orphan sweep must spare them,
@@ -43,19 +46,28 @@ class Limits:
     cpu_s: int = 3
     zygote_cpu_s: int = 60
     memory_bytes: int = 1 << 30  # per process (RLIMIT_AS)
-    submission_memory_bytes: int = 1 << 30  # all of a submission's processes, where a cgroup can be had
+    submission_memory_bytes: int = 1 << 30  # all of a submission's processes together
     file_bytes: int = 1 << 20
     processes: int = 64
+    # Without a memory cgroup, a jail's processes are this few (RLIMIT_NPROC) and each gets
+    # this share of submission_memory_bytes as its RLIMIT_AS: 4 x 256 MiB, 1 GiB in all (the
+    # zygote, its scenario's child, and two more; a 100,000-node chain needs about 90 MiB).
+    processes_without_cgroup: int = 4
     output_bytes: int = 4096
     message_bytes: int = 1 << 20
     max_restarts: int = 3
+    # Wall-clock seconds all of a submission's scenarios and imports may take together (the
+    # time spent waiting on its processes, not the trusted checks' own work): a submission
+    # over it is stopped and every later scenario is refused at once, so that no classmate
+    # waits on it (the shard's limit grows with its submissions' budgets).
+    budget_s: float = 60.0
 
 
 @dataclass
 class Outcome:
     """What one scenario run produced: plain data or a described failure."""
 
-    status: str  # ok | exception | wrong-type | timeout | crash | import-error | bad-result
+    status: str  # ok | exception | wrong-type | timeout | crash | import-error | bad-result | over-budget
     value: Any = None
     detail: dict[str, Any] = field(default_factory=dict)
     output: str = ""
@@ -133,6 +145,8 @@ class Sandbox:
         # container's init may never reap them, and zombies count against the uid's limit).
         reaper.enable_subreaper()
         self._lost_count = 0  # zygotes that died on their own (a timeout is not counted)
+        self._spent = 0.0  # seconds of the budget used, in run() and load_problem()
+        self._budget_end = 0.0  # while one of them runs: when the budget ends
 
     def __enter__(self) -> Sandbox:
         return self
@@ -149,6 +163,8 @@ class Sandbox:
         if self.memory is not None:
             self.memory.close()
             self.memory = None
+        if self.jail is not None:
+            self.jail.release()  # nothing of it runs any more: its uid may serve another jail
 
     @property
     def isolation(self) -> Isolation:
@@ -167,8 +183,27 @@ class Sandbox:
         """Why the submission cannot be loaded at all (an error, a timeout or a crash while it
         is imported), or None when it imports: the probe every zygote starts with."""
         if self._fatal is None and self._zygote is None:
-            self._start()
+            with self._budgeted():
+                self._start()
         return replace(self._fatal) if self._fatal is not None else None
+
+    @property
+    def over_budget(self) -> bool:
+        """Whether the submission has used up its wall-clock budget (Limits.budget_s)."""
+        return self._spent >= self.limits.budget_s
+
+    @contextlib.contextmanager
+    def _budgeted(self) -> Iterator[None]:
+        """Count the time spent inside against the budget; `_budget_end` is when it ends."""
+        started = time.monotonic()
+        self._budget_end = started + self.limits.budget_s - self._spent
+        try:
+            yield
+        finally:
+            self._spent += time.monotonic() - started
+
+    def _over_budget(self) -> Outcome:
+        return Outcome("over-budget", detail={"seconds": self.limits.budget_s})
 
     # -- running -----------------------------------------------------------------------------
 
@@ -181,13 +216,22 @@ class Sandbox:
         allow_nonfinite: bool = False,
     ) -> Outcome:
         """Run one scenario in a fresh forked child and return its outcome."""
+        with self._budgeted():
+            return self._run(scen, params, timeout_s, allow_nonfinite)
+
+    def _run(self, scen: Scenario, params: dict[str, Any], timeout_s: float | None,
+             allow_nonfinite: bool) -> Outcome:
         if self._fatal is not None:
             return replace(self._fatal)
+        if time.monotonic() >= self._budget_end:
+            return self._over_budget()
         zygote = self._zygote or self._start()
         if zygote is None:
             assert self._fatal is not None
             return replace(self._fatal)
         timeout = timeout_s if timeout_s is not None else self.limits.timeout_s
+        cut_by_budget = self._budget_end - time.monotonic() < timeout
+        timeout = max(0.0, min(timeout, self._budget_end - time.monotonic()))
         request = {
             "name": scen.name,
             "source": scen.source,
@@ -205,6 +249,10 @@ class Sandbox:
         deadline = time.monotonic() + timeout
         try:
             reply = self._next_message(zygote, deadline, allow_nonfinite)
+            if reply is None and cut_by_budget:
+                outcome = self._finish(self._over_budget(), zygote)
+                self._discard(zygote)
+                return outcome
             if reply is None:
                 return self._timed_out(zygote, timeout)
             if reply.get("status") == "exited":
@@ -264,6 +312,9 @@ class Sandbox:
     # -- the zygote --------------------------------------------------------------------------
 
     def _start(self) -> _Zygote | None:
+        if time.monotonic() >= self._budget_end:
+            self._fatal = self._over_budget()
+            return None
         if self._lost_count > self.limits.max_restarts:
             self._fatal = Outcome(
                 "crash", detail=_how("how-kept-ending")
@@ -274,7 +325,9 @@ class Sandbox:
         try:
             process = subprocess.Popen(
                 [self.jail.interpreter if self.jail else sys.executable,
-                 "-I", "-S", "-c", CHILD_SOURCE],
+                 # -u: the student's output is written as it is printed, so a child has nothing
+                 # to flush once it has replied (a flush is code a submission can make block)
+                 "-I", "-S", "-u", "-c", CHILD_SOURCE],
                 cwd=self.workdir,
                 env={},
                 stdin=subprocess.PIPE,
@@ -298,13 +351,7 @@ class Sandbox:
             "class_name": self.class_name,
             "files": list(self.files),
             "helpers_source": HELPERS_SOURCE,
-            "limits": {
-                "memory_bytes": self.limits.memory_bytes,
-                "file_bytes": self.limits.file_bytes,
-                "zygote_cpu_s": self.limits.zygote_cpu_s,
-                # RLIMIT_NPROC counts per uid: meaningful only for the jail's own uid
-                "processes": self.limits.processes if self.jail else 0,
-            },
+            "limits": self.child_limits(),
             "jail": self.jail.config() if self.jail else None,
         }
         assert process.stdin is not None
@@ -312,9 +359,24 @@ class Sandbox:
         process.stdin.flush()
         return self._await_ready(zygote)
 
+    def child_limits(self) -> dict[str, int]:
+        """The limits the zygote sets itself (and its children inherit). Where a memory cgroup
+        bounds the submission, each process gets memory_bytes and the usual process count;
+        in a jail without one, RLIMIT_NPROC x RLIMIT_AS is submission_memory_bytes; at
+        `limits` (no jail) RLIMIT_NPROC would count the instructor's own processes and is
+        not set: one process's memory_bytes is the bound there."""
+        memory, processes = self.limits.memory_bytes, self.limits.processes
+        if self.jail is None:
+            processes = 0
+        elif self.memory is None:
+            processes = self.limits.processes_without_cgroup
+            memory = min(memory, self.limits.submission_memory_bytes // processes)
+        return {"memory_bytes": memory, "file_bytes": self.limits.file_bytes,
+                "zygote_cpu_s": self.limits.zygote_cpu_s, "processes": processes}
+
     def _await_ready(self, zygote: _Zygote) -> _Zygote | None:
         """Wait for the import probe: a child that imports the submission and says ready."""
-        deadline = time.monotonic() + self.limits.import_timeout_s
+        deadline = min(time.monotonic() + self.limits.import_timeout_s, self._budget_end)
         try:
             reply = self._next_message(zygote, deadline, False)
             exited = None
@@ -328,7 +390,9 @@ class Sandbox:
             zygote.output_total = 0
             self._sweep(keep=(zygote.process.pid,))
             return zygote
-        if reply is None:
+        if reply is None and time.monotonic() >= self._budget_end:
+            fatal = self._over_budget()
+        elif reply is None:
             fatal = Outcome("timeout", detail={"seconds": self.limits.import_timeout_s})
         elif reply.get("status") == "import-error":
             fatal = Outcome("import-error", detail=_exception_detail(reply))
@@ -386,10 +450,16 @@ class Sandbox:
 
 
 def _decode_output(zygote: _Zygote, cap: int) -> str:
-    text = bytes(zygote.output).decode("utf-8", errors="replace")
+    text = clean_text(bytes(zygote.output).decode("utf-8", errors="replace"), cap)
     if zygote.output_total > cap:
         text += f"\n[... {zygote.output_total - cap} more bytes not shown]"
     return text
+
+
+# How much of an exception each field keeps, counted here whatever the child claimed (a str
+# subclass whose __len__ lies, an exception class with a name of a megabyte).
+EXCEPTION_FIELD_CAPS = {"type": 100, "message": 500}
+FRAME_FIELD_CAP = 200
 
 
 def _frames(where: Any) -> list[dict[str, Any]]:
@@ -399,16 +469,17 @@ def _frames(where: Any) -> list[dict[str, Any]]:
     for frame in where[-3:] if isinstance(where, list) else []:
         if isinstance(frame, dict):
             line = frame.get("line")
-            clean: dict[str, Any] = {"file": str(frame.get("file", ""))[:200],
+            clean: dict[str, Any] = {"file": clean_text(frame.get("file", ""), FRAME_FIELD_CAP),
                                      "line": line if type(line) is int else 0}
             if "function" in frame:
-                clean["function"] = str(frame["function"])[:200]
+                clean["function"] = clean_text(frame["function"], FRAME_FIELD_CAP)
             frames.append(clean)
     return frames
 
 
 def _exception_detail(reply: dict[str, Any]) -> dict[str, Any]:
-    detail: dict[str, Any] = {key: str(reply.get(key, "")) for key in ("type", "message")}
+    detail: dict[str, Any] = {key: clean_text(reply.get(key, ""), cap)
+                              for key, cap in EXCEPTION_FIELD_CAPS.items()}
     detail["where"] = _frames(reply.get("where"))
     return detail
 
@@ -440,8 +511,9 @@ def _outcome_from_reply(reply: dict[str, Any]) -> Outcome:
     if status == "wrong-type":
         return Outcome(
             "wrong-type",
-            detail={key: str(reply.get(key, "")) for key in ("quantity", "actual_type", "expected_type")},
+            detail={key: clean_text(reply.get(key, ""), EXCEPTION_FIELD_CAPS["type"])
+                    for key in ("quantity", "actual_type", "expected_type")},
         )
     if status == "bad-result":
-        return Outcome("bad-result", detail={"reason": str(reply.get("reason", ""))[:200]})
+        return Outcome("bad-result", detail={"reason": clean_text(reply.get("reason", ""), 200)})
     raise protocol.ProtocolError(f"unknown reply status {str(status)[:40]!r}")

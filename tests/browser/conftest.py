@@ -1,5 +1,6 @@
 """Fixtures for the browser tests: a headless Chromium, the graded lab01 fixtures' feedback
-pages and the dashboard of a 300-submission class, written once per session.
+pages (the session's lab01 class: tests/conftest.py) and the dashboard of a 300-submission
+class, written once per session.
 
 Without Chromium (or Playwright) these tests skip with a message; with CI set they fail.
 """
@@ -8,17 +9,15 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import headless
 import pytest
 
-from grader.batch import BatchOptions, grade_class, write_reports
-from grader.labs import get_lab
+from grader.batch import write_reports
 from grader.render import render_dashboard
-from grader.shard import GradingPlan, suites_for
 
 ROOT = Path(__file__).resolve().parents[2]
 LAB01_FIXTURES = sorted(p for p in (ROOT / "tests" / "fixtures" / "lab01_graph").iterdir()
@@ -52,19 +51,17 @@ def viewers(browser: Any) -> Iterator[dict[int, headless.Viewer]]:
 
 
 @pytest.fixture(scope="session")
-def lab01_pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, dict[str, Any]]]:
+def lab01_pages(graded: Callable[[str], Any]) -> dict[str, tuple[Path, dict[str, Any]]]:
     """{page name: (feedback.html, its score document)} for every lab01 fixture graded with the
-    hidden suite, plus one Spanish page (`<id>.es`)."""
-    out = tmp_path_factory.mktemp("lab01-feedback")
-    lab = get_lab("lab01_graph")
-    plan = GradingPlan(lab, suites_for(lab, hidden=True), "browser", "en")
-    options = BatchOptions(out_dir=out, workers=max(2, os.cpu_count() or 1), shard_timeout_s=240)
-    docs = grade_class(plan, LAB01_FIXTURES, options, lambda *_: None)
-    pages = {doc["submission"]["id"]: (out / doc["submission"]["id"] / "feedback.html", doc)
-             for doc in docs}
+    hidden suite (the batch test_lab_fixtures.py reads, graded once: tests/conftest.py), plus
+    one Spanish page (`<id>.es`)."""
+    run = graded("lab01_graph")
+    pages = {name: (run.out_dir / doc["submission"]["id"] / "feedback.html", doc)
+             for name, doc in run.fixtures.items()}
+    assert sorted(pages) == [p.name for p in LAB01_FIXTURES], "a lab01 fixture without its page"
     spanish = copy.deepcopy(pages[SPANISH_ID][1])
     spanish["lang"], spanish["submission"]["id"] = "es", f"{SPANISH_ID}.es"
-    folder = write_reports(_rerendered_in_spanish(spanish), out)
+    folder = write_reports(_rerendered_in_spanish(spanish), run.out_dir)
     pages[f"{SPANISH_ID}.es"] = (folder / "feedback.html", spanish)
     return pages
 

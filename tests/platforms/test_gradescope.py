@@ -165,8 +165,9 @@ def test_ungradable_document_scores_zero_with_its_reason() -> None:
 
 
 @pytest.fixture(scope="module")
-def autograder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An autograder root: the exported zip unpacked into source/ and setup.sh run as root."""
+def autograder(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Path:
+    """An autograder root: the exported zip unpacked into source/ and setup.sh run as root
+    (its pip installs from the run's wheelhouse, tests/conftest.py, instead of an index)."""
     if os.geteuid() != 0:
         pytest.fail("setup.sh runs as root on Gradescope; run these tests as root")
     work = tmp_path_factory.mktemp("gradescope")
@@ -180,8 +181,9 @@ def autograder(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for info in archive.infolist():  # extractall drops the modes the zip records
             (root / "source" / info.filename).chmod(info.external_attr >> 16 & 0o777)
     started = time.monotonic()
+    offline = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheelhouse)}
     setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], cwd=root / "source",
-                           env={**os.environ, "AUTOGRADER_ROOT": str(root)},
+                           env={**os.environ, "AUTOGRADER_ROOT": str(root), **offline},
                            capture_output=True, text=True, timeout=900, check=False)
     assert setup.returncode == 0, setup.stdout[-2000:] + setup.stderr[-2000:]
     print(f"setup.sh: {time.monotonic() - started:.1f} s")

@@ -3,7 +3,8 @@
 A test helper script (see `modes.py`), run under a mode's command prefix:
 `python grade_batch.py RESULT.json OUT_DIR LAB SEED WORKERS SUBMISSION...` writes to RESULT.json
 the documents grade_class returned (in order), how long it took, and the exception that
-stopped it, if any. Its scratch folder is TMPDIR's.
+stopped it, if any. Its scratch folder is TMPDIR's. The shards are contiguous slices of the
+class (keep_order), as the red-team corpus is ordered for.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ def main() -> None:
     started = time.monotonic()
     try:
         result["docs"] = grade_class(plan, [Path(p) for p in paths],
-                                     BatchOptions(out_dir=Path(out_dir), workers=int(workers)),
+                                     BatchOptions(out_dir=Path(out_dir), workers=int(workers),
+                                                  keep_order=True),
                                      lambda *_: None)
     except Exception as exc:  # an attack that stops the batch must fail the test, not pass it
         result["error"] = f"{type(exc).__name__}: {exc}"

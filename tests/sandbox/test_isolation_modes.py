@@ -57,7 +57,7 @@ def world() -> Iterator[dict[str, Any]]:
     finally:
         listener.close()
         shutil.rmtree(folder, ignore_errors=True)
-        (COURSE_ROOT / "mode-probe-marker").unlink(missing_ok=True)
+        (COURSE_ROOT / f"mode-probe-marker-{folder.name}").unlink(missing_ok=True)
 
 
 def probe(mode: str, world: dict[str, Any]) -> dict[str, Any]:
@@ -68,9 +68,10 @@ def probe(mode: str, world: dict[str, Any]) -> dict[str, Any]:
     config = {
         "workdir": str(workdir), "solution": str(SOLUTION),
         "home_canary": str(world["home"] / "canary"),
-        "repository_marker": str(COURSE_ROOT / "mode-probe-marker"),
+        "repository_marker": str(COURSE_ROOT / f"mode-probe-marker-{world['folder'].name}"),
         "host_marker": str(world["host"] / f"written-{mode}"),
-        "tmp_marker": f"/tmp/minigrad-mode-probe-{mode}",
+        # in the machine's /tmp (not TMPDIR), named for this run: another run's is not ours
+        "tmp_marker": f"/tmp/minigrad-mode-probe-{mode}-{world['folder'].name}",
         "port": world["listener"].getsockname()[1], "sleeper": "31.7",
     }
     python = modes.python_for(mode, world["folder"] / "python")
@@ -114,7 +115,7 @@ def test_each_mode_takes_the_strongest_isolation_and_holds_it(mode: str, world: 
                                               "sbin", "tmp", "usr"}, attempts["root_listing"]
     assert not world["host_tmp_written"], f"{mode}: wrote to the machine's /tmp"
     assert not (world["host"] / f"written-{mode}").exists()
-    assert not (COURSE_ROOT / "mode-probe-marker").exists()
+    assert not (COURSE_ROOT / f"mode-probe-marker-{world['folder'].name}").exists()
 
 
 def test_grade_refuses_for_real_where_only_limits_are_left(world: dict[str, Any]):

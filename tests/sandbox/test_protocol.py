@@ -200,3 +200,22 @@ def test_non_string_keys_are_refused(key: Any) -> None:
 def test_values_other_than_plain_json_types_are_refused(value: Any, type_name: str) -> None:
     with pytest.raises(ProtocolError, match=f"message holds a {type_name}"):
         check_plain({"value": [value]}, max_depth=16)
+
+
+# --- what decode lets into the trusted process -----------------------------------------------
+
+
+def test_an_integer_past_a_floats_range_is_refused() -> None:
+    with pytest.raises(ProtocolError, match="integer of"):
+        decode(b'{"status": "ok", "value": {"a.grad": ' + b"9" * 4000 + b"}}")
+
+
+def test_an_integer_in_a_floats_range_is_kept() -> None:
+    assert decode(b"[" + b"9" * 300 + b"]") == [int("9" * 300)]
+
+
+def test_strings_come_out_valid_visible_and_capped() -> None:
+    payload = json.dumps({"message\x1b": "x \ud800 \x1b]52;c;aGk=\x07", "long": "y" * 10**5})
+    message = decode(payload.encode("utf-8"))
+    assert message["message\\x1b"] == "x \ufffd \\x1b]52;c;aGk=\\x07", message
+    assert len(message["long"]) < 5000, len(message["long"])

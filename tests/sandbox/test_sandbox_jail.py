@@ -106,3 +106,71 @@ def test_files_written_in_a_scenario_stay_in_its_private_tmp(tmp_path: Path):
         assert not path.exists(), f"{path} was written from inside the jail"
     assert sorted(p.name for p in folder.iterdir()) == ["value.py"], "the submission is read-only"
     shutil.rmtree(folder)
+
+
+# --- jail uids: one per live jail on the machine ---------------------------------------------
+
+# A second grader on the machine whose pid gives the same starting uid as ours: it takes three
+# jail uids, prints them, and holds them until its stdin closes.
+OTHER_GRADER = """
+import itertools, os, sys
+from grader.sandbox import jail
+jail.UID_LOCK_DIRS = ({folder!r},)
+jail.os.getpid = lambda: 125  # 125 * 64 % 4000 == 0: the start of a pid of 250 too
+jail._JAIL_NUMBERS = itertools.count()
+leases = [jail.jail_uid() for _ in range(3)]
+print(" ".join(str(uid) for uid, _ in leases), flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.fixture
+def colliding_pid(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """This process's jail numbering restarted with a pid whose uids another grader's collide
+    with, and the lock folder in tmp_path (shared with the other grader below)."""
+    import itertools
+
+    from grader.sandbox import jail
+
+    folder = tmp_path / "locks"
+    monkeypatch.setattr(jail, "UID_LOCK_DIRS", (str(folder),))
+    monkeypatch.setattr(jail.os, "getpid", lambda: 250)
+    monkeypatch.setattr(jail, "_JAIL_NUMBERS", itertools.count())
+    return folder
+
+
+def test_two_graders_whose_pids_collide_get_different_jail_uids(colliding_pid: Path) -> None:
+    import subprocess
+    import sys
+
+    from grader.sandbox.jail import jail_uid
+
+    script = OTHER_GRADER.format(folder=str(colliding_pid))
+    other = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert other.stdout is not None
+        theirs = {int(uid) for uid in other.stdout.readline().split()}
+        ours = [jail_uid() for _ in range(3)]
+    finally:
+        other.communicate("", timeout=30)
+    assert len(theirs) == 3, theirs
+    mine = {uid for uid, _ in ours}
+    assert len(mine) == 3 and not mine & theirs, f"shared: {sorted(mine & theirs)}"
+    assert all(lease is not None for _, lease in ours)
+
+
+def test_a_released_jail_uid_serves_the_next_jail(colliding_pid: Path) -> None:
+    import itertools
+
+    from grader.sandbox import jail
+
+    first, lease = jail.jail_uid()
+    assert lease is not None
+    jail._JAIL_NUMBERS = itertools.count()  # the same starting point again
+    held, _ = jail.jail_uid()
+    assert held != first, "a uid held by a live jail was given again"
+    lease.release()
+    jail._JAIL_NUMBERS = itertools.count()
+    again, _ = jail.jail_uid()
+    assert again == first, (first, again)

@@ -103,7 +103,25 @@ def test_without_a_cgroup_the_bound_is_the_process_limit_times_the_per_process_l
         assert box.isolation.memory == "process-count", box.isolation
         outcome = box.run(own_limits, {})
     assert outcome.ok, (outcome.status, outcome.detail)
-    assert outcome.value == {"as": limits.memory_bytes, "nproc": limits.processes}, outcome.value
+    share = limits.submission_memory_bytes // limits.processes_without_cgroup
+    assert outcome.value == {"as": share, "nproc": limits.processes_without_cgroup}, outcome.value
+    assert outcome.value["as"] * outcome.value["nproc"] <= limits.submission_memory_bytes
+
+
+@pytest.mark.skipif(default_jail() is None, reason="needs a jail (or a separate uid)")
+@pytest.mark.parametrize(("count", "mib", "fits"), [(2, 200, True), (2, 300, False),
+                                                    (4, 200, False)])
+def test_without_a_cgroup_a_submission_holds_at_most_its_memory_in_all(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, count: int, mib: int, fits: bool):
+    # 4 processes of 256 MiB at most: the zygote and the scenario's child take two, so two
+    # hoarders of 200 MiB fit, one of 300 MiB does not, and a third and fourth cannot start.
+    monkeypatch.setattr(sandbox, "memory_cgroups_delegated", lambda: False)
+    folder = _submission(tmp_path, HOARDERS)
+    with Sandbox(folder, "value", "Value", ("value.py",), Limits(timeout_s=20),
+                 jail=default_jail()) as box:
+        outcome = box.run(hoard_memory, {"count": count, "mib": mib})
+    started_and_held = outcome.ok and outcome.value["ends"] == [0] * count
+    assert started_and_held == fits, (outcome.status, outcome.detail, outcome.value)
 
 
 def test_without_a_jail_only_the_per_process_limit_applies(tmp_path: Path,

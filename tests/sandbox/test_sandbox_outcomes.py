@@ -291,6 +291,65 @@ def test_infinite_loop_times_out_and_next_scenario_runs_in_a_fresh_zygote(
     assert count == 4, f"expected a second zygote to probe the import; imports={count}"
 
 
+# A submission whose stdout blocks for ever when flushed: the child has replied by then.
+TARPIT = STUDENT + '''
+
+import sys
+import threading
+
+
+class _Tarpit:
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text):
+        return self.stream.write(text)
+
+    def flush(self):
+        threading.Event().wait()
+
+
+sys.stdout = _Tarpit(sys.stdout)
+sys.stderr = _Tarpit(sys.stderr)
+'''
+
+
+def test_a_stdout_that_blocks_when_flushed_costs_no_zygote(tmp_path: Path) -> None:
+    with make_sandbox(tmp_path, TARPIT) as sandbox:
+        outcomes = [sandbox.run(mumble, {"size": 3}) for _ in range(4)]
+        count = imports(sandbox)
+    for outcome in outcomes:
+        assert outcome.ok and outcome.value == {"size": 3}, shown(outcome)
+        assert outcome.output == "yyy\n", shown(outcome)  # printed without a flush
+    # one zygote: its probe, then one child per scenario (a restart would probe again)
+    assert count == 1 + len(outcomes), f"imports={count}: the zygote was restarted"
+
+
+def test_a_submission_over_its_budget_is_stopped_and_refused_at_once(tmp_path: Path) -> None:
+    with make_sandbox(tmp_path, timeout_s=0.5, budget_s=1.5) as sandbox:
+        spins = [sandbox.run(spin, {}) for _ in range(5)]  # the budget allows three at most
+        before = imports(sandbox)
+        later = sandbox.run(add_data, {"x": 1.0, "y": 2.0})
+        after = imports(sandbox)
+    statuses = [outcome.status for outcome in spins]
+    stopped = statuses.index("over-budget") if "over-budget" in statuses else len(statuses)
+    assert statuses == ["timeout"] * stopped + ["over-budget"] * (5 - stopped) and stopped <= 3, \
+        statuses
+    for outcome in (*spins[stopped:], later):
+        assert outcome.status == "over-budget" and outcome.detail == {"seconds": 1.5}, \
+            shown(outcome)
+    assert after == before, "a scenario ran after the budget was spent"
+
+
+def test_a_budget_spent_at_import_stops_the_submission(tmp_path: Path) -> None:
+    source = "while True:\n    pass\n"
+    with make_sandbox(tmp_path, source, import_timeout_s=5.0, budget_s=0.5) as sandbox:
+        problem = sandbox.load_problem()
+        later = sandbox.run(add_data, {"x": 1.0, "y": 2.0})
+    assert problem is not None and problem.status == "over-budget", problem
+    assert later.status == "over-budget", shown(later)
+
+
 def test_infinite_loop_at_import_is_a_timeout_for_every_run(tmp_path: Path) -> None:
     source = "while True:\n    pass\n"
     with make_sandbox(tmp_path, source, import_timeout_s=0.5) as sandbox:

@@ -1,0 +1,93 @@
+"""Tests for the size and text guarantees of grader.results.build: whatever a student prints or
+raises, a score document stays under DOC_BYTES, each check under CHECK_BYTES, every string valid
+UTF-8 with no invisible character, and its sentence still says what happened."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from typing import Any
+
+import pytest
+
+from grader.render import render_feedback
+from grader.results.build import (
+    CHECK_BYTES,
+    DOC_BYTES,
+    graded_document,
+    json_bytes,
+    ungradable_document,
+)
+
+ISOLATION = {"level": "jail", "how": "root", "memory": "cgroup"}
+SUBMISSION = {"id": "ana", "source": "ana/", "digest": "sha256:0"}
+# lab01's checks, the ones a document of the lab holds
+CHECK_IDS = ("add-builds-node", "add-local-derivative", "add-passes-upstream-gradient",
+             "backward-calls-each-node-once", "backward-runs-in-topological-order",
+             "backward-seeds-output", "course-diamond-example", "course-example-graph",
+             "diamond-accumulates", "equal-data-leaves-stay-distinct")
+HOSTILE = "\ud800 \x1b[2J\x1b]52;c;ZWNobyBoaQ==\x07 \u202eevil\u202c \u200b" * 20000
+
+
+def invisible(text: str) -> list[str]:
+    """The characters of text a reader cannot see (controls but newline and tab, format
+    characters, separators) or no UTF-8 writer accepts (surrogates)."""
+    return sorted({hex(ord(c)) for c in text if c not in "\n\t"
+                   and unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp")})
+
+
+def entry(check: str, detail: dict[str, Any] | None, output: str | None = None) -> dict[str, Any]:
+    """One check's entry as the plugin records it, failed with `detail`."""
+    return {"submission": "ana", "check": check, "pitfall": "grad-overwrite", "weight": 1.0,
+            "visibility": "hidden", "status": "failed" if detail else "passed",
+            "detail": detail, "output": output, "flags": [], "isolation": None, "problem": None,
+            "duration_s": 0.01}
+
+
+def exception_detail(message: str, type_name: str = "ValueError") -> dict[str, Any]:
+    return {"kind": "exception", "params": {"type": type_name, "message": message, "where": ""}}
+
+
+def hostile_document(checks: int = len(CHECK_IDS)) -> dict[str, Any]:
+    entries = [entry(CHECK_IDS[i % len(CHECK_IDS)],
+                     exception_detail(HOSTILE, "E" * 300000), output=HOSTILE)
+               for i in range(checks)]
+    flags = [{"id": "forbidden-import", "params": {"module": HOSTILE}}]
+    return graded_document("lab01_graph", SUBMISSION, entries, flags, "en", ISOLATION)
+
+
+def test_a_document_of_hostile_checks_stays_under_its_budgets() -> None:
+    doc = hostile_document(checks=40)
+    assert json_bytes(doc) <= DOC_BYTES, json_bytes(doc)
+    for check in doc["checks"]:
+        assert json_bytes(check) <= CHECK_BYTES, (check["id"], json_bytes(check))
+
+
+def test_one_hostile_check_keeps_its_kind_and_says_what_happened() -> None:
+    doc = hostile_document(checks=1)
+    [check] = doc["checks"]
+    assert json_bytes(check) <= CHECK_BYTES, json_bytes(check)
+    assert check["detail"]["kind"] == "exception", check["detail"]
+    assert check["message"].startswith("Your code raised EEE"), check["message"][:80]
+
+
+def test_hostile_text_is_valid_and_visible_in_the_document_and_every_rendering() -> None:
+    doc = hostile_document(checks=2)
+    text = json.dumps(doc, ensure_ascii=False)
+    text.encode("utf-8")  # a lone surrogate would raise here (and in write_reports)
+    assert not invisible(text), invisible(text)
+    assert "\\x1b[2J" in doc["checks"][0]["detail"]["params"]["message"], "made visible"
+    for fmt in ("terminal", "markdown", "html"):
+        rendered = render_feedback(doc, fmt)
+        rendered.encode("utf-8")
+        assert not invisible(rendered), (fmt, invisible(rendered))
+
+
+@pytest.mark.parametrize("field", ["source", "name"])
+def test_names_from_an_lms_export_are_cleaned_in_an_ungradable_document(field: str) -> None:
+    submission = {**SUBMISSION, field: "ana\x1b]52;c;aGk=\x07\u202e\ud800"}
+    detail = {"kind": "missing-file", "params": {"file": "value.py"}}
+    doc = ungradable_document("lab01_graph", submission, detail, "en", ISOLATION)
+    value = doc["submission"][field]
+    assert not invisible(value) and re.search(r"\\x1b\]52", value), value

@@ -85,6 +85,22 @@ ROOT_HOME_SECRETS = Path("/root/.minigrad-redteam-secrets")
 # of Machine.base); the interpreters of root's home stay reachable.
 MACHINE_FOLDERS = ("tmp", "home", "root")
 ROOT_HOME_KEPT = (".pyenv",)
+
+
+def kept_paths() -> tuple[str, ...]:
+    """The machine's paths the grader needs that the namespace would hide: root's interpreters
+    and, where the checkout or its Python lives under /tmp, /home or /root (a CI clone in /tmp),
+    those too; bound back in at the same path, outermost first, none inside another."""
+    wanted = [Path("/root") / name for name in ROOT_HOME_KEPT]
+    wanted += [Path(__file__).resolve().parent.parent, Path(sys.prefix).resolve(),
+               Path(sys.base_prefix).resolve()]
+    hidden = [p for p in wanted if p.exists() and p.parts[1:2]
+              and p.parts[1] in MACHINE_FOLDERS and len(p.parts) > 2]
+    kept: list[Path] = []
+    for path in sorted(set(hidden), key=lambda p: len(p.parts)):
+        if not any(path.is_relative_to(outer) for outer in kept):
+            kept.append(path)
+    return tuple(str(p) for p in kept)
 BATCH_TIMEOUT_S = 900
 LAB = get_lab("lab01_graph")
 SEED = "redteam"
@@ -429,14 +445,15 @@ class Machine:
     def prefix(self) -> list[str]:
         """The command prefix that runs a program in the batch's mount namespace."""
         return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
-                NAMESPACE_SCRIPT, "sh", str(self.base), *ROOT_HOME_KEPT, "--"]
+                NAMESPACE_SCRIPT, "sh", str(self.base), *kept_paths(), "--"]
 
 
-# sh -c NAMESPACE_SCRIPT sh BASE KEPT... -- COMMAND...: root's interpreters (KEPT, folders of
-# /root) are bound into the batch's root home, then /tmp, /home and /root are replaced.
+# sh -c NAMESPACE_SCRIPT sh BASE KEPT... -- COMMAND...: the machine's paths the grader needs
+# (KEPT, absolute: root's interpreters, a checkout under /tmp) are bound into the batch's
+# folders at the same place, then /tmp, /home and /root are replaced.
 NAMESPACE_SCRIPT = """set -e
 base=$1; shift
-while [ "$1" != "--" ]; do mount --bind "/root/$1" "$base/root/$1"; shift; done; shift
+while [ "$1" != "--" ]; do mount --bind "$1" "$base$1"; shift; done; shift
 mount --bind "$base/tmp" /tmp
 mount --bind "$base/home" /home
 mount --rbind "$base/root" /root
@@ -453,8 +470,8 @@ def make_machine(mode: str) -> Machine:
     for name, permissions in zip(MACHINE_FOLDERS, (0o1777, 0o755, 0o700), strict=True):
         (base / name).mkdir()
         os.chmod(base / name, permissions)
-    for kept in ROOT_HOME_KEPT:
-        (base / "root" / kept).mkdir()
+    for kept in kept_paths():
+        (base / kept.lstrip("/")).mkdir(parents=True, exist_ok=True)
     folder = machine.host(machine.grader_folder)
     folder.mkdir()
     os.chmod(folder, 0o711)

@@ -454,8 +454,8 @@ class Machine:
 NAMESPACE_SCRIPT = """set -e
 base=$1; shift
 while [ "$1" != "--" ]; do mount --bind "$1" "$base$1"; shift; done; shift
-mount --bind "$base/tmp" /tmp
-mount --bind "$base/home" /home
+mount --rbind "$base/tmp" /tmp
+mount --rbind "$base/home" /home
 mount --rbind "$base/root" /root
 exec "$@"
 """

@@ -128,7 +128,7 @@ def test_second_backward_sets_the_seed_again(sandboxed, rng):
     expect_results_close(result, {"out.grad": 1.0}, inputs=shown, source="literal")
 
 
-@pytest.mark.check(id="backward-twice-accumulates", pitfall="grad-overwrite", weight=8,
+@pytest.mark.check(id="backward-twice-accumulates", pitfall="grad-overwrite", weight=9,
                    requires=("second-backward-reseeds-output",))
 def test_second_backward_adds_to_the_first(sandboxed, reference, rng):
     inputs, result, shown = _backward_twice(sandboxed, rng)
@@ -149,7 +149,7 @@ def test_zero_grad_resets_every_node_of_the_graph(sandboxed, rng):
     _check_zero_grad_graph(sandboxed, rng, "output")
 
 
-@pytest.mark.check(id="zero-grad-accepts-a-list", pitfall="missing-zero-grad", weight=9)
+@pytest.mark.check(id="zero-grad-accepts-a-list", pitfall="missing-zero-grad", weight=10)
 def test_zero_grad_resets_a_list_of_values(sandboxed, rng):
     _check_zero_grad_graph(sandboxed, rng, "list")
 

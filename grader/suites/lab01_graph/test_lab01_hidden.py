@@ -255,16 +255,6 @@ def test_random_graphs_give_the_reference_data_and_gradients(sandboxed, referenc
                         explain=not blame_deferred)
 
 
-@pytest.mark.check(id="backward-seeds-a-leaf-output", pitfall="seed-gradient", weight=1,
-                   requires=BUILT, defers_to=("leaf-backward-is-noop", "backward-seeds-output"))
-def test_backward_on_a_leaf_seeds_it_with_one(sandboxed, rng):
-    inputs = distinct_values(rng, "x")
-    result = sandboxed(scenarios.leaf_output_seed, **inputs)
-    expect_results_close(result, {"a.grad": 1.0},
-                         inputs={"out": "a", "a": inputs["x"], "calls": "a.backward()"},
-                         source="literal")
-
-
 @pytest.mark.check(id="second-backward-walks-the-whole-graph", pitfall="missing-visited-set",
                    weight=2, requires=PROPAGATING)
 def test_a_second_backward_reaches_nodes_the_first_one_walked(sandboxed, reference, rng):

@@ -95,7 +95,7 @@ def test_shared_nodes_run_backward_once(sandboxed, rng):
     verdicts.expect_each_called_once(result, COUNT_DEPTH, {**shown, "depth": COUNT_DEPTH})
 
 
-@pytest.mark.check(id="shared-graph-in-linear-time", pitfall="missing-visited-set", weight=2,
+@pytest.mark.check(id="shared-graph-in-linear-time", pitfall="missing-visited-set", weight=1,
                    requires=("ladder-backward-in-topological-order",), timeout=1.5,
                    defers_to=(EQUAL_DATA,))
 def test_wide_shared_graph_runs_in_linear_time(sandboxed, reference, rng):

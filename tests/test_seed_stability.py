@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import json
 import random
 import shutil
 import signal
@@ -117,8 +118,26 @@ def test_random_graph_verdicts_do_not_depend_on_the_seed(name: str, tmp_path: Pa
 # An engine that raises on part of an operation's domain is the case a random draw could decide:
 # each of these fixtures goes through every hidden check of its lab (prerequisites and deferrals
 # applied as the plugin applies them), and must get one score and one set of pitfalls.
-CRASH_FIXTURES = {"lab02_ops": ("pow-through-exp-and-log",),
-                  "lab01_graph": ("no-op-attribute", "eq-without-hash")}
+# Besides the two named here, every fixture of labs 01 and 02 whose snapshot
+# (tests/data/verdicts) records a check failed on an exception is one. Lab 03's crashes are
+# recursions on a chain of fixed length and lab 04's a timeout: no draw decides them.
+NAMED_CRASH_FIXTURES = {"lab01_graph": ("no-op-attribute", "eq-without-hash"), "lab02_ops": ()}
+
+
+def crash_fixtures() -> dict[str, tuple[str, ...]]:
+    """Lab -> its crash fixtures: the named ones and those the snapshot shows raising."""
+    found = {}
+    for lab, named in NAMED_CRASH_FIXTURES.items():
+        snapshot = json.loads((ROOT / "tests" / "data" / "verdicts" / f"{lab}.json").read_text(
+            encoding="utf-8"))
+        raising = {fixture for fixture, digest in snapshot.items() if not fixture.startswith("(")
+                   and any(check[0] == "failed" and check[2] == "exception"
+                           for check in digest["checks"].values())}
+        found[lab] = tuple(sorted(raising | set(named)))
+    return found
+
+
+CRASH_FIXTURES = crash_fixtures()
 
 
 def hidden_checks(lab: Lab) -> list[tuple[dict[str, Any], Callable[..., None], dict[str, Any]]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.checking.declared import declared_checks
+from grader.grading.checking.declared import declared_checks
 from grader.labs import LABS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from grader.i18n import LANGUAGES, Catalogue
+from grader.results.i18n import LANGUAGES, Catalogue
 
 # What a hint must not contain (case-insensitive), in either language.
 GIVE_AWAYS = {

@@ -61,27 +61,33 @@ def _timeout():
     return CheckFailed("timeout", seconds=5)
 
 
-def test_a_linear_walk_that_timed_out_gets_a_longer_second_run() -> None:
+def test_a_walk_that_timed_out_gets_a_longer_second_run_before_any_timing() -> None:
     chain = {"out.grad": 1.0, "a.grad": 1.0, "b.grad": 100000.0}
-    sandbox = FakeSandbox(_timeout(), {"seconds": [0.01, 0.04]}, chain)
+    sandbox = FakeSandbox(_timeout(), chain)
     assert verdicts.run_deep_chain(sandbox, 100000, CHAIN_INPUTS, SHOWN) == chain
-    assert [patience for _, patience in sandbox.calls] == [1.0, 1.0,
-                                                           verdicts.BUSY_MACHINE_PATIENCE]
+    assert [patience for _, patience in sandbox.calls] == [1.0, verdicts.BUSY_MACHINE_PATIENCE]
 
 
-def test_a_second_timeout_stands() -> None:
-    sandbox = FakeSandbox(_timeout(), {"seconds": [0.01, 0.04]}, _timeout())
+def test_a_noisy_timing_on_a_busy_machine_never_fails_a_walk_that_finishes() -> None:
+    # the timing probe is not even run: a correct walk slowed once passes on its second run
+    sandbox = FakeSandbox(_timeout(), {"out.grad": 1.0}, {"seconds": [0.0013, 0.0466]})
+    assert verdicts.run_deep_chain(sandbox, 100000, CHAIN_INPUTS, SHOWN) == {"out.grad": 1.0}
+    assert len(sandbox.answers) == 1
+
+
+def test_a_second_timeout_of_a_linear_walk_stands() -> None:
+    sandbox = FakeSandbox(_timeout(), _timeout(), {"seconds": [0.01, 0.04]})
     with pytest.raises(CheckFailed) as caught:
         verdicts.run_deep_chain(sandbox, 100000, CHAIN_INPUTS, SHOWN)
     assert caught.value.detail["kind"] == "timeout"
 
 
-def test_a_quadratic_walk_is_blamed_without_a_second_run() -> None:
-    sandbox = FakeSandbox(_timeout(), {"seconds": [0.01, 0.16]})
+def test_a_quadratic_walk_is_blamed_after_its_second_timeout() -> None:
+    sandbox = FakeSandbox(_timeout(), _timeout(), {"seconds": [0.01, 0.16]})
     with pytest.raises(CheckFailed) as caught:
         verdicts.run_deep_chain(sandbox, 100000, CHAIN_INPUTS, SHOWN)
     assert caught.value.detail["kind"] == "quadratic-walk"
-    assert len(sandbox.calls) == 2
+    assert len(sandbox.calls) == 3
 
 
 def test_run_patiently_retries_a_timeout_once() -> None:

@@ -294,3 +294,47 @@ def test_readme_lab_table_matches_the_code(graded: Callable[[str], LabRun], fold
     expected_cells = (f"{actual['hidden']} + {actual['public']} | {actual['pitfalls']} | "
                       f"{actual['fixtures']} ({actual['correct']} correct)")
     assert row == actual, f"README.md's row for {folder} should end with: | {expected_cells} |"
+
+
+# -- titles describe the graph the check builds -------------------------------------------------
+
+
+def shown_expression(check: dict[str, Any]) -> str | None:
+    """The expression a failed check reports it built (`out` or `graph` of its inputs), if any."""
+    inputs = ((check.get("detail") or {}).get("params") or {}).get("inputs")
+    if isinstance(inputs, dict):
+        for key in ("out", "graph"):
+            if isinstance(inputs.get(key), str):
+                return str(inputs[key])
+    return None
+
+
+def squashed(text: str) -> str:
+    """The expression as titles write it: no spaces, a drawn exponent as k, `(a.exp())` as
+    `a.exp()`."""
+    text = re.sub(r"\*\*\s*-?[0-9.]+", "** k", text)
+    text = re.sub(r"\((a\.\w+\(\))\)", r"\1", text)
+    return re.sub(r"\s+", "", text)
+
+
+@pytest.mark.parametrize("folder", LAB_FOLDERS)
+def test_a_failed_checks_title_names_the_graph_it_built(
+    graded: Callable[[str], LabRun], folder: str
+) -> None:
+    from grader.i18n import Catalogue
+
+    catalogue = Catalogue.load("en")
+    unnamed: dict[str, tuple[str, list[str]]] = {}
+    for doc in graded(folder).fixtures.values():
+        for check in doc["checks"]:
+            hidden = check["visibility"] == "hidden"  # a public title names its fixed numbers
+            expression = shown_expression(check) if check["status"] == "failed" and hidden \
+                else None
+            if expression is None:
+                continue
+            title = squashed(catalogue.text(f"checks.{check['id']}.title"))
+            missing = [part for part in re.split(r"[;,] ", expression)
+                       if squashed(part) not in title]
+            if missing:
+                unnamed[check["id"]] = (expression, missing)
+    assert unnamed == {}, f"{folder}: titles that do not name the graph the check built: {unnamed}"

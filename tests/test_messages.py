@@ -225,6 +225,13 @@ DETAIL_SAMPLES: dict[str, tuple[dict[str, Any], list[Any]]] = {
     "submission-problem": ({"problem": "import-error"}, []),
     "slow-zero-grad": ({"inputs": {"depth": 40}, "nodes": 123, "seconds": 1.5},
                        ["depth = 40", "123", "1.5 s"]),
+    "op-label-missing": ({"expression": "a + b", "inputs": {"a": 2.0}},
+                         ["`a + b`", "a = 2", "_op"]),
+    "second-walk-skips": ({"inputs": {"a": 2.0}, "node": "out", "first": 1, "second": 0},
+                          ["a = 2", "out._backward", "1", "0"]),
+    "backward-never-returns": ({"seconds": 2.0}, ["2 s"]),
+    "backward-changes-nothing": ({"inputs": {"a": 2.0}, "actual": 0.0}, ["a = 2", "0"]),
+    "backward-walks-nothing": ({"inputs": {"a": 2.0}, "actual": 1.0}, ["a = 2", "1"]),
 }
 FLAG_SAMPLES: dict[str, tuple[dict[str, Any], str]] = {
     "forbidden-import": ({"module": "torch"}, "torch"),
@@ -402,3 +409,35 @@ def test_localising_the_reason_of_an_ungradable_document() -> None:
     doc = load_doc("score_ungradable")
     localised = localise_document(doc, Catalogue.load("es"))
     assert localised["reason"]["text"] == "Falta value.py en la entrega."
+
+
+def test_numbers_that_differ_are_shown_with_the_digits_that_tell_them_apart() -> None:
+    detail = {"kind": "mismatch", "params": {
+        "quantity": "a.data", "inputs": {"a": 1.0}, "expected": -1.0,
+        "actual": -0.9999999999999999, "source": "literal"}}
+    text = describe_detail(detail, Catalogue.load("en"))
+    assert "`a.data` is -0.9999999999999999; expected -1 " in text, text
+
+
+def test_numbers_that_read_apart_keep_six_digits() -> None:
+    detail = {"kind": "mismatch", "params": {
+        "quantity": "a.grad", "inputs": {"a": 1.0}, "expected": 2.0, "actual": 1 / 3,
+        "source": "literal"}}
+    assert "`a.grad` is 0.333333; expected 2 " in describe_detail(detail, Catalogue.load("en"))
+
+
+def test_graph_differences_show_the_digits_that_tell_them_apart() -> None:
+    detail = {"kind": "graph-mismatch", "params": {
+        "program": "out = a * b", "source": "reference", "finding": "",
+        "differences": [{"quantity": "a.grad", "actual": 3.0000001, "expected": 3.0}]}}
+    text = describe_detail(detail, Catalogue.load("en"))
+    assert "3.0000001" in text and "3.0000001 (expected 3)" in text, text
+
+
+def test_a_finding_with_its_own_hint_replaces_the_checks_hint() -> None:
+    catalogue = Catalogue.load("en")
+    detail = {"kind": "second-walk-skips", "params": {}}
+    assert check_hint("backward-twice-accumulates", catalogue, detail) == catalogue.text(
+        "details.second-walk-skips.hint")
+    assert check_hint("backward-twice-accumulates", catalogue, {"kind": "mismatch"}) == \
+        catalogue.text("checks.backward-twice-accumulates.hint")

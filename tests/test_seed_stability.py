@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import json
 import random
 import shutil
 import signal
@@ -25,7 +26,7 @@ from typing import Any
 import pytest
 
 from grader.grading.checking.reference import load_reference_class, run_reference
-from grader.grading.checking.verdict import CheckFailed
+from grader.grading.checking.verdict import CheckFailed, NotRun
 from grader.grading.sandbox.loader import load_exports
 from grader.labs import LABS, Lab
 
@@ -62,6 +63,7 @@ def engine_of(lab: Lab, fixture: Path, scratch: Path) -> Any:
 def verdict(check: Callable[..., None], engine: Any, reference_engine: Any, seed: str) -> str:
     """'passed', or 'failed:<pitfall or kind>' for one run of the check."""
     takes_blame = "blame_deferred" in inspect.signature(check).parameters
+    takes_statuses = "statuses" in inspect.signature(check).parameters
     def on_engine(target: Any) -> Callable[..., Any]:
         return lambda scen, **params: run_reference(target, scen, params)
 
@@ -72,7 +74,8 @@ def verdict(check: Callable[..., None], engine: Any, reference_engine: Any, seed
     signal.alarm(RUN_SECONDS)
     try:
         check(sandboxed=on_engine(engine), reference=on_engine(reference_engine),
-              rng=random.Random(seed), **({"blame_deferred": False} if takes_blame else {}))
+              rng=random.Random(seed), **({"blame_deferred": False} if takes_blame else {}),
+              **({"statuses": {}} if takes_statuses else {}))
     except CheckFailed as exc:
         return f"failed:{exc.pitfall or exc.detail['kind']}"
     except (TooSlow, Exception) as exc:  # the engine's own error: the sandbox would fail it
@@ -108,3 +111,127 @@ def test_random_graph_verdicts_do_not_depend_on_the_seed(name: str, tmp_path: Pa
             correct_failed[fixture.name] = sorted(verdicts)
     assert moved == {}, f"{name}: verdicts that depend on the seed: {moved}"
     assert correct_failed == {}, f"{name}: correct engines failing: {correct_failed}"
+
+
+
+# -- crash fixtures: the whole hidden suite, in this process, under 20 seeds --------------------
+# An engine that raises on part of an operation's domain is the case a random draw could decide:
+# each of these fixtures goes through every hidden check of its lab (prerequisites and deferrals
+# applied as the plugin applies them), and must get one score and one set of pitfalls.
+# Besides the two named here, every fixture of labs 01 and 02 whose snapshot
+# (tests/data/verdicts) records a check failed on an exception is one. Lab 03's crashes are
+# recursions on a chain of fixed length and lab 04's a timeout: no draw decides them.
+NAMED_CRASH_FIXTURES = {"lab01_graph": ("no-op-attribute", "eq-without-hash"), "lab02_ops": ()}
+
+
+def crash_fixtures() -> dict[str, tuple[str, ...]]:
+    """Lab -> its crash fixtures: the named ones and those the snapshot shows raising."""
+    found = {}
+    for lab, named in NAMED_CRASH_FIXTURES.items():
+        snapshot = json.loads((ROOT / "tests" / "data" / "verdicts" / f"{lab}.json").read_text(
+            encoding="utf-8"))
+        raising = {fixture for fixture, digest in snapshot.items() if not fixture.startswith("(")
+                   and any(check[0] == "failed" and check[2] == "exception"
+                           for check in digest["checks"].values())}
+        found[lab] = tuple(sorted(raising | set(named)))
+    return found
+
+
+CRASH_FIXTURES = crash_fixtures()
+
+
+def hidden_checks(lab: Lab) -> list[tuple[dict[str, Any], Callable[..., None], dict[str, Any]]]:
+    """(marker keywords, test function, its parameters) for every hidden check, in suite order."""
+    [path] = sorted(lab.hidden_tests.glob("test_*hidden.py"))
+    spec = importlib.util.spec_from_file_location(f"seed_suite_{lab.name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found = []
+    for name, function in vars(module).items():
+        if not name.startswith("test_"):
+            continue
+        for mark in getattr(function, "pytestmark", []):
+            if mark.name == "check":
+                found.append((dict(mark.kwargs), function, {}))
+            elif mark.name == "parametrize":
+                names = [n.strip() for n in (mark.args[0] if isinstance(mark.args[0], (list, tuple))
+                                             else mark.args[0].split(","))]
+                for case in mark.args[1]:
+                    [check] = [m for m in case.marks if m.name == "check"]
+                    found.append((dict(check.kwargs), function, dict(zip(names, case.values, strict=True))))
+    return found
+
+
+def as_sandboxed(engine: Any) -> Callable[..., Any]:
+    """The engine's scenarios as the sandbox reports them: an exception fails the check."""
+    def run(scen: Any, *, patience: float = 1.0, **params: Any) -> Any:
+        try:
+            return run_reference(engine, scen, params)
+        except TooSlow:
+            raise
+        except Exception as exc:
+            raise CheckFailed("exception", type=type(exc).__name__, message=str(exc)[:200]) from None
+    return run
+
+
+def suite_verdict(lab: Lab, engine: Any, reference_engine: Any, seed: str) -> tuple[float, tuple[str, ...]]:
+    """(score, pitfalls) of the hidden suite on one engine, as the plugin would decide them."""
+    statuses: dict[str, str] = {}
+    score, pitfalls = 0.0, set()
+    for marker, function, params in hidden_checks(lab):
+        check_id = marker["id"]
+        if any(statuses.get(r) != "passed" for r in marker.get("requires", ())):
+            statuses[check_id] = "not-run"
+            continue
+        wanted = inspect.signature(function).parameters
+        offered = {"sandboxed": as_sandboxed(engine),
+                   "reference": lambda scen, **p: run_reference(reference_engine, scen, p),
+                   "rng": random.Random(f"{seed}:{check_id}"), "blame_deferred": False,
+                   "statuses": dict(statuses), **params}
+        status, named = "passed", None
+        previous = signal.signal(signal.SIGALRM, _ring)
+        signal.alarm(RUN_SECONDS)
+        try:
+            function(**{key: value for key, value in offered.items() if key in wanted})
+        except CheckFailed as exc:
+            status, named = "failed", exc.pitfall
+        except NotRun:
+            status = "declined"
+        except (TooSlow, Exception):
+            status = "failed"
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, previous)
+        if status == "failed" and any(statuses.get(d, "passed") not in ("passed", "declined")
+                                      for d in marker.get("defers_to", ())):
+            status = "not-run"
+        statuses[check_id] = status
+        if status == "passed":
+            score += float(marker["weight"])
+        elif status == "failed":
+            pitfalls.add(named or marker["pitfall"])
+    return score, tuple(sorted(pitfalls))
+
+
+def _ring(signum: int, frame: Any) -> None:
+    raise TooSlow
+
+
+@pytest.mark.parametrize("name", sorted(CRASH_FIXTURES))
+def test_crash_fixtures_get_one_score_and_one_set_of_pitfalls(name: str, tmp_path: Path) -> None:
+    lab = LABS[name]
+    reference_engine = load_reference_class(lab)
+    moved = {}
+    for fixture in CRASH_FIXTURES[name]:
+        engine = engine_of(lab, FIXTURES / name / fixture, tmp_path)
+        verdicts = {suite_verdict(lab, engine, reference_engine, f"seed-{k}:{fixture}")
+                    for k in range(SEEDS)}
+        if len(verdicts) > 1:
+            moved[fixture] = sorted(verdicts)
+        [(score, pitfalls)] = verdicts if len(verdicts) == 1 else [(0.0, ())]
+        expected = tomllib.loads((FIXTURES / name / fixture / "expected.toml").read_text(
+            encoding="utf-8"))
+        if len(verdicts) == 1:
+            assert pitfalls == (expected["pitfall"],), (fixture, pitfalls)
+    assert moved == {}, f"{name}: crash fixtures whose verdict depends on the seed: {moved}"

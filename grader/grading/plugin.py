@@ -322,6 +322,14 @@ def blame_deferred(request: pytest.FixtureRequest, submission: SubmissionContext
     return bool(_deferred_to(request.node, request.node.stash[SPEC_KEY], submission.id))
 
 
+@pytest.fixture
+def statuses(request: pytest.FixtureRequest, submission: SubmissionContext) -> dict[str, str]:
+    """The status of every check already finished for this submission, by check id: a check
+    that judges several operations at once leaves out the ones whose own checks did not pass."""
+    return {check: status for (submission_id, check), status
+            in _grading_state(request.config).statuses.items() if submission_id == submission.id}
+
+
 @pytest.fixture(scope="session")
 def reference_class(request: pytest.FixtureRequest) -> Any:
     """The reference solution's class, imported in this trusted process."""

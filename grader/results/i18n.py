@@ -34,7 +34,7 @@ _DECIMAL_COMMA = re.compile(r"\d,\d")
 _CODE = re.compile(r"`[^`]*`")
 
 
-def format_number(x: float, lang: str | None = None) -> str:
+def format_number(x: float, lang: str | None = None, digits: int = 6) -> str:
     """Format a number for readers of lang: ints as ints, floats to 6 significant digits, with
     the language's decimal mark (`numbers.decimal_mark`); lang None is the machine form (a
     point), for files other programs read (CSV gradebooks)."""
@@ -44,7 +44,7 @@ def format_number(x: float, lang: str | None = None) -> str:
         return str(x)
     if x == 0:
         return "0"  # also turns -0.0 into "0", which students never mean
-    text = format(x, ".6g")
+    text = format(x, f".{digits}g")
     if lang is None:
         return text
     return text.replace(".", Catalogue.load(lang).text("numbers.decimal_mark"))

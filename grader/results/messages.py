@@ -54,6 +54,26 @@ def format_value(value: Any, quote_strings: bool = False, lang: str | None = Non
     return str(value)
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def format_pair(actual: Any, expected: Any, quote_strings: bool = True,
+                lang: str | None = None) -> tuple[str, str]:
+    """Format an actual and an expected value so that they read differently when they differ:
+    6 significant digits, or as many more as it takes (-0.9999999999999999 against -1 is not
+    shown as -1 against -1)."""
+    shown = format_value(actual, quote_strings, lang), format_value(expected, quote_strings, lang)
+    if not (_is_number(actual) and _is_number(expected)) or shown[0] != shown[1] \
+            or actual == expected:
+        return shown
+    for digits in range(7, 18):
+        pair = format_number(actual, lang, digits), format_number(expected, lang, digits)
+        if pair[0] != pair[1]:
+            return pair
+    return repr(actual), repr(expected)
+
+
 def format_assignments(values: Mapping[str, Any], quote_strings: bool = False,
                        lang: str | None = None) -> str:
     """Format named values as 'a = 1.5, b = -2' (in Spanish 'a = 1,5; b = -2')."""
@@ -138,6 +158,10 @@ def check_hint(check_id: str, catalogue: Catalogue,
     TODO to write)."""
     if detail is not None and is_not_written(detail):
         return todo_hint(detail, catalogue)
+    # A finding that names another defect than the check's own brings its own hint.
+    kind = detail.get("kind") if detail is not None else None
+    if isinstance(kind, str) and catalogue.has(f"details.{kind}.hint"):
+        return catalogue.text(f"details.{kind}.hint")
     return catalogue.text(f"checks.{check_id}.hint")
 
 
@@ -179,10 +203,11 @@ def _differences(items: Any, catalogue: Catalogue) -> str:
     texts = []
     for item in items if isinstance(items, list) else []:
         if isinstance(item, Mapping):
+            actual, expected = format_pair(item.get("actual"), item.get("expected"), False,
+                                           catalogue.lang)
             texts.append(catalogue.text(
                 "ui.difference", quantity=format_value(item.get("quantity"), lang=catalogue.lang),
-                actual=format_value(item.get("actual"), lang=catalogue.lang),
-                expected=format_value(item.get("expected"), lang=catalogue.lang)))
+                actual=actual, expected=expected))
     return "; ".join(texts)
 
 
@@ -214,6 +239,9 @@ def describe_detail(detail: Mapping[str, Any], catalogue: Catalogue) -> str:
         raise KeyError(f"unknown detail kind {kind!r}")
     raw: Mapping[str, Any] = detail.get("params") or {}
     params = {name: _format_param(name, value, catalogue) for name, value in raw.items()}
+    if "actual" in raw and "expected" in raw:
+        params["actual"], params["expected"] = format_pair(raw["actual"], raw["expected"],
+                                                          lang=catalogue.lang)
     # A key next to `text` named after a parameter wraps that optional parameter,
     # e.g. where = " (at {where})": used when the value is not empty, dropped otherwise.
     for name in catalogue.placeholders(key):

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import select
 import selectors
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +17,7 @@ import pytest
 from grader.grading.child.graph import number
 from grader.grading.child.scenario import scenario
 from grader.grading.sandbox import Limits, Outcome, Sandbox, reaper
+from grader.grading.sandbox import sandbox as sandbox_module
 
 MIB = 1 << 20
 
@@ -542,3 +546,44 @@ def test_scenario_runs_in_the_submission_folder(tmp_path: Path) -> None:
     with make_sandbox(tmp_path) as sandbox:
         sandbox.run(write_file, {"size": 10})
         assert (sandbox.workdir / "big.bin").is_file(), os.listdir(sandbox.workdir)
+
+
+# --- a timeout belongs to the check that timed out ------------------------------------------
+
+
+def _run_after_a_timeout_under_load(tmp_path: Path, folder: str) -> tuple[Outcome, Outcome]:
+    """spin (a timeout), then add_data, beside one CPU hog per core, on a sandbox whose restart
+    probe first gets far less time than an import takes: as a loaded machine gives it."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            for _ in range(os.cpu_count() or 2)]
+    try:
+        with make_sandbox(tmp_path, folder=folder, timeout_s=0.5) as sandbox:
+            first = sandbox.run(add_data, {"x": 1.0, "y": 2.0}, timeout_s=30.0)
+            assert first.ok, shown(first)
+            sandbox.limits = dataclasses.replace(sandbox.limits, import_timeout_s=0.001)
+            looped = sandbox.run(spin, {})
+            after = sandbox.run(add_data, {"x": 1.0, "y": 2.0}, timeout_s=30.0)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    return looped, after
+
+
+def test_after_a_timeout_the_next_scenario_gets_a_verified_child_even_under_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sandbox_module, "RESTART_PATIENCE", 30_000.0)  # 0.001 s, 30 s, ...
+    looped, after = _run_after_a_timeout_under_load(tmp_path, "patient")
+    assert looped.status == "timeout", shown(looped)
+    assert after.ok and after.value == {"sum": 3.0}, shown(after)
+
+
+def test_without_a_second_try_the_next_scenario_would_take_the_blame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the same run with one try: what the retry above prevents
+    monkeypatch.setattr(sandbox_module, "RESTART_ATTEMPTS", 1)
+    looped, after = _run_after_a_timeout_under_load(tmp_path, "impatient")
+    assert looped.status == "timeout", shown(looped)
+    assert not after.ok, shown(after)

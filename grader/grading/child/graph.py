@@ -170,3 +170,13 @@ def run_expressions(Value, graphs: list, record: bool = False) -> list:
 
 HELPER_NAMES = ("WrongType", "number", "text", "grad_of", "data_of", "parents_of", "record_calls",
                 "node_facts", "build_expression", "finite_or_none", "run_expressions")
+
+
+def label_of(node: Any, quantity: str) -> Any:
+    """The node's `_op` as a str, or None when the node has no such attribute: a label is
+    optional to every check but the label check, which judges its absence itself."""
+    try:
+        label = node._op
+    except AttributeError:
+        return None
+    return text(label, quantity)

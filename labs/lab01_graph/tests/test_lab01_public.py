@@ -103,8 +103,10 @@ def test_course_example_builds_the_graph(sandboxed):
     expect_results_close(result, {"ab.data": 6.0, "out.data": 16.0}, inputs=shown,
                          source="literal")
     # labels that tell * from + (the chapter's are '*' and '+'): never a prerequisite's test
-    verdicts.expect_op_labels({"*": field(result, "ab._op", str),
-                               "+": field(result, "out._op", str)}, "", shown)
+    labels = {"*": field(result, "ab._op", (str, type(None))),
+              "+": field(result, "out._op", (str, type(None)))}
+    if None not in labels.values():  # no `_op` at all costs the hidden label check alone
+        verdicts.expect_op_labels(labels, "", shown)
     expect_equal(field(result, "ab._prev", list), ["a", "b"], quantity="(a*b)._prev", inputs=shown)
     expect_equal(field(result, "out._prev", list), ["ab", "c"], quantity="d._prev", inputs=shown)
 
@@ -150,7 +152,7 @@ def test_example_numbers_on_either_side_of_times(sandboxed):
 @pytest.mark.check(id="example-seed", todo=8, pitfall="seed-gradient", weight=1,
                    requires=("course-example-graph",), defers_to=("example-leaf-backward",))
 def test_example_backward_seeds_the_output(sandboxed):
-    result = sandboxed(scenarios.seed, x=A, y=B)
+    result = verdicts.run_backward(sandboxed, scenarios.seed, x=A, y=B)
     verdicts.expect_seeded(result, {"a": A, "b": B}, {"out": "a * b", "a": A, "b": B})
 
 

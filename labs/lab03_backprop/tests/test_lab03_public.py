@@ -73,6 +73,7 @@ def test_example_second_backward_sets_the_seed_again(sandboxed):
                    requires=("example-second-backward-reseeds",))
 def test_example_second_backward_accumulates(sandboxed):
     result = sandboxed(scenarios.backward_twice, x=A, y=B)
+    verdicts.expect_second_walk(result, TWICE_SHOWN)
     expect_results_close(result, {"a.grad": 2 * B, "b.grad": 2 * A}, inputs=TWICE_SHOWN,
                          source="literal")
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from grader.grading.checking.drawn_graph import GraphShape, graph_on_failure
 from grader.grading.checking.verdict import (
+    CheckFailed,
     NotRun,
     expect_close,
     expect_equal,
@@ -160,9 +161,15 @@ def expect_built_node(result: dict, op: str, x: float, y: float) -> None:
                                      call="backward()"), inputs=shown)
 
 
-def expect_op_labels(labels: dict, leaf_label: str, inputs: dict) -> None:
+def expect_op_labels(labels: dict, leaf_label: str | None, inputs: dict) -> None:
     """Each operation's node carries a label that names it (any non-empty text: '*', '×' and
-    'mul' all do), + and * are told apart, and a leaf's label is empty."""
+    'mul' all do), + and * are told apart, and a leaf's label is empty. A label that is None
+    is an `_op` attribute the node does not have."""
+    for op, label in labels.items():
+        if label is None:
+            fail("op-label-missing", expression=f"a {op} b", inputs=inputs)
+    if leaf_label is None:
+        fail("op-label-missing", expression="a", inputs=inputs)
     for op, label in labels.items():
         if not label.strip():
             fail("op-label-empty", expression=f"a {op} b", inputs=inputs)
@@ -171,9 +178,44 @@ def expect_op_labels(labels: dict, leaf_label: str, inputs: dict) -> None:
     expect_equal(leaf_label, "", quantity="a._op", inputs=inputs)
 
 
+# The finding of a backward() that never walks the graph: it changes no gradient, it seeds the
+# output and calls no _backward, or it never returns. Named as such, not as the first pitfall
+# whose check it happens to fail.
+NO_WALK = "backward-does-nothing"
+
+
+def run_backward(sandboxed: Any, scen: Any, **params: Any) -> Any:
+    """`sandboxed(scen, **params)` for a scenario whose only long step is one `backward()` on a
+    graph of three nodes: a timeout there is a `backward()` that never returns."""
+    try:
+        return sandboxed(scen, **params)
+    except CheckFailed as exc:
+        if exc.detail["kind"] != "timeout":
+            raise
+        raise CheckFailed("backward-never-returns", exc.output, pitfall=NO_WALK,
+                          **exc.detail["params"]) from None
+
+
+def expect_a_walk(result: dict, inputs: dict) -> None:
+    """Fail, naming the defect, when `backward()` ran no `_backward` of the graph and no
+    gradient reached the leaves: it changed nothing, or it seeded the output and stopped."""
+    seen = field(result, "seen", list)
+    nodes = result.get("nodes")
+    nodes = nodes if isinstance(nodes, dict) else {}
+    leaf_grads = [facts[1] for name, facts in nodes.items()
+                  if name != "out" and isinstance(facts, list) and len(facts) == 2]
+    leaf_grads += [result[key] for key in ("a.grad", "b.grad") if key in result]
+    if seen or any(grad != 0.0 for grad in leaf_grads):
+        return
+    out_grad = field(result, "out.grad", float)
+    raise CheckFailed("backward-changes-nothing" if out_grad == 0.0 else "backward-walks-nothing",
+                      pitfall=NO_WALK, inputs=inputs, actual=out_grad)
+
+
 def expect_seeded(result: dict, leaves: dict[str, float], inputs: dict) -> None:
     """The verdict on `seed`: out.grad is 1 after backward(), and already was when the output's
     own `_backward` ran (a seed set after the walk leaves every other gradient at 0)."""
+    expect_a_walk(result, inputs)
     expect_gradients(result, {"out.grad": 1.0}, shape=one_op_shape("*"), leaves=leaves,
                      inputs=inputs, source="literal")
     seen = field(result, "seen", list)
@@ -183,6 +225,12 @@ def expect_seeded(result: dict, leaves: dict[str, float], inputs: dict) -> None:
                      source="literal")
 
 
+# The graph of `second_backward`'s second pass: z = y*d, with y = (a*b)*c walked once before.
+SECOND_BACKWARD_GRAPH = "y = (a*b)*c; y.backward(); every grad set to 0; z = y*d; z.backward()"
+SECOND_BACKWARD_SHAPE = GraphShape(
+    nodes=(("a", ""), ("b", ""), ("c", ""), ("d", ""), ("a*b", "*"), ("y", "*"), ("z", "*")),
+    edges=(("a", "a*b"), ("b", "a*b"), ("a*b", "y"), ("c", "y"), ("y", "z"), ("d", "z")),
+    output="z")
 # The graph of `ladder_calls`: x0 = a; x[k+1] = x[k]*c + x[k]*d; the output is x[depth].
 LADDER_GRAPH = "x0 = a; x[k+1] = x[k]*c + x[k]*d; out = x[depth]"
 

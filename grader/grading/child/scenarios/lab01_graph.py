@@ -9,11 +9,11 @@ globals do not travel with it. This module imports nothing of the trusted side.
 from grader.grading.child.graph import (
     data_of,
     grad_of,
+    label_of,
     node_facts,
     parents_of,
     record_calls,
     run_expressions,
-    text,
 )
 from grader.grading.child.scenario import scenario
 
@@ -60,8 +60,8 @@ def build_node(Value, op, x, y):
     return {
         "data": data_of(c, "c"),
         "parents": parents_of(c, {"a": a, "b": b}),
-        "op": text(c._op, "c._op"),
-        "leaf_op": text(a._op, "a._op"),
+        "op": label_of(c, "c._op"),
+        "leaf_op": label_of(a, "a._op"),
         "leaf_parents": len(list(a._prev)),
         "grads": [grad_of(a, "a"), grad_of(b, "b"), grad_of(c, "c")],
     }
@@ -220,7 +220,7 @@ def course_graph(Value, x, y, z):
     ab = a * b
     out = ab + c
     return {"out.data": data_of(out, "d"), "ab.data": data_of(ab, "ab"),
-            "out._op": text(out._op, "d._op"), "ab._op": text(ab._op, "ab._op"),
+            "out._op": label_of(out, "d._op"), "ab._op": label_of(ab, "ab._op"),
             "out._prev": parents_of(out, {"ab": ab, "c": c}),
             "ab._prev": parents_of(ab, {"a": a, "b": b})}
 
@@ -280,3 +280,22 @@ def repeated_parent_calls(Value, x, y, z):
     out.backward()
     return {"calls": list(calls), "nodes": node_facts(
         {"a": a, "b": b, "c": c, "x": ab, "x + x": twice, "out": out})}
+
+
+@scenario
+def second_backward(Value, x, y, z, w):
+    # Two backward() calls in one process on graphs that share nodes: y = (a*b)*c first, then
+    # z = y*d, whose walk must go through y's whole graph again. Every gradient is set back to
+    # 0 by hand in between, so whether backward() adds to or resets old gradients is not judged.
+    a, b, c, d = Value(x), Value(y), Value(z), Value(w)
+    ab = a * b
+    first = ab * c
+    first.backward()
+    for node in (a, b, c, d, ab, first):
+        node.grad = 0.0
+    out = first * d
+    out.backward()
+    return {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"), "c.grad": grad_of(c, "c"),
+            "d.grad": grad_of(d, "d"), "a*b.grad": grad_of(ab, "a*b"),
+            "nodes": node_facts({"a": a, "b": b, "c": c, "d": d, "a*b": ab, "y": first,
+                                 "z": out})}

@@ -126,9 +126,12 @@ def wide_shared_zero_grad(engine, depth, x, y, z):
 def backward_twice(engine, x, y):
     a, b = engine.Value(x), engine.Value(y)
     out = a * b
+    calls = record_calls({"out": out})  # how often each walk reaches the output's _backward
     out.backward()
+    first = len(calls)
     out.backward()
-    return {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"), "out.grad": grad_of(out, "out")}
+    return {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"), "out.grad": grad_of(out, "out"),
+            "walks": [first, len(calls) - first]}
 
 
 @scenario
@@ -300,3 +303,22 @@ def chain_timings(engine, sizes, x, y):
             best = elapsed if best is None else min(best, elapsed)
         timings.append(best)
     return {"seconds": timings}
+
+
+@scenario
+def second_backward(engine, x, y, z, w):
+    # Two backward() calls on graphs that share nodes: y = tanh(a*b)*c first, then z = y*d,
+    # whose walk must go through y's whole graph again (the output's own _backward is not
+    # enough). Every gradient is set to 0 by hand in between: accumulation is not judged here.
+    Value = engine.Value
+    a, b, c, d = Value(x), Value(y), Value(z), Value(w)
+    ab = a * b
+    t = ab.tanh()
+    first = t * c
+    first.backward()
+    for node in (a, b, c, d, ab, t, first):
+        node.grad = 0.0
+    out = first * d
+    out.backward()
+    return {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"), "c.grad": grad_of(c, "c"),
+            "d.grad": grad_of(d, "d"), "y.grad": grad_of(first, "y")}

@@ -222,7 +222,7 @@ def train_and_evaluate(nn, seed, steps, lr, layers=(4, 1)):
 
 
 @scenario
-def train_trace(nn, seed, steps, lr):
+def train_trace(nn, seed, steps, lr, stale=None):
     # Watches train_xor through the engine: the parents' data each node was built from, every
     # backward pass (the parameters changed since the forward pass, and the gradient it adds),
     # and every write to a parameter's data (the grad it read and the data before and after).
@@ -235,6 +235,9 @@ def train_trace(nn, seed, steps, lr):
         params = list(model.parameters())
     finally:
         random.setstate(state)
+    if stale is not None:  # the model arrives with gradients, as an earlier backward() leaves them
+        for p in params:
+            p.grad = stale
     position = {id(p): i for i, p in enumerate(params)}
     built = {}
     pending = [0.0] * len(params)

@@ -69,15 +69,16 @@ def test_op_labels_tell_the_operations_apart(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
     shown = {"a": inputs["x"], "b": inputs["y"]}
     labels = {op: sandboxed(scenarios.build_node, op=op, **inputs) for op in ("+", "*")}
-    verdicts.expect_op_labels({op: field(r, "op", str) for op, r in labels.items()},
-                              field(labels["+"], "leaf_op", str), shown)
+    label = (str, type(None))  # None: the node has no `_op` at all
+    verdicts.expect_op_labels({op: field(r, "op", label) for op, r in labels.items()},
+                              field(labels["+"], "leaf_op", label), shown)
 
 
 @pytest.mark.check(id="backward-seeds-output", pitfall="seed-gradient", weight=2, requires=BUILT,
                    defers_to=("leaf-backward-is-noop",))
 def test_backward_seeds_the_output_with_one(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
-    result = sandboxed(scenarios.seed, **inputs)
+    result = verdicts.run_backward(sandboxed, scenarios.seed, **inputs)
     verdicts.expect_seeded(result, {"a": inputs["x"], "b": inputs["y"]}, inputs)
 
 
@@ -252,3 +253,16 @@ def test_random_graphs_give_the_reference_data_and_gradients(sandboxed, referenc
     random_graphs.judge(sandboxed, reference, scenarios.random_graphs, graphs,
                         default_pitfall="topological-order",
                         explain=not blame_deferred)
+
+
+@pytest.mark.check(id="second-backward-walks-the-whole-graph", pitfall="missing-visited-set",
+                   weight=2, requires=PROPAGATING)
+def test_a_second_backward_reaches_nodes_the_first_one_walked(sandboxed, reference, rng):
+    inputs = distinct_values(rng, "x y z w")
+    result = sandboxed(scenarios.second_backward, **inputs)
+    expected = reference(scenarios.second_backward, **inputs)
+    leaves = {"a": inputs["x"], "b": inputs["y"], "c": inputs["z"], "d": inputs["w"]}
+    verdicts.expect_gradients(result, expected, shape=verdicts.SECOND_BACKWARD_SHAPE,
+                              leaves=leaves,
+                              inputs={"calls": verdicts.SECOND_BACKWARD_GRAPH, **leaves},
+                              source="reference")

@@ -26,6 +26,8 @@ import pytest
 from grader.grading.checking import random_graphs
 from grader.grading.checking.marker import check_case
 from grader.grading.checking.verdict import (
+    CheckFailed,
+    NotRun,
     close,
     expect_close,
     expect_equal,
@@ -101,10 +103,15 @@ def _points(rng: random.Random, op: str, relu_signs: tuple[int, ...] = (1, -1)) 
         while True:
             y = _number(rng, 0.6, 3.0)  # a denominator with |y| > 0.5, and y**2 not near |y|
             if abs(abs(y) - abs(x)) > 0.05 and abs(abs(y) - 1) > 0.1:
-                return [{"x": x, "y": y}]
-    if op == "pow":  # an int exponent at any base, a float one at a base > 0.1
-        return [{"x": _x(rng, op), "k": rng.choice(INT_EXPONENTS)},
+                break
+        # a denominator of each sign under every seed: `a * b**-1` with a `**` that fails
+        # for a negative base fails every draw, never some (see pow-int-exponent-at-a-negative-base)
+        return [{"x": x, "y": abs(y)}, {"x": x, "y": -abs(y)}]
+    if op == "pow":  # an int and a float exponent, at a positive base (a negative one: below)
+        return [{"x": abs(_x(rng, op)), "k": rng.choice(INT_EXPONENTS)},
                 {"x": abs(_x(rng, op)), "k": rng.choice(FLOAT_EXPONENTS)}]
+    if op == "pow-negative-base":  # an int exponent at a base < 0, under every seed
+        return [{"x": -abs(_x(rng, "pow")), "k": rng.choice(INT_EXPONENTS)}]
     if op == "relu":  # one point on each side of the kink that matters
         return [{"x": sign * abs(_x(rng, op))} for sign in relu_signs]
     return [{"x": _x(rng, op)}]
@@ -189,10 +196,30 @@ def _check_around(sandboxed, reference, rng, op, around):
 
 
 def _check_number_operand(sandboxed, reference, rng, op):
-    inputs = {"x": _number(rng, 0.6, 3.0), "k": rng.choice((2, 3, 5, -2, -3))}
-    result = verdicts.run_op(sandboxed, op, **inputs)
-    expected = verdicts.run_op(reference, op, **inputs)
-    expect_results_close(result, expected, inputs=_shown(op, "alone", inputs), source="reference")
+    x, k = _number(rng, 0.6, 3.0, signed=False), rng.choice((2, 3, 5, -2, -3))
+    for inputs in ({"x": x, "k": k}, {"x": -x, "k": k}):  # a of each sign, under every seed
+        result = verdicts.run_op(sandboxed, op, **inputs)
+        expected = verdicts.run_op(reference, op, **inputs)
+        expect_results_close(result, expected, inputs=_shown(op, "alone", inputs),
+                             source="reference")
+
+
+def _check_negative_base(sandboxed, reference, rng, op):
+    # a ** n for an int n is defined at every base: its forward value, then its gradient
+    for inputs in _points(rng, "pow-negative-base"):
+        shown = _shown("pow", "forward", inputs)
+        result = verdicts.run_op(sandboxed, "pow", around="forward", **inputs)
+        expected = verdicts.run_op(reference, "pow", around="forward", **inputs)
+        del expected["reaches"]
+        expect_results_close(result, expected, inputs=shown, source="reference")
+        try:
+            result = verdicts.run_op(sandboxed, "pow", **inputs)
+            expected = verdicts.run_op(reference, "pow", **inputs)
+            expect_results_close(result, expected, inputs=_shown("pow", "alone", inputs),
+                                 source="reference")
+        except CheckFailed as exc:  # the value is right: what fails is the derivative
+            exc.pitfall = exc.pitfall or "wrong-local-derivative"
+            raise
 
 
 def _check_rejects_value_exponent(sandboxed, reference, rng, op):
@@ -217,7 +244,10 @@ KINDS = {
     "reused": _check_reused,
     "number-operand": _check_number_operand,
     "rejects-value-exponent": _check_rejects_value_exponent,
+    "negative-base": _check_negative_base,
 }
+# Where an operation built from ** meets a negative base: checks of / defer to this one.
+NEGATIVE_BASE = "pow-int-exponent-at-a-negative-base"
 
 # (operation, kind of check) per check, in the order they run: prerequisites come first.
 CHECKS = [
@@ -256,23 +286,29 @@ CHECKS = [
                pitfall="ignores-upstream-gradient", weight=1, requires=("pow-local-derivative",)),
     check_case("pow", "reused", id="pow-accumulates",
                pitfall="grad-overwrite", weight=1, requires=("pow-local-derivative",)),
+    check_case("pow", "negative-base", id=NEGATIVE_BASE, pitfall="graph-construction",
+               weight=1, requires=("pow-forward",), defers_to=("pow-local-derivative",)),
     # truediv
     check_case("truediv", "forward", id="truediv-forward",
-               pitfall="graph-construction", weight=1, defers_to=("pow-forward",)),
+               pitfall="graph-construction", weight=1, defers_to=("pow-forward", NEGATIVE_BASE)),
     check_case("truediv", "local-derivative", id="truediv-local-derivative",
                pitfall="wrong-local-derivative", weight=2,
                requires=("truediv-forward",),
-               defers_to=("pow-local-derivative", "pow-passes-upstream-gradient")),
+               defers_to=("pow-local-derivative", "pow-passes-upstream-gradient",
+                          NEGATIVE_BASE)),
     check_case("truediv", "scaled", id="truediv-passes-upstream-gradient",
                pitfall="ignores-upstream-gradient", weight=1,
-               requires=("truediv-local-derivative",)),
+               requires=("truediv-local-derivative",), defers_to=(NEGATIVE_BASE,)),
     check_case("truediv", "reused", id="truediv-accumulates",
                pitfall="grad-overwrite", weight=1,
-               requires=("truediv-local-derivative",), defers_to=("pow-accumulates",)),
+               requires=("truediv-local-derivative",),
+               defers_to=("pow-accumulates", NEGATIVE_BASE)),
     check_case("truediv-number-on-right", "number-operand", id="truediv-number-on-right",
-               pitfall="number-operand", weight=1, requires=("truediv-local-derivative",)),
+               pitfall="number-operand", weight=1, requires=("truediv-local-derivative",),
+               defers_to=(NEGATIVE_BASE,)),
     check_case("truediv-number-on-left", "number-operand", id="truediv-number-on-left",
-               pitfall="number-operand", weight=1, requires=("truediv-local-derivative",)),
+               pitfall="number-operand", weight=1, requires=("truediv-local-derivative",),
+               defers_to=(NEGATIVE_BASE,)),
     # exp
     check_case("exp", "forward", id="exp-forward", pitfall="graph-construction", weight=1),
     check_case("exp", "reads-the-right-value", id="exp-derivative-uses-output",
@@ -330,26 +366,55 @@ def test_operation(sandboxed, reference, rng, op, kind):
     KINDS[kind](sandboxed, reference, rng, op)
 
 
+# The nodes of the random graphs (grader.checking.random_graphs) each row of CHECKS judges.
+GRAPH_OPS = {"sub": ("sub", "sub_k", "rsub_k"), "truediv": ("div", "div_k", "rdiv_k"),
+             "pow": ("pow_k",), "sub-number-on-right": ("sub_k",),
+             "sub-number-on-left": ("rsub_k",), "truediv-number-on-right": ("div_k",),
+             "truediv-number-on-left": ("rdiv_k",)}
+NOT_ACCUMULATION = tuple(case.id for case in CHECKS if not case.id.endswith("-accumulates"))
+
+
+def _judged_apart(graphs, statuses, checks):
+    """The graphs without the operations for which one of `checks` has failed (or was not run
+    for a failed prerequisite): those cost their own checks. Not run if none is left."""
+    broken = set()
+    for case in CHECKS:
+        if case.id in checks and statuses.get(case.id, "passed") not in ("passed", "declined"):
+            op = case.values[0]
+            broken.update(GRAPH_OPS.get(op, (op,)))
+    kept = random_graphs.graphs_without(graphs, broken)
+    judged = {op for case in CHECKS for op in GRAPH_OPS.get(case.values[0], (case.values[0],))}
+    if not any({node[0] for node in graph["nodes"]} & judged for graph in kept):
+        # no graph with an operation of this lab is left: nothing of lab 02 to judge
+        raise NotRun("prerequisite", checks=[c for c in checks
+                                             if statuses.get(c, "passed") != "passed"])
+    return kept
+
+
 # `=` instead of `+=` is a headline pitfall: one op that overwrites costs this check too, so
 # that it costs at least a tenth of the lab's points (README, points per pitfall).
-@pytest.mark.check(id="accumulates-in-every-op", pitfall="grad-overwrite", weight=6,
-                   defers_to=tuple(case.id for case in CHECKS
-                                   if not case.id.endswith("-accumulates")))
-def test_every_operation_adds_to_the_gradients_of_a_reused_input(sandboxed, reference, rng):
-    # every op in one sandbox run: op(a) + a, and (a op b) + a + b for - and /
-    random_graphs.judge(sandboxed, reference, scenarios.random_graphs,
-                        random_graphs.reused_op_graphs(rng), default_pitfall="grad-overwrite",
-                        diagnosed=False)
+@pytest.mark.check(id="accumulates-in-every-op", pitfall="grad-overwrite", weight=6)
+def test_every_operation_adds_to_the_gradients_of_a_reused_input(sandboxed, reference, rng,
+                                                                  statuses):
+    # every op in one sandbox run: op(a) + a, and (a op b) + a + b for - and /; an op whose
+    # own checks (value, derivative) failed is left out: a wrong tanh costs tanh's checks only
+    graphs = _judged_apart(random_graphs.reused_op_graphs(rng), statuses, NOT_ACCUMULATION)
+    random_graphs.judge(sandboxed, reference, scenarios.random_graphs, graphs,
+                        default_pitfall="grad-overwrite", diagnosed=False)
 
 
 RANDOM_GRAPHS = 6  # drawn after the fixed shapes of random_graphs.SHAPES_LAB02
 
 
 @pytest.mark.check(id="random-op-graphs-match-reference", pitfall="wrong-local-derivative", weight=6,
-                   defers_to=tuple(case.id for case in CHECKS))
-def test_random_graphs_give_the_reference_data_and_gradients(sandboxed, reference, rng, blame_deferred):
-    graphs = random_graphs.draw_graphs(rng, random_graphs.LAB02_OPS, RANDOM_GRAPHS,
-                                       random_graphs.SHAPES_LAB02)
+                   defers_to=tuple(case.id for case in CHECKS if case.id.endswith("-accumulates")))
+def test_random_graphs_give_the_reference_data_and_gradients(sandboxed, reference, rng, blame_deferred,
+                                                             statuses):
+    # graphs with an operation whose own checks failed are left out; an overwrite anywhere
+    # still costs this check (a headline pitfall: defers_to)
+    graphs = _judged_apart(random_graphs.draw_graphs(rng, random_graphs.LAB02_OPS, RANDOM_GRAPHS,
+                                                     random_graphs.SHAPES_LAB02),
+                           statuses, NOT_ACCUMULATION)
     random_graphs.judge(sandboxed, reference, scenarios.random_graphs, graphs,
                         default_pitfall="wrong-local-derivative",
                         explain=not blame_deferred)

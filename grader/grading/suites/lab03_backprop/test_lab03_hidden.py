@@ -40,7 +40,7 @@ def _ladder_inputs(rng):
 @pytest.mark.check(id="backward-seeds-output-with-one", pitfall="seed-gradient", weight=1)
 def test_backward_seeds_the_output_with_one(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
-    result = sandboxed(scenarios.seed, **inputs)
+    result = verdicts.run_backward(sandboxed, scenarios.seed, **inputs)
     verdicts.expect_seeded(result, {"out": "a * b", "a": inputs["x"], "b": inputs["y"]})
 
 
@@ -95,7 +95,7 @@ def test_shared_nodes_run_backward_once(sandboxed, rng):
     verdicts.expect_each_called_once(result, COUNT_DEPTH, {**shown, "depth": COUNT_DEPTH})
 
 
-@pytest.mark.check(id="shared-graph-in-linear-time", pitfall="missing-visited-set", weight=2,
+@pytest.mark.check(id="shared-graph-in-linear-time", pitfall="missing-visited-set", weight=1,
                    requires=("ladder-backward-in-topological-order",), timeout=1.5,
                    defers_to=(EQUAL_DATA,))
 def test_wide_shared_graph_runs_in_linear_time(sandboxed, reference, rng):
@@ -110,6 +110,17 @@ def test_wide_shared_graph_runs_in_linear_time(sandboxed, reference, rng):
         sandboxed, scenarios.wide_shared_graph, "slow-walk", {"inputs": shown, "nodes": WIDE_NODES},
         depth=WIDE_DEPTH, weights=weights, **inputs)
     expected = reference(scenarios.wide_shared_graph, depth=WIDE_DEPTH, weights=weights, **inputs)
+    expect_results_close(result, expected, inputs=shown, source="reference")
+
+
+@pytest.mark.check(id="second-backward-reaches-walked-nodes", pitfall="missing-visited-set",
+                   weight=1, requires=("backward-on-expression-tree",), defers_to=(EQUAL_DATA,))
+def test_a_second_backward_walks_nodes_an_earlier_one_walked(sandboxed, reference, rng):
+    inputs = distinct_values(rng, "x y z w")
+    result = sandboxed(scenarios.second_backward, **inputs)
+    expected = reference(scenarios.second_backward, **inputs)
+    shown = {"calls": verdicts.SECOND_BACKWARD_GRAPH, "a": inputs["x"], "b": inputs["y"],
+             "c": inputs["z"], "d": inputs["w"]}
     expect_results_close(result, expected, inputs=shown, source="reference")
 
 
@@ -132,8 +143,9 @@ def test_second_backward_sets_the_seed_again(sandboxed, rng):
                    requires=("second-backward-reseeds-output",))
 def test_second_backward_adds_to_the_first(sandboxed, reference, rng):
     inputs, result, shown = _backward_twice(sandboxed, rng)
+    verdicts.expect_second_walk(result, shown)
     expected = reference(scenarios.backward_twice, **inputs)
-    del expected["out.grad"]
+    del expected["out.grad"], expected["walks"]
     expect_results_close(result, expected, inputs=shown, source="reference")
 
 
@@ -155,7 +167,8 @@ def test_zero_grad_resets_a_list_of_values(sandboxed, rng):
 
 
 @pytest.mark.check(id="zero-grad-then-backward-matches-one-pass", pitfall="missing-zero-grad",
-                   weight=2, requires=TRAVERSAL)
+                   weight=2, requires=TRAVERSAL,
+                   defers_to=("second-backward-reaches-walked-nodes",))
 def test_backward_after_zero_grad_gives_one_pass_gradients(sandboxed, reference, rng):
     inputs = distinct_values(rng, "x y z")
     result = sandboxed(scenarios.zero_grad_then_backward, **inputs)

@@ -25,6 +25,8 @@ OWN_VALUES = ("parameters-returns-the-same-values", "parameters-are-the-models-o
 # checks defer to this one rather than blame the loop for it.
 DISTINCT = ("layer-neurons-are-distinct",)
 TRACE_STEPS = 3
+STALE_GRAD = 0.75  # what every parameter's grad holds when the model reaches train_xor
+OTHER_RATE = 0.05  # a learning rate other than the default, so that lr must be the one used
 # Central differences of the loss: h balances truncation (h**2) against rounding (1e-16 / h).
 DIFFERENCE_STEP = 1e-5
 DIFFERENCE_REL_TOL, DIFFERENCE_ABS_TOL = 1e-5, 1e-7
@@ -185,11 +187,12 @@ def test_train_xor_returns_the_loss_of_each_step(sandboxed, rng):
                  source="own-model")
 
 
-def _trace(sandboxed, rng):
+def _trace(sandboxed, rng, lr=verdicts.LEARNING_RATE, stale=None):
     seed = _seed(rng)
-    result = sandboxed(scenarios.train_trace, seed=seed, steps=TRACE_STEPS, lr=verdicts.LEARNING_RATE)
-    inputs = {"model": verdicts.XOR_MODEL, "random.seed": seed, "steps": TRACE_STEPS,
-              "lr": verdicts.LEARNING_RATE}
+    result = sandboxed(scenarios.train_trace, seed=seed, steps=TRACE_STEPS, lr=lr, stale=stale)
+    inputs = {"model": verdicts.XOR_MODEL, "random.seed": seed, "steps": TRACE_STEPS, "lr": lr}
+    if stale is not None:
+        inputs["every p.grad before train_xor"] = stale
     return result, inputs
 
 
@@ -212,18 +215,6 @@ def test_every_update_is_a_gradient_descent_step(sandboxed, rng):
                  grad=grad, expected=old - lr * grad, actual=new)
 
 
-@pytest.mark.check(id="training-loop-zeroes-gradients", pitfall="missing-zero-grad", weight=3,
-                   requires=("zero-grad-resets-every-parameter",
-                             "train-xor-steps-against-the-gradient"),
-                   defers_to=DISTINCT)
-def test_each_update_uses_only_the_latest_gradient(sandboxed, rng):
-    result, inputs = _trace(sandboxed, rng)
-    for call, index, grad, fresh, _old, _new in field(result, "updates", list):
-        if not close(grad, fresh):
-            fail("stale-gradient", inputs=inputs, call=call, index=index, expected=fresh,
-                 actual=grad)
-
-
 @pytest.mark.check(id="training-loop-updates-after-backward", pitfall="mid-flight-mutation",
                    weight=4, requires=("train-xor-steps-against-the-gradient",),
                    defers_to=DISTINCT)
@@ -234,6 +225,20 @@ def test_no_parameter_changes_between_forward_and_backward(sandboxed, rng):
         call, index, forward, now = changed[0]
         fail("data-changed-before-backward", inputs=inputs, call=call, index=index,
              forward=forward, actual=now)
+
+
+@pytest.mark.check(id="training-loop-zeroes-gradients", pitfall="missing-zero-grad", weight=3,
+                   requires=("zero-grad-resets-every-parameter",
+                             "train-xor-steps-against-the-gradient"),
+                   defers_to=(*DISTINCT, "training-loop-updates-after-backward"))
+def test_each_update_uses_only_the_latest_gradient(sandboxed, rng):
+    # the model arrives holding gradients: a loop that zeroes after its update, not before
+    # backward(), adds the first step's gradients to them
+    result, inputs = _trace(sandboxed, rng, stale=STALE_GRAD)
+    for call, index, grad, fresh, _old, _new in field(result, "updates", list):
+        if not close(grad, fresh):
+            fail("stale-gradient", inputs=inputs, call=call, index=index, expected=fresh,
+                 actual=grad)
 
 
 @pytest.mark.check(id="train-xor-defaults-to-the-stated-steps-and-rate", pitfall="training-loop",
@@ -290,3 +295,13 @@ RANDOM_NETWORKS = 2  # drawn after the fixed shapes of verdicts.NETWORK_SHAPES
 def test_random_networks_give_the_reference_loss_and_gradients(sandboxed, reference, rng):
     networks = verdicts.draw_networks(rng, RANDOM_NETWORKS)
     verdicts.judge_networks(sandboxed, reference, scenarios.random_networks, networks)
+
+
+@pytest.mark.check(id="train-xor-steps-with-the-given-rate", pitfall="training-loop", weight=1,
+                   requires=("train-xor-steps-against-the-gradient",), defers_to=DISTINCT)
+def test_every_update_uses_the_learning_rate_it_was_given(sandboxed, rng):
+    result, inputs = _trace(sandboxed, rng, lr=OTHER_RATE)
+    for call, index, grad, _fresh, old, new in field(result, "updates", list):
+        if not close(new, old - OTHER_RATE * grad):
+            fail("not-a-gradient-step", inputs=inputs, call=call, index=index, before=old,
+                 grad=grad, expected=old - OTHER_RATE * grad, actual=new)

@@ -1,5 +1,5 @@
 """The suite's layout: a private TMPDIR per run, xdist groups, the two tiers, and the fixtures
-several test files share (each lab's graded fixture class, one wheelhouse).
+several test files share (each lab's graded fixture class, one wheelhouse, one kit per release).
 
 - Every run gets its own TMPDIR (`/tmp/minigrad-tests-*`, removed at the end): pytest's
   folders, the grader's scratch folders and everything a test makes with `tempfile` live

@@ -1,6 +1,6 @@
 """The student kit as students get it: every release's zip unpacked outside the repository,
 checked with the kit's own `make check` and the virtual environment its own Makefile makes
-from its requirements.txt (no PYTHONPATH, no repository on sys.path, HOME elsewhere, a
+from its requirements.txt (its pip reading the run's wheelhouse, not an index; no PYTHONPATH, no repository on sys.path, HOME elsewhere, a
 minimal environment). The virtual environment is made once, by the first kit, and serves
 every kit whose requirements.txt is the same (they are today: a test says so).
 """

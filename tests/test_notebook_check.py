@@ -15,9 +15,8 @@ import pytest
 
 from grader.authoring.kit_contents import declared_check_ids
 from grader.authoring.notebooks import lab_notebook, notebook_text
-from grader.batch import check_submission
-from grader.checking.todos import public_checks_by_todo, untouched_todos
-from grader.i18n import Catalogue
+from grader.grading.batch import check_submission
+from grader.grading.checking.todos import public_checks_by_todo, untouched_todos
 from grader.labs import COURSE_ROOT, LABS
 from grader.notebook import (
     Feedback,
@@ -27,6 +26,7 @@ from grader.notebook import (
     notebook_lab,
     unsaved_definitions,
 )
+from grader.results.i18n import Catalogue
 
 LAB = LABS["lab01_graph"]
 BUG = COURSE_ROOT / "tests" / "fixtures" / "lab01_graph" / "grad-overwrite-in-mul" / "value.py"

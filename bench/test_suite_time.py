@@ -162,6 +162,8 @@ def main() -> int:
                            capture_output=True)
             timings = [timed(target, where) for target in ([args.only] if args.only else TARGETS)]
         for timing in timings:
+            timing.note += f" (beside {args.hog} busy loops)" if args.hog else ""
+        for timing in timings:
             print(f"make {timing.target}{timing.note}: {timing.wall_s:.1f} s wall, {timing.cpu_s:.1f} s CPU, "
                   f"load {timing.load_before:.1f} -> {timing.load_after:.1f}, exit "
                   f"{timing.code}: {timing.summary}", flush=True)

@@ -1,5 +1,5 @@
 """The suite's layout: a private TMPDIR per run, xdist groups, the two tiers, and the fixtures
-several test files share (each lab's graded fixture class, one wheelhouse).
+several test files share (each lab's graded fixture class, one wheelhouse, one kit per release).
 
 - Every run gets its own TMPDIR (`/tmp/minigrad-tests-*`, removed at the end): pytest's
   folders, the grader's scratch folders and everything a test makes with `tempfile` live
@@ -30,6 +30,7 @@ from graded_classes import ROOT, LabRun, grade_lab
 
 RUN_TMP_VARIABLE = "MINIGRAD_TEST_RUN_TMP"  # set by the process that made this run's TMPDIR
 FAST_LAB = "lab01_graph"  # the fixture class `make test-fast` grades
+BUILD_LOG = "build-output.txt"  # in the wheelhouse: what building this project's wheel printed
 
 # Modules whose tests start graders, sandboxes or installs from their own fixtures; each is one
 # xdist group (its module fixtures are set up once) and all are in the slow tier. Modules with
@@ -213,6 +214,39 @@ def _run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
+def _made_once(folder: Path, make: Callable[[Path], None]) -> Path:
+    """`folder`, made by `make(folder)` by the first process of the run that asks (the others
+    wait for it on a lock beside the folder) and then only read."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with open(folder.with_name(f"{folder.name}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / ".complete").is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True)
+            make(folder)
+            (folder / ".complete").touch()
+    return folder
+
+
+@pytest.fixture(scope="session")
+def built_kit(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tuple[Path, Path]]:
+    """`built_kit(release)`: (kit folder, kit zip) of the release, built once per run and shared
+    by every test file and xdist worker that reads a kit (test_kit, test_kit_contents,
+    test_release_kits, test_notebook_check). Read it only: a test that writes copies it."""
+    from grader.authoring.student_kit import build_kit
+
+    def kit_of(release: str) -> tuple[Path, Path]:
+        name = f"minigrad-labs-kit-{release}"
+
+        def make(folder: Path) -> None:
+            build_kit(folder / name, release)
+
+        made = _made_once(_run_folder(tmp_path_factory) / "kits" / release, make)
+        return made / name, made / f"{name}.zip"
+
+    return kit_of
+
+
 @pytest.fixture(scope="session")
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder of wheels: this project's (built from the tree) and its runtime dependencies at
@@ -221,19 +255,16 @@ def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (or PIP_NO_INDEX=1 PIP_FIND_LINKS=<wheelhouse> for a script that runs pip itself)."""
     from grader.platforms.bundle import pinned_requirements
 
-    folder = _run_folder(tmp_path_factory) / "wheelhouse"
-    with open(folder.with_name("wheelhouse.lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (folder / ".complete").is_file():
-            shutil.rmtree(folder, ignore_errors=True)
-            folder.mkdir()
-            requirements = folder / "requirements.txt"
-            requirements.write_text(pinned_requirements(), encoding="utf-8")
-            pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
-            subprocess.run([*pip, "download", "--quiet", "--only-binary=:all:", "-d",
-                            str(folder), "-r", str(requirements)], check=True,
-                           capture_output=True)
-            subprocess.run([*pip, "wheel", "--quiet", "--no-deps", "-w", str(folder), str(ROOT)],
-                           check=True, capture_output=True)
-            (folder / ".complete").touch()
-    return folder
+    def make(folder: Path) -> None:
+        requirements = folder / "requirements.txt"
+        requirements.write_text(pinned_requirements(), encoding="utf-8")
+        pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+        subprocess.run([*pip, "download", "--quiet", "--only-binary=:all:", "-d", str(folder),
+                        "-r", str(requirements)], check=True, capture_output=True)
+        # Built as `pip install` builds it (isolated, quiet); what the build printed is kept
+        # for the test that no build warning reaches a first `make venv` (test_packaging).
+        built = subprocess.run([*pip, "wheel", "--quiet", "--no-deps", "-w", str(folder),
+                                str(ROOT)], check=True, capture_output=True, text=True)
+        (folder / BUILD_LOG).write_text(built.stdout + built.stderr, encoding="utf-8")
+
+    return _made_once(_run_folder(tmp_path_factory) / "wheelhouse", make)

@@ -1,6 +1,6 @@
 """The student kit as students get it: every release's zip unpacked outside the repository,
 checked with the kit's own `make check` and the virtual environment its own Makefile makes
-from its requirements.txt (no PYTHONPATH, no repository on sys.path, HOME elsewhere, a
+from its requirements.txt (its pip reading the run's wheelhouse, not an index; no PYTHONPATH, no repository on sys.path, HOME elsewhere, a
 minimal environment). The virtual environment is made once, by the first kit, and serves
 every kit whose requirements.txt is the same (they are today: a test says so).
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.authoring.student_kit import FORBIDDEN_IN_KIT, build_kit
+from grader.authoring.student_kit import FORBIDDEN_IN_KIT
 from grader.labs import LABS
 from grader.results.i18n import Catalogue
 
@@ -65,22 +65,22 @@ class Kits:
 
 
 @pytest.fixture(scope="module")
-def kits(tmp_path_factory: pytest.TempPathFactory) -> Kits:
-    """Every release's zip, unpacked where a student would (outside the repository), and the
-    virtual environment the first kit's own `make venv` creates."""
+def kits(tmp_path_factory: pytest.TempPathFactory, built_kit, wheelhouse: Path) -> Kits:
+    """Every release's zip (the run's kits: tests/conftest.py), unpacked where a student would
+    (outside the repository), and the virtual environment the first kit's own `make venv`
+    creates, its pip reading the run's wheelhouse instead of an index (offline)."""
     base = tmp_path_factory.mktemp("students")
     assert not base.resolve().is_relative_to(ROOT), f"{base} is inside the repository"
     kits = Kits(base)
-    built = tmp_path_factory.mktemp("built")
     for release in RELEASES:
-        archive = build_kit(built / f"minigrad-labs-kit-{release}", release)
-        with zipfile.ZipFile(archive) as bundle:
+        with zipfile.ZipFile(built_kit(release)[1]) as bundle:
             bundle.extractall(base / release)
         kits.folders[release] = base / release / f"minigrad-labs-kit-{release}"
     first = kits.folders[RELEASES[0]]
+    offline = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheelhouse)}
     made = subprocess.run(["make", "--no-print-directory", "venv"], cwd=first,
-                          env=_student_env(kits.home), capture_output=True, text=True,
-                          timeout=900)
+                          env=_student_env(kits.home, **offline), capture_output=True,
+                          text=True, timeout=900)
     assert made.returncode == 0, made.stdout + made.stderr
     kits.venv = first / ".venv"
     return kits

@@ -19,7 +19,7 @@ from grader.authoring.kit_contents import (
     normalise,
     public_catalogue,
 )
-from grader.authoring.student_kit import build_kit, release_closure, release_labs
+from grader.authoring.student_kit import release_closure, release_labs
 from grader.grading import shard
 from grader.grading.checking.declared import declared_checks
 from grader.grading.checking.verdicts import lab01_graph, lab02_ops, lab03_backprop, lab04_xor
@@ -31,14 +31,9 @@ VERDICTS = {"lab01_graph": lab01_graph, "lab02_ops": lab02_ops,
 
 
 @pytest.fixture(scope="module")
-def kits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Path]]:
-    """release -> (kit folder, kit zip), for every release."""
-    base = tmp_path_factory.mktemp("kits")
-    built = {}
-    for release in LABS:
-        folder = base / f"minigrad-labs-kit-{release}"
-        built[release] = (folder, build_kit(folder, release))
-    return built
+def kits(built_kit) -> dict[str, tuple[Path, Path]]:
+    """release -> (kit folder, kit zip), for every release (the run's kits: tests/conftest.py)."""
+    return {release: built_kit(release) for release in LABS}
 
 
 # -- the closure, on a package made for the purpose -------------------------------------------

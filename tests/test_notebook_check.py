@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -14,7 +15,6 @@ import pytest
 
 from grader.authoring.kit_contents import declared_check_ids
 from grader.authoring.notebooks import lab_notebook, notebook_text
-from grader.authoring.student_kit import build_kit
 from grader.grading.batch import check_submission
 from grader.grading.checking.todos import public_checks_by_todo, untouched_todos
 from grader.labs import COURSE_ROOT, LABS
@@ -144,9 +144,10 @@ def _execute(notebook: nbformat.NotebookNode, folder: Path, extra: list[str]) ->
 
 
 @pytest.fixture(scope="module")
-def kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def kit(tmp_path_factory: pytest.TempPathFactory, built_kit) -> Path:
+    """A copy of the run's kit (tests/conftest.py): the executed notebook writes beside it."""
     out = tmp_path_factory.mktemp("unpacked") / "kit"
-    build_kit(out, LAB.name)
+    shutil.copytree(built_kit(LAB.name)[0], out)
     return out
 
 

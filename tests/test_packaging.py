@@ -11,20 +11,18 @@ import venv
 from pathlib import Path
 
 import pytest
+from conftest import BUILD_LOG
 
 ROOT = Path(__file__).resolve().parent.parent
 BUGGY = ROOT / "tests" / "fixtures" / "lab01_graph" / "grad-overwrite-in-mul"
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """The wheel, built as `pip install` builds it (isolated, quiet), and what the build printed."""
-    root = tmp_path_factory.mktemp("wheel")
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w",
-                           str(root / "dist"), str(ROOT)], check=True, capture_output=True,
-                          text=True)
-    [wheel] = (root / "dist").glob("minigrad_labs-*.whl")
-    return wheel, done.stdout + done.stderr
+def built(wheelhouse: Path) -> tuple[Path, str]:
+    """The wheel, built as `pip install` builds it (isolated, quiet), and what the build printed:
+    the run's wheelhouse built it (tests/conftest.py) and kept its output."""
+    [wheel] = wheelhouse.glob("minigrad_labs-*.whl")
+    return wheel, (wheelhouse / BUILD_LOG).read_text(encoding="utf-8")
 
 
 def test_building_the_package_prints_no_setuptools_warning(built: tuple[Path, str]) -> None:
@@ -81,12 +79,14 @@ def _warnings_in(printed: str) -> list[str]:
 
 
 def test_a_fresh_editable_install_prints_no_warning(tmp_path: Path) -> None:
-    """`pip install -e .` as `make venv` runs it, in a new virtual environment (the project's
-    dependencies aside: --no-deps keeps the test quick; they are wheels, not built here)."""
-    venv.create(tmp_path / "venv", with_pip=True)
+    """`pip install -e .` as `make venv` runs it (with the upgraded pip: this run's), in a new
+    virtual environment (the project's dependencies aside: --no-deps keeps the test quick; they
+    are wheels, not built here)."""
+    venv.create(tmp_path / "venv", with_pip=False)
     python = tmp_path / "venv" / "bin" / "python"
-    done = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "-e",
-                           str(ROOT)], capture_output=True, text=True, timeout=600)
+    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install",
+                           "--quiet", "--no-deps", "-e", str(ROOT)], capture_output=True,
+                          text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     noisy = _warnings_in(done.stdout + done.stderr)
     assert noisy == [], "the editable install warns:\n" + "\n".join(noisy[:10])

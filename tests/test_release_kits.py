@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.authoring.student_kit import build_kit, kit_files, later_labs, release_labs
+from grader.authoring.student_kit import kit_files, later_labs, release_labs
 from grader.grading.batch import BatchOptions, grade_class
 from grader.grading.shard import GradingPlan
 from grader.labs import LABS
@@ -45,10 +45,9 @@ ALLOWED_ABOVE_STUB = {
 
 
 @pytest.fixture(scope="module", params=list(LABS))
-def release(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
-    """(release, kit folder, kit zip), built once per release."""
-    folder = tmp_path_factory.mktemp("kits") / f"minigrad-labs-kit-{request.param}"
-    return request.param, folder, build_kit(folder, request.param)
+def release(request: pytest.FixtureRequest, built_kit):
+    """(release, kit folder, kit zip): the run's kit of the release (tests/conftest.py)."""
+    return request.param, *built_kit(request.param)
 
 
 def test_the_kit_holds_the_released_lab_and_earlier_ones_and_no_later_one(release) -> None:

@@ -10,8 +10,10 @@ import importlib.util
 import io
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -244,12 +246,19 @@ def test_the_grading_pod_is_not_privileged_and_reaches_the_jail(jobs: list[dict[
     assert pod_security.strictest_level(pod) == "privileged"
     assert pod_security.strictest_level(jobs[1]["spec"]["template"]["spec"]) == "restricted"
     if MODES.why_unavailable(mode) is None:
-        python = MODES.python_for(mode, Path("/tmp/minigrad-k8s-unprivileged"))
-        probe = subprocess.run(
-            [*MODES.prefix(mode), python, "-c",
-             "from grader.grading.sandbox.jail import available_isolation as a; i = a(); "
-             "print(i.level, i.how)"],
-            env=MODES.environment(mode), capture_output=True, text=True, timeout=120, check=True)
+        # a folder of this run's TMPDIR (which uid 65534 can traverse), not a machine-wide one
+        folder = Path(tempfile.mkdtemp(prefix="minigrad-k8s-unprivileged-"))
+        os.chmod(folder, 0o755)
+        try:
+            python = MODES.python_for(mode, folder)
+            probe = subprocess.run(
+                [*MODES.prefix(mode), python, "-c",
+                 "from grader.grading.sandbox.jail import available_isolation as a; i = a(); "
+                 "print(i.level, i.how)"],
+                env=MODES.environment(mode), capture_output=True, text=True, timeout=120,
+                check=True)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
         assert probe.stdout.split() == ["jail", "userns"], probe.stderr[-1000:]
 
 

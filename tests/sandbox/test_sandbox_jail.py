@@ -43,10 +43,9 @@ def leave_a_process(Value):
 
 
 @scenario
-def write_everywhere(Value, repo, host_tmp):
+def write_everywhere(Value, repo, host_tmp, name):
     results = {}
-    for path in ("/tmp/written-by-scenario", repo + "/written-by-scenario",
-                 host_tmp + "/written-by-scenario", "/written-by-scenario"):
+    for path in ("/tmp/" + name, repo + "/" + name, host_tmp + "/" + name, "/" + name):
         try:
             with open(path, "w") as handle:
                 handle.write("x")
@@ -96,13 +95,13 @@ def test_files_written_in_a_scenario_stay_in_its_private_tmp(tmp_path: Path):
     assert jail is not None
     folder = _submission(tmp_path, "class Value:\n    pass\n")
     host_tmp = Path("/tmp")
+    name = f"written-by-scenario-{os.getpid()}-{tmp_path.name}"  # no other run writes it
     with Sandbox(folder, "value", "Value", ("value.py",), Limits(), jail=jail) as sandbox:
         outcome = sandbox.run(write_everywhere, {"repo": str(COURSE_ROOT),
-                                                 "host_tmp": str(tmp_path)})
+                                                 "host_tmp": str(tmp_path), "name": name})
     assert outcome.ok, (outcome.status, outcome.detail)
-    assert outcome.value["/tmp/written-by-scenario"] == "written", outcome.value
-    for path in (host_tmp / "written-by-scenario", COURSE_ROOT / "written-by-scenario",
-                 tmp_path / "written-by-scenario", Path("/written-by-scenario")):
+    assert outcome.value[f"/tmp/{name}"] == "written", outcome.value
+    for path in (host_tmp / name, COURSE_ROOT / name, tmp_path / name, Path("/") / name):
         assert not path.exists(), f"{path} was written from inside the jail"
     assert sorted(p.name for p in folder.iterdir()) == ["value.py"], "the submission is read-only"
     shutil.rmtree(folder)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from test_kit_contents import hidden_text_found
 
 from grader.authoring.kit_contents import declared_check_ids
 from grader.authoring.notebooks import lab_notebook, notebook_text
@@ -268,8 +269,8 @@ def test_stub_notebook_says_not_written_yet_in_both_languages_and_one_todo_alone
     folder = runtime.kit / "labs" / lab.name
     notebook = nbformat.read(folder / f"{lab.name}.ipynb", as_version=4)
     todos = public_checks_by_todo(lab)
-    last = max(todos)
-    texts = _execute(runtime, notebook, folder, [f'check("TODO {last}", lang="es")', WHERE],
+    first = min(todos)  # its checks have no prerequisite in another TODO: "not written yet"
+    texts = _execute(runtime, notebook, folder, [f'check("TODO {first}", lang="es")', WHERE],
                      GRADER_LANG="en", PYTHONPATH=str(runtime.kit))
     assert texts[-1].strip().startswith(str(runtime.kit)), f"the kit folder's grader ran: {texts[-1]}"
     english, one_todo = texts[-3], texts[-2]  # the check cell; one TODO, in Spanish
@@ -279,10 +280,11 @@ def test_stub_notebook_says_not_written_yet_in_both_languages_and_one_todo_alone
     spanish = Catalogue.load("es").text("details.not-written.text", todo="@",
                                         file=f"{lab.name}.ipynb", where="")
     assert spanish.split("@")[0] in one_todo, one_todo[:3000]
-    assert Catalogue.load("es").text("ui.notebook.todo_only", todo=str(last),
-                                     count=str(len(todos[last]))) in one_todo
-    assert _shown(one_todo, _public_ids(lab)) == set(todos[last]), "only that TODO's checks"
+    assert Catalogue.load("es").text("ui.notebook.todo_only", todo=str(first),
+                                     count=str(len(todos[first]))) in one_todo
+    assert _shown(one_todo, _public_ids(lab)) == set(todos[first]), "only that TODO's checks"
     assert _shown(english, _public_ids(lab)) == _public_ids(lab)
+    assert hidden_text_found("\n".join(texts)) == [], "the check cell shows no hidden check"
 
 
 @pytest.mark.parametrize("lab", LABS.values(), ids=list(LABS))
@@ -301,6 +303,7 @@ def test_a_bug_gives_the_same_finding_as_make_check_in_both_languages(
     for text in (texts[-2], texts[-1]):  # the check cell (English), then Spanish
         assert _shown(text, failed) == failed, "each failure shows in the check cell"
     assert Catalogue.load("es").text("ui.all_passed") not in texts[-1]
+    assert hidden_text_found("\n".join(texts)) == [], "the check cell shows no hidden check"
 
 
 @pytest.mark.parametrize("lab", LABS.values(), ids=list(LABS))

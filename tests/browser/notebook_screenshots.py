@@ -119,7 +119,7 @@ def _jupyterlab(venv: Path, root: Path, env: dict[str, str], log: Any) -> Iterat
 def _shoot(browser: object, url: str, out: Path) -> None:
     """Open the notebook in JupyterLab and picture its last cell, the check cell, and its output."""
     page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})  # type: ignore[attr-defined]
-    page.goto(url)
+    page.goto(url, timeout=300_000)  # JupyterLab loads slowly on a busy machine
     cell = page.locator(".jp-Notebook .jp-CodeCell").last
     cell.locator(".jp-OutputArea-output").first.wait_for(timeout=120_000)
     page.wait_for_timeout(2000)  # the output's drawn graphs settle

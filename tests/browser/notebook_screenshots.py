@@ -113,7 +113,11 @@ def _jupyterlab(venv: Path, root: Path, env: dict[str, str], log: Any) -> Iterat
         yield f"{url}/lab/tree/labs/{LAB}/{LAB}.ipynb?token={token}"
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()  # a busy machine: never leave the server behind
+            server.wait()
 
 
 def _shoot(browser: object, url: str, out: Path) -> None:
@@ -121,7 +125,7 @@ def _shoot(browser: object, url: str, out: Path) -> None:
     page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})  # type: ignore[attr-defined]
     page.goto(url, timeout=300_000)  # JupyterLab loads slowly on a busy machine
     cell = page.locator(".jp-Notebook .jp-CodeCell").last
-    cell.locator(".jp-OutputArea-output").first.wait_for(timeout=120_000)
+    cell.locator(".jp-OutputArea-output").first.wait_for(timeout=300_000)
     page.wait_for_timeout(2000)  # the output's drawn graphs settle
     # The notebook scrolls inside its own panel: put the check cell at the top of the window.
     cell.evaluate("element => element.scrollIntoView({block: 'start'})")

@@ -3,7 +3,7 @@
 Usage: python bench/gradebook_fill.py [STUDENTS]   (default 5000)
 Builds a Canvas gradebook export (20 assignment columns and the totals) and a Moodle grading
 worksheet with STUDENTS rows, as the LMSs write them (tests/data/lms/README.md), gives every
-other student a graded score document, and times `grader.platforms.fill_in.fill` on each (the
+other student a graded score document, and times `grader.results.fill_in.fill` on each (the
 comment of every graded Moodle row is rendered from its document's template).
 """
 
@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from grader.platforms import fill_in
+from grader.results import fill_in
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -25,11 +25,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from grader.child.scenarios.lab01_graph import diamond
+from grader.grading.child.scenarios.lab01_graph import diamond
+from grader.grading.sandbox import Limits, Sandbox
+from grader.grading.sandbox.inprocess import InProcessRunner
+from grader.grading.sandbox.jail import HOW_LEVEL, HOWS, can_enter, jail_for
 from grader.labs import COURSE_ROOT
-from grader.sandbox import Limits, Sandbox
-from grader.sandbox.inprocess import InProcessRunner
-from grader.sandbox.jail import HOW_LEVEL, HOWS, can_enter, jail_for
 
 SOLUTION = COURSE_ROOT / "solutions" / "lab01_graph" / "value.py"
 

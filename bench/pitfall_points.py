@@ -8,7 +8,7 @@ fails, it names the pitfall it diagnoses instead.
 
 from __future__ import annotations
 
-from grader.checking.declared import declared_checks, points_by_pitfall
+from grader.grading.checking.declared import declared_checks, points_by_pitfall
 from grader.labs import LABS
 
 HEADLINE = ("grad-overwrite", "missing-zero-grad", "mid-flight-mutation", "hash-trap")

@@ -22,7 +22,7 @@ from types import FrameType
 from typing import NoReturn
 
 from grader import __version__
-from grader.batch import (
+from grader.grading.batch import (
     DEFAULT_SEED,
     SHARD_RECORD,
     BatchOptions,
@@ -33,17 +33,18 @@ from grader.batch import (
     grade_class,
     read_reports,
 )
-from grader.console import print_summary, progress_display, say
-from grader.course_config import ConfigError, load_course_config
-from grader.i18n import LANGUAGES, Catalogue, default_language, format_number
-from grader.intake import Submission
+from grader.grading.course_config import ConfigError, load_course_config
+from grader.grading.merging import MergeRefused, merge
+from grader.grading.sandbox.jail import available_isolation
+from grader.grading.shard import GradingPlan, suites_for
+from grader.intake import lms
+from grader.intake.collect import Submission
 from grader.labs import COURSE_ROOT, LABS, Lab
-from grader.merging import MergeRefused, merge
-from grader.platforms import fill_in, lms
-from grader.platforms.gradebook import CANVAS_TITLE_AND_ID
-from grader.render import isolation_notes, render_feedback, render_summary
-from grader.sandbox.jail import available_isolation
-from grader.shard import GradingPlan, suites_for
+from grader.results import fill_in
+from grader.results.console import print_summary, progress_display, say
+from grader.results.gradebook import CANVAS_TITLE_AND_ID
+from grader.results.i18n import LANGUAGES, Catalogue, default_language, format_number
+from grader.results.render import isolation_notes, render_feedback, render_summary
 
 EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_GRADER = 0, 1, 2, 3
 EXIT_SIGNAL = 128  # plus the signal's number, as shells report it: 130 Ctrl-C, 143 SIGTERM

@@ -43,7 +43,7 @@ class Lab:
     @property
     def hidden_tests(self) -> Path:
         """The hidden checks; absent from the student kit."""
-        return PACKAGE_DIR / "suites" / self.name
+        return PACKAGE_DIR / "grading" / "suites" / self.name
 
     @property
     def solution_dir(self) -> Path:

@@ -2,7 +2,7 @@
 
 Side: trusted. This module runs in the student's Jupyter kernel, beside their code, but it never
 imports or calls that code: it reads the notebook *as saved* and hands it to the same function
-as `make check NOTEBOOK=1` (`grader.batch.check_submission`: the public suite, the sandbox), so
+as `make check NOTEBOOK=1` (`grader.grading.batch.check_submission`: the public suite, the sandbox), so
 the cell and the terminal say the same thing, and both say what the grader will read.
 
 Why the saved file and not the live cells: the grader grades the file handed in, and the
@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader.batch import check_submission
-from grader.i18n import LANGUAGES, Catalogue, default_language
+from grader.grading.batch import check_submission
+from grader.intake.notebook_module import METADATA_KEY
 from grader.labs import LABS, Lab
-from grader.notebook_module import METADATA_KEY
-from grader.render import render_feedback, render_notebook_feedback
+from grader.results.i18n import LANGUAGES, Catalogue, default_language
+from grader.results.render import render_feedback, render_notebook_feedback
 
 # The isolations already said in this kernel (level/how): each is said once.
 _SAID_ONCE: set[str] = set()
@@ -155,7 +155,7 @@ def _top_level(source: str) -> list[Any]:
 
 def todo_checks(lab: Lab, todo: int) -> tuple[str, ...]:
     """The ids of the public checks of one TODO, as the public suite's markers declare them."""
-    from grader.checking.todos import public_checks_by_todo
+    from grader.grading.checking.todos import public_checks_by_todo
 
     return public_checks_by_todo(lab).get(todo, ())
 

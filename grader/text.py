@@ -1,8 +1,8 @@
 """Cleaning text that came from a student: valid Unicode, visible, and capped, whatever it claims.
 
 Side: trusted process. Text from a submission enters the trusted process in three places: the
-replies and output of the sandbox (`grader.sandbox`), the names inside a submission's files
-(`grader.intake`), and what the policy scan quotes; each cleans it here once, and the score
+replies and output of the sandbox (`grader.grading.sandbox`), the names inside a submission's files
+(`grader.intake.collect`), and what the policy scan quotes; each cleans it here once, and the score
 document, from which every output is rendered (terminal, Markdown, HTML, CSV, JSON, Gradescope,
 PrairieLearn), is cleaned as a whole once more when it is built (`grader.results.build`).
 

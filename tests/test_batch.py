@@ -1,4 +1,4 @@
-"""Tests for grader.batch's availability: one student's submission never stops, slows down or
+"""Tests for grader.grading.batch's availability: one student's submission never stops, slows down or
 swells the class; whatever it does ends in that student's own report."""
 
 from __future__ import annotations
@@ -14,9 +14,15 @@ from typing import Any
 
 import pytest
 
-from grader.batch import CLASS_FILES, SHARD_RECORD, BatchOptions, OutputUnwritable, grade_class
+from grader.grading.batch import (
+    CLASS_FILES,
+    SHARD_RECORD,
+    BatchOptions,
+    OutputUnwritable,
+    grade_class,
+)
+from grader.grading.shard import GradingPlan, suites_for
 from grader.labs import get_lab
-from grader.shard import GradingPlan, suites_for
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_submission import ZIP_DAMAGE, damaged_zip  # noqa: E402 - the broken zips intake refuses

@@ -1,4 +1,4 @@
-"""Tests for grader.checking.marker: check markers are validated, and a bad one stops the run naming the test."""
+"""Tests for grader.grading.checking.marker: check markers are validated, and a bad one stops the run naming the test."""
 
 from __future__ import annotations
 
@@ -9,10 +9,15 @@ from typing import Any
 
 import pytest
 
-from grader.checking.marker import CheckDefinitionError, CheckSpec, spec_from_marker, validate_suite
-from grader.intake import Submission, prepare
+from grader.grading.checking.marker import (
+    CheckDefinitionError,
+    CheckSpec,
+    spec_from_marker,
+    validate_suite,
+)
+from grader.grading.shard import GradingPlan, grade_shard
+from grader.intake.collect import Submission, prepare
 from grader.labs import get_lab
-from grader.shard import GradingPlan, grade_shard
 
 TEST = "suite/test_x.py::test_check"
 GOOD = {"id": "value-hashable", "pitfall": "hash-trap", "weight": 1}
@@ -219,8 +224,8 @@ def test_bad_marker_makes_every_document_a_grader_error_naming_the_test(tmp_path
 PARAMETRIZED_SUITE = '''\
 import pytest
 
-from grader.checking.marker import check_case
-from grader.checking.verdict import fail
+from grader.grading.checking.marker import check_case
+from grader.grading.checking.verdict import fail
 
 CASES = [
     check_case("passes", id="value-hashable", pitfall="hash-trap", weight=1),
@@ -263,7 +268,7 @@ def test_each_parameter_keeps_its_own_id_pitfall_weight_and_prerequisites(tmp_pa
 DEFERRING_SUITE = '''\
 import pytest
 
-from grader.checking.verdict import NotRun, fail
+from grader.grading.checking.verdict import NotRun, fail
 
 
 def _mismatch():

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from grader.i18n import Catalogue
-from grader.messages import describe_detail
-from grader.render import render_feedback
-from grader.sandbox.jail import available_isolation
+from grader.grading.sandbox.jail import available_isolation
+from grader.results.i18n import Catalogue
+from grader.results.messages import describe_detail
+from grader.results.render import render_feedback
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "demo" / "class" / "lab01_graph"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from grader.cli import main
-from grader.course_config import ConfigError, load_course_config
+from grader.grading.course_config import ConfigError, load_course_config
 from grader.labs import LABS
 
 
@@ -55,8 +55,8 @@ def test_grade_with_a_bad_course_file_is_a_usage_error(tmp_path: Path,
 
 
 def test_the_weights_are_scored_and_recorded_in_the_document(tmp_path: Path) -> None:
-    from grader.batch import BatchOptions, grade_class
-    from grader.shard import GradingPlan, suites_for
+    from grader.grading.batch import BatchOptions, grade_class
+    from grader.grading.shard import GradingPlan, suites_for
 
     lab = LABS["lab01_graph"]
     config = load_course_config(write(tmp_path, "[weights]\ndiamond-accumulates = 10\n"))

@@ -1,4 +1,4 @@
-"""Tests for grader.dashboard and the dashboard template: what to reteach, from score documents."""
+"""Tests for grader.results.dashboard and the dashboard template: what to reteach, from score documents."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from grader.dashboard import class_view, histogram
-from grader.i18n import LANGUAGES, Catalogue
-from grader.render import render_dashboard
+from grader.results.dashboard import class_view, histogram
+from grader.results.i18n import LANGUAGES, Catalogue
+from grader.results.render import render_dashboard
 
 DATA = Path(__file__).parent / "data"
 

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from markdown_it import MarkdownIt
 
-from grader.console import ProgressLines, print_summary
-from grader.i18n import LANGUAGES, Catalogue
-from grader.messages import describe_detail
-from grader.platforms.gradebook import class_csv
-from grader.render import render_dashboard, render_feedback, render_summary
+from grader.results.console import ProgressLines, print_summary
+from grader.results.gradebook import class_csv
+from grader.results.i18n import LANGUAGES, Catalogue
+from grader.results.messages import describe_detail
+from grader.results.render import render_dashboard, render_feedback, render_summary
 
 DATA = Path(__file__).parent / "data"
 # A heading, a table, raw HTML, a link, an image, a fence, a spreadsheet formula, terminal

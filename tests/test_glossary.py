@@ -21,7 +21,7 @@ from grader.labs import LABS
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 GLOSSARY = REPO_ROOT / "docs" / "glossary.md"
-CATALOGUE = REPO_ROOT / "grader" / "catalogue"
+CATALOGUE = REPO_ROOT / "grader" / "results" / "catalogue"
 REFERENCE = {"en": re.compile(r"section “([^”]+)”"), "es": re.compile(r"sección «([^»]+)»")}
 README = {"en": "README.md", "es": "README.es.md"}
 # Material the course chapter mentions but the kit does not hold.

@@ -1,4 +1,4 @@
-"""Tests for grader.graph_drawing: the detail graph is validated, laid out and written as a tree."""
+"""Tests for grader.results.graph_drawing: the detail graph is validated, laid out and written as a tree."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from grader.graph_drawing import (
+from grader.results.graph_drawing import (
     MAX_NODES,
     Graph,
     _crossings,
@@ -19,7 +19,7 @@ from grader.graph_drawing import (
     tree_rows,
     wrong_reasons,
 )
-from grader.render import render_feedback
+from grader.results.render import render_feedback
 
 DATA = Path(__file__).parent / "data"
 LABELS = {"data": "data", "grad": "grad", "expected_grad": "expected"}

@@ -1,4 +1,4 @@
-"""Tests for grader.i18n: catalogue loading, lookups, translation coverage, language choice."""
+"""Tests for grader.results.i18n: catalogue loading, lookups, translation coverage, language choice."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from language_rules import english_words, lonely_plurals
 
-from grader.i18n import (
+from grader.results.i18n import (
     LANGUAGES,
     Catalogue,
     default_language,
@@ -202,7 +202,8 @@ def test_format_number_keeps_six_significant_digits(value: float, expected: str)
 
 # --- every line the command line prints comes from the catalogue -------------------------
 
-PRINTING_MODULES = ("cli.py", "console.py", "batch.py", "shard.py")
+PRINTING_MODULES = ("cli.py", "results/console.py", "grading/batch.py",
+                    "grading/shard.py")
 GRADER = Path(__file__).resolve().parent.parent / "grader"
 
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from grader.authoring.student_kit import FORBIDDEN_IN_KIT, build_kit
-from grader.i18n import Catalogue
 from grader.labs import LABS
+from grader.results.i18n import Catalogue
 
 pytestmark = pytest.mark.xdist_group("student_kit")
 

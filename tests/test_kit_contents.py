@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from grader import shard
 from grader.authoring.kit_contents import (
     KIT_ENTRY_MODULES,
     ClosureError,
@@ -24,10 +23,11 @@ from grader.authoring.kit_contents import (
     public_catalogue,
 )
 from grader.authoring.student_kit import build_kit, release_closure, release_labs
-from grader.checking.declared import declared_checks
-from grader.checking.verdicts import lab01_graph, lab02_ops, lab03_backprop, lab04_xor
-from grader.i18n import LANGUAGES, Catalogue
+from grader.grading import shard
+from grader.grading.checking.declared import declared_checks
+from grader.grading.checking.verdicts import lab01_graph, lab02_ops, lab03_backprop, lab04_xor
 from grader.labs import LABS, PACKAGE_DIR
+from grader.results.i18n import LANGUAGES, Catalogue
 
 VERDICTS = {"lab01_graph": lab01_graph, "lab02_ops": lab02_ops,
             "lab03_backprop": lab03_backprop, "lab04_xor": lab04_xor}
@@ -202,9 +202,9 @@ def test_no_hidden_check_id_title_or_hint_is_in_any_built_kit(kits) -> None:
 def test_the_kit_catalogue_keeps_every_public_check_and_every_shared_text(kits) -> None:
     folder, _ = kits["lab02_ops"]
     for lang in LANGUAGES:
-        source = PACKAGE_DIR / "catalogue" / lang / "lab02_ops.toml"
+        source = PACKAGE_DIR / "results" / "catalogue" / lang / "lab02_ops.toml"
         original = tomllib.loads(source.read_text(encoding="utf-8"))
-        kit = tomllib.loads((folder / "grader" / "catalogue" / lang / "lab02_ops.toml")
+        kit = tomllib.loads((folder / "grader" / "results" / "catalogue" / lang / "lab02_ops.toml")
                             .read_text(encoding="utf-8"))
         public = {check.id for check in declared_checks(LABS["lab02_ops"], hidden=False)}
         assert set(kit["checks"]) == public, sorted(set(kit["checks"]) ^ public)

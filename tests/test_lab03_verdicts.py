@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from grader.checking.verdict import CheckFailed
-from grader.checking.verdicts import lab03_backprop as verdicts
+from grader.grading.checking.verdict import CheckFailed
+from grader.grading.checking.verdicts import lab03_backprop as verdicts
 
 H = 1e-3  # the step the numerical_grad checks pass (FINITE_STEP of the hidden suite)
 

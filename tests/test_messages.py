@@ -1,4 +1,4 @@
-"""Tests for grader.messages: every detail kind and flag renders as a sentence in both languages."""
+"""Tests for grader.results.messages: every detail kind and flag renders as a sentence in both languages."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from language_rules import english_words
 
-from grader.i18n import LANGUAGES, Catalogue
-from grader.messages import (
+from grader.results.i18n import LANGUAGES, Catalogue
+from grader.results.messages import (
     check_hint,
     check_title,
     describe_detail,

@@ -12,12 +12,12 @@ from typing import Any
 import nbformat
 import pytest
 
-from grader.batch import BatchOptions, grade_class
-from grader.intake import Submission, read_submission
+from grader.grading.batch import BatchOptions, grade_class
+from grader.grading.shard import GradingPlan, suites_for
+from grader.intake.collect import Submission, read_submission
+from grader.intake.notebook_module import cell_frame, is_check_cell, locate, notebook_module
 from grader.labs import get_lab
-from grader.notebook_module import cell_frame, is_check_cell, locate, notebook_module
-from grader.render import render_feedback
-from grader.shard import GradingPlan, suites_for
+from grader.results.render import render_feedback
 
 LAB = get_lab("lab01_graph")
 NOTEBOOK = LAB.student_dir / f"{LAB.name}.ipynb"

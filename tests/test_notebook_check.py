@@ -21,9 +21,8 @@ from test_kit_contents import hidden_text_found
 from grader.authoring.kit_contents import declared_check_ids
 from grader.authoring.notebooks import lab_notebook, notebook_text
 from grader.authoring.student_kit import build_kit
-from grader.batch import check_submission
-from grader.checking.todos import public_checks_by_todo, untouched_todos
-from grader.i18n import Catalogue
+from grader.grading.batch import check_submission
+from grader.grading.checking.todos import public_checks_by_todo, untouched_todos
 from grader.labs import COURSE_ROOT, LABS, Lab
 from grader.notebook import (
     Feedback,
@@ -33,6 +32,7 @@ from grader.notebook import (
     notebook_lab,
     unsaved_definitions,
 )
+from grader.results.i18n import Catalogue
 
 LAB = LABS["lab01_graph"]
 
@@ -250,7 +250,7 @@ def test_the_kit_wheel_holds_no_solution_and_the_repository_grader_is_not_import
     with zipfile.ZipFile(runtime.wheel) as wheel:
         names = wheel.namelist()
     assert any(name.startswith("grader/course/labs/lab01_graph/tests/") for name in names)
-    for forbidden in ("solutions/", "grader/suites/", "grader/authoring/", "fixtures/"):
+    for forbidden in ("solutions/", "grader/grading/suites/", "grader/authoring/", "fixtures/"):
         assert not any(forbidden in name for name in names), f"{forbidden} in the kit's wheel"
     probe = ("import grader, json\ntry:\n    import grader.authoring\n    found = True\n"
              "except ModuleNotFoundError:\n    found = False\n"

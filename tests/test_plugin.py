@@ -1,4 +1,4 @@
-"""Tests for grader.plugin, end to end through grade_shard with a small suite of our own.
+"""Tests for grader.grading.plugin, end to end through grade_shard with a small suite of our own.
 
 The suite reuses check ids of the real lab01 catalogue (validation requires their texts) but
 its bodies are ours: each check provokes one status, so the document shows how the plugin
@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from grader.intake import Submission, prepare
+from grader.grading.shard import GradingPlan, grade_shard
+from grader.intake.collect import Submission, prepare
 from grader.labs import get_lab
-from grader.shard import GradingPlan, grade_shard
 
 LAB = get_lab("lab01_graph")
 SEED = "s"
@@ -22,9 +22,9 @@ SEED = "s"
 SUITE = '''\
 import pytest
 
-from grader.checking.verdict import NotRun, fail, field
-from grader.child.scenario import scenario
-from grader.child.graph import data_of
+from grader.grading.checking.verdict import NotRun, fail, field
+from grader.grading.child.scenario import scenario
+from grader.grading.child.graph import data_of
 
 
 @scenario

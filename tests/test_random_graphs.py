@@ -11,9 +11,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.checking import random_graphs as rg
-from grader.checking.reference import load_reference_class, run_reference
-from grader.child.scenarios import lab02_ops as scenarios
+from grader.grading.checking import random_graphs as rg
+from grader.grading.checking.reference import load_reference_class, run_reference
+from grader.grading.child.scenarios import lab02_ops as scenarios
 from grader.labs import LABS
 
 VALUE = load_reference_class(LABS["lab02_ops"])

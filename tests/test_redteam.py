@@ -6,7 +6,7 @@ Every folder of `tests/fixtures/redteam/` is a hostile lab01 submission with an 
 raise, the expected status, and optionally `submit`: the file or folder inside it that is
 handed in, such as a zip); `control-*` folders are correct engines with odd but legitimate
 habits, which must score 100% with no flag. The whole corpus goes through ONE
-`grader.batch.grade_class` call, as a class would, each attack on its neighbours followed by a
+`grader.grading.batch.grade_class` call, as a class would, each attack on its neighbours followed by a
 control in the same shard, and every shard holding two controls or more, the last of them at
 its end, so that collateral damage (a shard stopped, a class file lost, a report missing) shows
 on code that must score 100%. That
@@ -59,13 +59,13 @@ from typing import Any
 
 import pytest
 
-from grader.batch import REPORT_FILES, RESERVED_IDS, SHARD_RECORD, deal
-from grader.i18n import Catalogue
+from grader.grading.batch import REPORT_FILES, RESERVED_IDS, SHARD_RECORD, deal
+from grader.grading.sandbox import reaper
 from grader.labs import COURSE_ROOT, get_lab
-from grader.platforms.gradebook import class_csv
-from grader.render import render_feedback
 from grader.results.build import CHECK_BYTES, DOC_BYTES
-from grader.sandbox import reaper
+from grader.results.gradebook import class_csv
+from grader.results.i18n import Catalogue
+from grader.results.render import render_feedback
 
 sys.path.insert(0, str(Path(__file__).parent / "sandbox"))
 import modes  # noqa: E402 - the helper that reproduces each mode on this machine
@@ -253,7 +253,7 @@ def with_controls_in_every_shard(order: list[Attack], controls: list[Attack]) ->
 
 def shard_of(position: int, size: int, workers: int) -> int:
     """The shard a submission falls in: grade_batch.py grades with keep_order (contiguous
-    shards, as grader.batch.deal cuts them)."""
+    shards, as grader.grading.batch.deal cuts them)."""
     shards = deal([1.0] * size, workers, keep_order=True)
     return next(index for index, shard in enumerate(shards) if position in shard)
 
@@ -346,7 +346,7 @@ def protected_files() -> dict[str, str]:
     """sha256 of the files an attack would most like to rewrite: checks, solution, and every
     submission of the corpus (the classmates' originals)."""
     paths = [*LAB.hidden_tests.glob("*.py"), *LAB.public_tests.glob("*.py"),
-             LAB.solution_dir / LAB.main_file, COURSE_ROOT / "grader" / "plugin.py",
+             LAB.solution_dir / LAB.main_file, COURSE_ROOT / "grader" / "grading" / "plugin.py",
              *(path for path in CORPUS.rglob("*") if path.is_file() and "__pycache__" not in
                path.parts)]
     return {str(path.relative_to(COURSE_ROOT)): hashlib.sha256(path.read_bytes()).hexdigest()
@@ -416,7 +416,7 @@ def _private_lines(secret: Path, public: list[Path]) -> list[str]:
 def secret_markers() -> tuple[str, ...]:
     """Lines of the hidden suite and of the reference solution that students never see."""
     public = [LAB.public_tests / "test_lab01_public.py", LAB.student_dir / LAB.main_file,
-              COURSE_ROOT / "grader" / "child" / "scenarios" / "lab01_graph.py"]
+              COURSE_ROOT / "grader" / "grading" / "child" / "scenarios" / "lab01_graph.py"]
     hidden = sorted(LAB.hidden_tests.glob("test_*.py"))
     markers = [m for path in hidden for m in _private_lines(path, public)]
     markers += _private_lines(LAB.solution_dir / LAB.main_file, public)

@@ -1,4 +1,4 @@
-"""Tests for grader.render: score documents render in every format and language."""
+"""Tests for grader.results.render: score documents render in every format and language."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from grader.i18n import LANGUAGES, Catalogue
-from grader.messages import check_hint
-from grader.render import (
+from grader.results.i18n import LANGUAGES, Catalogue
+from grader.results.messages import check_hint
+from grader.results.render import (
     FEEDBACK_TEMPLATES,
     environment,
     isolation_notes,

@@ -24,10 +24,10 @@ from typing import Any
 
 import pytest
 
-from grader.checking.reference import load_reference_class, run_reference
-from grader.checking.verdict import CheckFailed
+from grader.grading.checking.reference import load_reference_class, run_reference
+from grader.grading.checking.verdict import CheckFailed
+from grader.grading.sandbox.loader import load_exports
 from grader.labs import LABS, Lab
-from grader.sandbox.loader import load_exports
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"

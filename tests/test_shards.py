@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch import MAX_SHARD, _expected_costs, deal, shard_count
-from grader.intake import PreparedSubmission
+from grader.grading.batch import MAX_SHARD, _expected_costs, deal, shard_count
+from grader.intake.collect import PreparedSubmission
 
 
 def makespan(shards: list[list[int]], costs: list[float], workers: int) -> float:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch import BatchOptions, grade_class
-from grader.i18n import LANGUAGES, Catalogue
+from grader.grading.batch import BatchOptions, grade_class
+from grader.grading.plugin import OUTPUT_CAP
+from grader.grading.shard import GradingPlan, suites_for
 from grader.labs import COURSE_ROOT, LABS
-from grader.plugin import OUTPUT_CAP
-from grader.render import FEEDBACK_TEMPLATES, render_feedback
-from grader.shard import GradingPlan, suites_for
+from grader.results.i18n import LANGUAGES, Catalogue
+from grader.results.render import FEEDBACK_TEMPLATES, render_feedback
 
 LAB = LABS["lab01_graph"]
 MUL_BACKWARD = "            other.grad += self.data * out.grad  # d(out)/d(other) = self.data\n"

@@ -1,4 +1,4 @@
-"""Tests for grader.intake: every hand-in format becomes a clean folder holding the lab's files."""
+"""Tests for grader.intake.collect: every hand-in format becomes a clean folder holding the lab's files."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.intake import (
+from grader.intake.collect import (
     MAX_FILE_BYTES,
     Submission,
     Ungradable,

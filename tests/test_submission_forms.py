@@ -1,5 +1,5 @@
 """Notebook forms of a submission: a folder or zip holding a notebook under any name (chosen by
-grader.candidates), and the `.py` exports of Colab and Jupyter. Each fixture holds the lab01
+grader.intake.candidates), and the `.py` exports of Colab and Jupyter. Each fixture holds the lab01
 solution in that form."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch import BatchOptions, grade_class
-from grader.intake import Ungradable, clean_export, read_files
+from grader.grading.batch import BatchOptions, grade_class
+from grader.grading.shard import GradingPlan, suites_for
+from grader.intake.collect import Ungradable, clean_export, read_files
 from grader.labs import LABS
-from grader.shard import GradingPlan, suites_for
 
 FORMS = Path(__file__).resolve().parent / "data" / "submission_forms" / "lab01_graph"
 LAB = LABS["lab01_graph"]

@@ -21,11 +21,11 @@ from pathlib import Path
 
 # What the kit runs, and how each starts: `python -m grader check`; a notebook's check cell
 # (`from grader.notebook import check`); the pytest plugins the
-# check's pytest loads by name (`-p`, grader.shard.PLUGINS: a test keeps the two equal); the
+# check's pytest loads by name (`-p`, grader.grading.shard.PLUGINS: a test keeps the two equal); the
 # sources the sandbox reads from files and runs in its child.
-KIT_ENTRY_MODULES = ("grader.__main__", "grader.notebook", "grader.plugin",
+KIT_ENTRY_MODULES = ("grader.__main__", "grader.notebook", "grader.grading.plugin",
                      "pytest_jsonreport.plugin", "pytest_metadata.plugin")
-KIT_SOURCE_FILES = ("child/bootstrap.py", "child/graph.py")  # relative to the package
+KIT_SOURCE_FILES = ("grading/child/bootstrap.py", "grading/child/graph.py")  # relative to the package
 # Written on the line of a function-level import the kit leaves out, with the reason after it.
 NOT_IN_KIT = "# not in the student kit:"
 PACKAGE = "grader"

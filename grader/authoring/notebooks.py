@@ -1,6 +1,6 @@
 """Build the Jupyter notebook version of a lab from its generated stub (nbformat v4).
 
-A notebook submission is graded as the lab's main file: ``grader.intake.notebook_code``
+A notebook submission is graded as the lab's main file: ``grader.intake.collect.notebook_code``
 joins the code cells, in order, into one module (dropping IPython magics and shell lines from
 cells that are not valid Python as they stand). So the notebook is the stub cut at top-level statements and nothing else:
 
@@ -14,7 +14,7 @@ cells that are not valid Python as they stand). So the notebook is the stub cut 
 4. a smoke cell guarded by ``if __name__ == "__main__":``, which is false when the grader
    imports the module, so the graded module behaves exactly like the stub;
 5. the check cell (``from grader.notebook import check``, ``check()``), which the grader
-   leaves out of the module (``grader.intake.is_check_cell``), under a heading in both languages.
+   leaves out of the module (``grader.intake.collect.is_check_cell``), under a heading in both languages.
 
 :func:`lab_notebook` checks that the joined code cells parse to the same module as the stub
 (plus the guarded smoke cell), so a notebook submission grades the same as the ``.py`` one.
@@ -39,9 +39,9 @@ import nbformat
 from nbformat import NotebookNode
 
 from grader.authoring.stubgen import CONTINUATION, TODO_EN, TODO_ES
-from grader.intake import notebook_code
+from grader.intake.collect import notebook_code
+from grader.intake.notebook_module import METADATA_KEY
 from grader.labs import LABS
-from grader.notebook_module import METADATA_KEY
 
 NOTEBOOK_NAME = "{lab}.ipynb"
 NOTEBOOK_METADATA = {

@@ -35,7 +35,7 @@ In the stub, the whole region (marker lines included) becomes, at the region's i
 ``<n>`` numbers the regions of the file from 1, in order: the README's table "What you
 implement" lists them with the same numbers, and the grader reads the number back from the
 message of a ``NotImplementedError`` (and from the raise lines a submission still holds) to
-tell the student which TODO is not written yet (:mod:`grader.checking.todos`).
+tell the student which TODO is not written yet (:mod:`grader.grading.checking.todos`).
 
 Continuation lines stay under their TODO line, and are joined with single spaces in the
 ``NotImplementedError`` message (a Python literal written with ``repr()``). Everything outside

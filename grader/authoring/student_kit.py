@@ -34,8 +34,8 @@ from grader.authoring.kit_contents import (
     normalise,
     public_catalogue,
 )
-from grader.i18n import CATALOGUE_DIR
 from grader.labs import COURSE_ROOT, LABS, PACKAGE_DIR, Lab
+from grader.results.i18n import CATALOGUE_DIR
 
 KIT_TEMPLATES = Path(__file__).parent / "kit"
 # Never copied from a lab or template folder: caches an author's tools leave behind.
@@ -43,7 +43,7 @@ CACHE_NAMES = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
                ".ipynb_checkpoints"}
 # A last guard, not what decides the contents (the import closure does): a kit holding any of
 # these is refused.
-FORBIDDEN_IN_KIT = ("solutions", "grader/suites", "grader/authoring", "grader/course", "tests",
+FORBIDDEN_IN_KIT = ("solutions", "grader/grading/suites", "grader/authoring", "grader/course", "tests",
                     "demo")
 # The kit's own pyproject.toml (kit/pyproject.toml.j2): `pip install <kit>.zip` puts these kit
 # folders inside the installed package, where grader.labs looks for an installed course.
@@ -154,7 +154,7 @@ def _copy_catalogue(labs: list[Lab], release: str, out_dir: Path) -> None:
     for source in sorted(CATALOGUE_DIR.rglob("*.toml")):
         if source.stem in later:
             continue
-        target = out_dir / "grader" / "catalogue" / source.relative_to(CATALOGUE_DIR)
+        target = out_dir / "grader" / "results" / "catalogue" / source.relative_to(CATALOGUE_DIR)
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
             text = public_catalogue(source, public, f"grader/{target.relative_to(out_dir / 'grader').as_posix()}")

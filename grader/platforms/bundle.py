@@ -23,7 +23,7 @@ def copy_grader_tree(lab: Lab, dest: Path, hidden: bool = True) -> Path:
     """Copy what grading `lab` needs into `dest`, laid out as a source checkout: the package
     (only this lab's hidden suite, if `hidden`), templates/, labs/<lab>/ and, if `hidden`,
     solutions/<lab>/."""
-    suites = PACKAGE_DIR / "suites"
+    suites = PACKAGE_DIR / "grading" / "suites"
 
     def ignore(directory: str, names: list[str]) -> set[str]:
         skipped = set(IGNORED(directory, names))

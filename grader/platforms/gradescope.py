@@ -33,12 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
-from grader.i18n import LANGUAGES, Catalogue
 from grader.labs import Lab, get_lab
-from grader.messages import attempt_notes, localise_document
 from grader.platforms.bundle import copy_grader_tree, pinned_requirements
 from grader.platforms.scaling import scaled_maxima, scaled_score, valid_total
-from grader.render import _pitfall_notes, environment, render_feedback
+from grader.results.i18n import LANGUAGES, Catalogue
+from grader.results.messages import attempt_notes, localise_document
+from grader.results.render import _pitfall_notes, environment, render_feedback
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 DEFAULT_HIDDEN_VISIBILITY = "after_published"

@@ -40,10 +40,10 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
-from grader.i18n import LANGUAGES, Catalogue
 from grader.labs import Lab, get_lab
-from grader.messages import localise_document, pitfall_title
-from grader.render import environment, render_feedback
+from grader.results.i18n import LANGUAGES, Catalogue
+from grader.results.messages import localise_document, pitfall_title
+from grader.results.render import environment, render_feedback
 
 MAX_RESULTS_BYTES = 1_000_000
 ROOT_VARIABLE = "GRADE_ROOT"

@@ -12,12 +12,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from grader.batch import BatchOptions, grade_class
-from grader.intake import Submission
+from grader.grading.batch import BatchOptions, grade_class
+from grader.grading.sandbox.jail import available_isolation
+from grader.grading.shard import GradingPlan, suites_for
+from grader.intake.collect import Submission
 from grader.labs import Lab
 from grader.results.build import grader_error_document
-from grader.sandbox.jail import available_isolation
-from grader.shard import GradingPlan, suites_for
 
 SUBMISSION_TIMEOUT_S = 540.0  # under Gradescope's default 10-minute limit
 

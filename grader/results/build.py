@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from grader import __version__
-from grader.i18n import Catalogue
-from grader.messages import (
+from grader.results.i18n import Catalogue
+from grader.results.messages import (
     check_hint,
     check_section,
     check_title,

@@ -16,8 +16,8 @@ from typing import Any
 import headless
 import pytest
 
-from grader.batch import write_reports
-from grader.render import render_dashboard
+from grader.grading.batch import write_reports
+from grader.results.render import render_dashboard
 
 ROOT = Path(__file__).resolve().parents[2]
 LAB01_FIXTURES = sorted(p for p in (ROOT / "tests" / "fixtures" / "lab01_graph").iterdir()
@@ -68,8 +68,8 @@ def lab01_pages(graded: Callable[[str], Any]) -> dict[str, tuple[Path, dict[str,
 
 def _rerendered_in_spanish(doc: dict[str, Any]) -> dict[str, Any]:
     """The document as `render --lang es` would show it: texts rebuilt in Spanish."""
-    from grader.i18n import Catalogue
-    from grader.messages import localise_document
+    from grader.results.i18n import Catalogue
+    from grader.results.messages import localise_document
 
     english = {**doc, "lang": "en"}
     return localise_document(english, Catalogue.load("es"))

@@ -1,4 +1,4 @@
-"""Tests for grader.checking.drawn_graph: the graph a failed check carries in its detail."""
+"""Tests for grader.grading.checking.drawn_graph: the graph a failed check carries in its detail."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from typing import Any
 import jsonschema
 import pytest
 
-from grader.checking.drawn_graph import GraphShape, graph_detail, graph_on_failure
-from grader.checking.reference import load_reference_class, run_reference
-from grader.checking.verdict import CheckFailed, close, fail
-from grader.checking.verdicts import lab01_graph as verdicts
-from grader.child.scenarios import lab01_graph as scenarios
+from grader.grading.checking.drawn_graph import GraphShape, graph_detail, graph_on_failure
+from grader.grading.checking.reference import load_reference_class, run_reference
+from grader.grading.checking.verdict import CheckFailed, close, fail
+from grader.grading.checking.verdicts import lab01_graph as verdicts
+from grader.grading.child.scenarios import lab01_graph as scenarios
 from grader.labs import get_lab
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "grader" / "results"

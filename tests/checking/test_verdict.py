@@ -1,10 +1,10 @@
-"""Tests for grader.checking.verdict.field: a result's shape is checked, never assumed."""
+"""Tests for grader.grading.checking.verdict.field: a result's shape is checked, never assumed."""
 
 from __future__ import annotations
 
 import pytest
 
-from grader.checking.verdict import CheckFailed, field
+from grader.grading.checking.verdict import CheckFailed, field
 
 
 def test_an_integer_too_large_for_a_float_fails_the_check_with_a_reason() -> None:

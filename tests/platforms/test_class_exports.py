@@ -23,7 +23,7 @@ from lms_archives import CANVAS_EXPECTED, MOODLE_EXPECTED, Expected, canvas_expo
 from moodle_importer import Assignment, import_worksheet
 from test_gradebook import LAB01, canvas_course
 
-from grader.platforms.gradebook import scaled
+from grader.results.gradebook import scaled
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "demo" / "class" / "lab01_graph"

@@ -32,7 +32,7 @@ def env_of(container: dict[str, Any]) -> dict[str, str]:
     return {item["name"]: item["value"] for item in container.get("env", []) if "value" in item}
 
 
-HIDDEN_PREFIXES = ("grader/suites/", "solutions/")
+HIDDEN_PREFIXES = ("grader/grading/suites/", "solutions/")
 # The Dockerfile this project had before issue 20: the public image removed the hidden suites
 # with `RUN rm` after `COPY grader` had put them in a layer. The stage reading must catch it.
 LEAKING_DOCKERFILE = """\
@@ -41,7 +41,7 @@ ARG HIDDEN=1
 WORKDIR /opt/minigrad
 COPY grader ./grader
 COPY solutions ./solutions
-RUN if [ "$HIDDEN" = "0" ]; then rm -rf grader/suites/* solutions; fi
+RUN if [ "$HIDDEN" = "0" ]; then rm -rf grader/grading/suites/* solutions; fi
 """
 
 
@@ -62,7 +62,7 @@ def hidden(files: set[str]) -> list[str]:
 
 def test_no_hidden_path_can_reach_the_public_images_layers() -> None:
     """The public image (HIDDEN=0) is the last stage; no stage it is built from copies, mounts
-    or inherits a file of grader/suites/ or solutions/ (dockerfile_stages follows BuildKit)."""
+    or inherits a file of grader/grading/suites/ or solutions/ (dockerfile_stages follows BuildKit)."""
     public = dockerfile_stages.stages(dockerfile(), {"HIDDEN": "0"})
     assert public[-1].base == "image-0"
     leaked = hidden(dockerfile_stages.reachable(public, ROOT, ignore_patterns()))
@@ -74,7 +74,7 @@ def test_the_private_image_holds_the_hidden_suites_and_the_reading_catches_a_lea
     Dockerfile that removed them with `RUN rm` (a whiteout: the layer below still holds them)."""
     private = dockerfile_stages.stages(dockerfile(), {"HIDDEN": "1"})
     held = hidden(dockerfile_stages.reachable(private, ROOT, ignore_patterns()))
-    assert any(f.startswith("grader/suites/lab01_graph/") for f in held)
+    assert any(f.startswith("grader/grading/suites/lab01_graph/") for f in held)
     assert any(f.startswith("solutions/lab01_graph/") for f in held)
     old = dockerfile_stages.stages(LEAKING_DOCKERFILE, {"HIDDEN": "0"})
     assert hidden(dockerfile_stages.reachable(old, ROOT, ignore_patterns()))
@@ -85,8 +85,9 @@ def test_the_public_image_has_every_package_folder_but_the_suites() -> None:
     there too, or the public image would lack it."""
     public = dockerfile_stages.stages(dockerfile(), {"HIDDEN": "0"})
     files = dockerfile_stages.reachable(public, ROOT, ignore_patterns())
-    package = {p.relative_to(ROOT).as_posix() for p in (ROOT / "grader").iterdir()
-               if p.name != "suites" and p.name != "__pycache__"}
+    package = {p.relative_to(ROOT).as_posix()
+               for folder in (ROOT / "grader", ROOT / "grader" / "grading")
+               for p in folder.iterdir() if p.name not in ("suites", "__pycache__")}
     for name in package:
         assert any(f == name or f.startswith(name + "/") for f in files), name
     for name in ("templates/feedback.terminal.j2", "labs/lab01_graph/value.py", "pyproject.toml"):
@@ -246,7 +247,7 @@ def test_the_grading_pod_is_not_privileged_and_reaches_the_jail(jobs: list[dict[
         python = MODES.python_for(mode, Path("/tmp/minigrad-k8s-unprivileged"))
         probe = subprocess.run(
             [*MODES.prefix(mode), python, "-c",
-             "from grader.sandbox.jail import available_isolation as a; i = a(); "
+             "from grader.grading.sandbox.jail import available_isolation as a; i = a(); "
              "print(i.level, i.how)"],
             env=MODES.environment(mode), capture_output=True, text=True, timeout=120, check=True)
         assert probe.stdout.split() == ["jail", "userns"], probe.stderr[-1000:]

@@ -1,4 +1,4 @@
-"""Tests for grader.platforms.gradebook and grader.platforms.fill_in: the gradebook files, read
+"""Tests for grader.results.gradebook and grader.results.fill_in: the gradebook files, read
 back by re-implementations of the LMSs' own importers (canvas_importer, moodle_importer), on the
 LMS-written fixtures of tests/data/lms/."""
 
@@ -16,7 +16,7 @@ import pytest
 from canvas_importer import Course, InvalidHeaderRow, changed_grades, import_csv, removed_grades
 from moodle_importer import Assignment, InvalidGradeImport, import_worksheet
 
-from grader.platforms import fill_in, gradebook
+from grader.results import fill_in, gradebook
 
 ROOT = Path(__file__).resolve().parents[2]
 LMS_DATA = ROOT / "tests" / "data" / "lms"

@@ -22,9 +22,9 @@ import gradescope_oracle as oracle
 import jsonschema
 import pytest
 
-from grader.i18n import Catalogue
 from grader.labs import get_lab
 from grader.platforms import gradescope
+from grader.results.i18n import Catalogue
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "grader" / "platforms" / "schemas" /

@@ -1,4 +1,4 @@
-"""Tests for grader.platforms.lms: Canvas, Moodle and one-folder-per-student exports read back."""
+"""Tests for grader.intake.lms: Canvas, Moodle and one-folder-per-student exports read back."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from lms_archives import (
     write_zip,
 )
 
-from grader.candidates import named_as
+from grader.intake import lms
+from grader.intake.candidates import named_as
 from grader.labs import get_lab
-from grader.platforms import lms
 
 LAB = get_lab("lab01_graph")
 

@@ -19,9 +19,9 @@ import jsonschema
 import prairielearn_oracle as oracle
 import pytest
 
-from grader.i18n import Catalogue
 from grader.labs import get_lab
 from grader.platforms import prairielearn
+from grader.results.i18n import Catalogue
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = sorted((ROOT / "tests" / "data").glob("score_*.json"))

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from grader.render import render_feedback
 from grader.results.build import (
     CHECK_BYTES,
     DOC_BYTES,
@@ -19,6 +18,7 @@ from grader.results.build import (
     json_bytes,
     ungradable_document,
 )
+from grader.results.render import render_feedback
 
 ISOLATION = {"level": "jail", "how": "root", "memory": "cgroup"}
 SUBMISSION = {"id": "ana", "source": "ana/", "digest": "sha256:0"}

@@ -12,10 +12,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from grader.batch import BatchOptions, grade_class
+from grader.grading.batch import BatchOptions, grade_class
+from grader.grading.shard import GradingPlan, suites_for
 from grader.labs import get_lab
-from grader.messages import names_a_pitfall
-from grader.shard import GradingPlan, suites_for
+from grader.results.messages import names_a_pitfall
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SCHEMA = json.loads((ROOT / "grader" / "results" / "score.schema.json").read_text("utf-8"))

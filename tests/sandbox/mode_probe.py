@@ -14,9 +14,9 @@ import os
 import sys
 from pathlib import Path
 
-from grader.child.scenario import scenario
-from grader.sandbox import Limits, Sandbox
-from grader.sandbox.jail import available_isolation, default_jail
+from grader.grading.child.scenario import scenario
+from grader.grading.sandbox import Limits, Sandbox
+from grader.grading.sandbox.jail import available_isolation, default_jail
 
 IPC_CREAT, IPC_RMID = 0o1000, 0
 

@@ -1,4 +1,4 @@
-"""Tests for grader.sandbox.protocol: framing, caps, and what decode lets across the boundary."""
+"""Tests for grader.grading.sandbox.protocol: framing, caps, and what decode lets across the boundary."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from grader.sandbox.protocol import (
+from grader.grading.sandbox.protocol import (
     FrameReader,
     ProtocolError,
     check_plain,

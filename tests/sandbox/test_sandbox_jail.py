@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.child.scenario import scenario
+from grader.grading.child.scenario import scenario
+from grader.grading.sandbox import Limits, Sandbox, reaper
+from grader.grading.sandbox.jail import default_jail, jail_supported, processes_of_uid
 from grader.labs import COURSE_ROOT
-from grader.sandbox import Limits, Sandbox, reaper
-from grader.sandbox.jail import default_jail, jail_supported, processes_of_uid
 
 pytestmark = pytest.mark.skipif(not jail_supported(),
                                 reason="the jail needs root, or user namespaces, on Linux")
@@ -114,7 +114,7 @@ def test_files_written_in_a_scenario_stay_in_its_private_tmp(tmp_path: Path):
 # jail uids, prints them, and holds them until its stdin closes.
 OTHER_GRADER = """
 import itertools, os, sys
-from grader.sandbox import jail
+from grader.grading.sandbox import jail
 jail.UID_LOCK_DIRS = ({folder!r},)
 jail.os.getpid = lambda: 125  # 125 * 64 % 4000 == 0: the start of a pid of 250 too
 jail._JAIL_NUMBERS = itertools.count()
@@ -130,7 +130,7 @@ def colliding_pid(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     with, and the lock folder in tmp_path (shared with the other grader below)."""
     import itertools
 
-    from grader.sandbox import jail
+    from grader.grading.sandbox import jail
 
     folder = tmp_path / "locks"
     monkeypatch.setattr(jail, "UID_LOCK_DIRS", (str(folder),))
@@ -143,7 +143,7 @@ def test_two_graders_whose_pids_collide_get_different_jail_uids(colliding_pid: P
     import subprocess
     import sys
 
-    from grader.sandbox.jail import jail_uid
+    from grader.grading.sandbox.jail import jail_uid
 
     script = OTHER_GRADER.format(folder=str(colliding_pid))
     other = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE,
@@ -163,7 +163,7 @@ def test_two_graders_whose_pids_collide_get_different_jail_uids(colliding_pid: P
 def test_a_released_jail_uid_serves_the_next_jail(colliding_pid: Path) -> None:
     import itertools
 
-    from grader.sandbox import jail
+    from grader.grading.sandbox import jail
 
     first, lease = jail.jail_uid()
     assert lease is not None

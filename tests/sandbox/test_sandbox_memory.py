@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.child.scenario import scenario
-from grader.sandbox import Limits, Sandbox, memory, sandbox
-from grader.sandbox.jail import default_jail
+from grader.grading.child.scenario import scenario
+from grader.grading.sandbox import Limits, Sandbox, memory, sandbox
+from grader.grading.sandbox.jail import default_jail
 
 MIB = 1 << 20
 

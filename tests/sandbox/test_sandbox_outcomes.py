@@ -1,4 +1,4 @@
-"""Tests for grader.sandbox.Sandbox: every way a submission can end maps to one honest outcome."""
+"""Tests for grader.grading.sandbox.Sandbox: every way a submission can end maps to one honest outcome."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from grader.child.graph import number
-from grader.child.scenario import scenario
-from grader.sandbox import Limits, Outcome, Sandbox, reaper
+from grader.grading.child.graph import number
+from grader.grading.child.scenario import scenario
+from grader.grading.sandbox import Limits, Outcome, Sandbox, reaper
 
 MIB = 1 << 20
 

@@ -1,4 +1,4 @@
-"""Tests for grader.child.scenario and kit: the source that crosses the boundary, and its helpers."""
+"""Tests for grader.grading.child.scenario and kit: the source that crosses the boundary, and its helpers."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.child.graph import (
+from grader.grading.child.graph import (
     HELPER_NAMES,
     WrongType,
     data_of,
@@ -22,9 +22,9 @@ from grader.child.graph import (
     record_calls,
     text,
 )
-from grader.child.scenario import HELPERS_SOURCE, Scenario, helpers_namespace, scenario
-from grader.child.scenarios import lab01_graph
-from grader.sandbox import Limits, Sandbox
+from grader.grading.child.scenario import HELPERS_SOURCE, Scenario, helpers_namespace, scenario
+from grader.grading.child.scenarios import lab01_graph
+from grader.grading.sandbox import Limits, Sandbox
 
 MODULE_FACTOR = 3.0  # a module global: scenarios must not see it
 

@@ -12,10 +12,10 @@ out._backward()`), so they do not wait for `backward()`, which is the last TODO.
 
 import pytest
 
-from grader.checking.marker import check_case
-from grader.checking.verdict import expect_equal, expect_results_close, field
-from grader.checking.verdicts import lab01_graph as verdicts
-from grader.child.scenarios import lab01_graph as scenarios
+from grader.grading.checking.marker import check_case
+from grader.grading.checking.verdict import expect_equal, expect_results_close, field
+from grader.grading.checking.verdicts import lab01_graph as verdicts
+from grader.grading.child.scenarios import lab01_graph as scenarios
 
 A, B, C, D = 2.0, 3.0, 10.0, -4.0
 PRESET = 0.5  # a gradient a node already holds from another use

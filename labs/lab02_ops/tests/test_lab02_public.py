@@ -8,10 +8,10 @@ expected number below was worked out by hand (or with a calculator), to 16 digit
 
 import pytest
 
-from grader.checking.marker import check_case
-from grader.checking.verdict import expect_results_close, field
-from grader.child.scenarios import lab02_ops as scenarios
-from grader.checking.verdicts import lab02_ops as verdicts
+from grader.grading.checking.marker import check_case
+from grader.grading.checking.verdict import expect_results_close, field
+from grader.grading.child.scenarios import lab02_ops as scenarios
+from grader.grading.checking.verdicts import lab02_ops as verdicts
 
 A = 2.0
 E_SQUARED = 7.38905609893065  # e ** 2

@@ -17,9 +17,9 @@ import sys
 
 import pytest
 
-from grader.checking.verdict import close, expect_close, expect_equal, fail, field, said
-from grader.checking.verdicts import lab04_xor as verdicts
-from grader.child.scenarios import lab04_xor as scenarios
+from grader.grading.checking.verdict import close, expect_close, expect_equal, fail, field, said
+from grader.grading.checking.verdicts import lab04_xor as verdicts
+from grader.grading.child.scenarios import lab04_xor as scenarios
 
 SEED = 0
 X = [1.0, -1.0]

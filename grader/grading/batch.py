@@ -1,0 +1,496 @@
+"""Grading submissions: prepare each one, grade shards in parallel, write one report each.
+
+The one grading path: `grade` runs it over a class with report files, `check` over one
+submission with the public suite and no files. Each report is written, whole, as soon as its
+submission finishes, so an interrupted run keeps every finished report, and `--resume` skips
+submissions whose report matches their content.
+
+Side: trusted process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader import __version__
+from grader.grading.sandbox.jail import available_isolation
+from grader.grading.shard import GradingPlan, grade_shard, suites_for
+from grader.intake.collect import (
+    PreparedSubmission,
+    Submission,
+    Ungradable,
+    collect,
+    prepare,
+    source_label,
+    unique_ids,
+)
+from grader.labs import Lab
+from grader.results import fill_in, gradebook
+from grader.results.build import grader_error_document, ungradable_document
+from grader.results.render import render_dashboard, render_feedback
+
+DEFAULT_SEED = "minigrad-labs"  # the public seed of `check`: the public checks are fixed
+REPORT_FILES = {"scores.json": None, "feedback.md": "markdown", "feedback.html": "html"}
+# progress(done, total, doc, kept): called once per submission, as soon as its report exists;
+# kept is True for a report --resume kept from an earlier run.
+Progress = Callable[[int, int, dict[str, Any], bool], None]
+
+
+class StopRequested(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that one path stops grading for both."""
+
+    signum = signal.SIGTERM
+
+
+class OutputUnwritable(Exception):
+    """The report folder cannot take a report (a full disk, read-only, gone): grading stops.
+
+    `path` is the file being written, `kept` how many complete reports the folder holds;
+    nothing half written is left behind (see write_reports), so --resume carries on.
+    """
+
+    def __init__(self, path: Path, error: OSError, kept: int = 0) -> None:
+        super().__init__(f"{error.strerror or error} writing {path}: {kept} reports kept")
+        self.path = path
+        self.errno = error.errno or 0
+        self.kept = kept
+
+
+class GradingInterrupted(Exception):
+    """Ctrl-C or SIGTERM stopped grading; the finished submissions' reports were written."""
+
+    def __init__(self, written: int, total: int, signum: int) -> None:
+        super().__init__(f"interrupted: {written} of {total} reports written")
+        self.written = written
+        self.total = total
+        self.signum = signum
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """How to grade a class."""
+
+    out_dir: Path | None  # None: no report files (`check`), only the documents returned
+    workers: int = max(1, os.cpu_count() or 1)
+    shard_size: int = 0  # 0: split the class evenly over the workers, at most 25 per shard
+    keep_order: bool = False  # shards are contiguous slices of the class (else: dealt, see deal)
+    resume: bool = False
+    # A shard's limit: this, plus each of its submissions' budget (GradingPlan.budget_s), so
+    # that no submission's report depends on how long the others of its shard take.
+    shard_timeout_s: float = 600.0
+    interactive: bool = False  # the student's terminal reaches their code (`check --debug`)
+    shard: tuple[int, int] | None = None  # (K, N): grade only shard K of N, by submission id
+    points: float | None = None  # gradebook grades scaled to this many points
+    canvas_column: str | None = None  # Canvas import column, "Title (assignment id)"
+    gradebook: Path | None = None  # the gradebook the LMS exported, to fill in
+
+
+GRADEBOOK_SETTINGS = "gradebook.json"
+# The gradebook the LMS exported, kept beside the reports so every rewrite of the class files
+# (a regrade, `--resume`, `merge`) fills in the same file.
+GRADEBOOK_DOWNLOAD = "gradebook_download.csv"
+SHARD_RECORD = "shard.json"
+CLASS_FILES = ("class.csv", "dashboard.html", "canvas_gradebook.csv", "moodle_worksheet.csv")
+# Every name the grader writes beside the report folders (a file and its temporary twin, see
+# _write_atomically): no submission id may be one of them (a student can upload class.csv.zip).
+RESERVED_IDS = frozenset(name + tmp for name in (*CLASS_FILES, GRADEBOOK_SETTINGS,
+                                                 GRADEBOOK_DOWNLOAD, SHARD_RECORD)
+                         for tmp in ("", ".tmp"))
+
+
+# What write_reports leaves while it writes: hidden folders named by tempfile.mkdtemp
+# (`.<id>.` or `.<id>.old.` and 8 characters), each removed by the next run if still there.
+STAGING = re.compile(r"^\.[A-Za-z0-9][A-Za-z0-9._-]*\.[a-z0-9_]{8}$")
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):  # on a read-only folder, even this fails
+            temporary.unlink(missing_ok=True)
+        raise OutputUnwritable(path, exc) from exc
+
+
+def remove_staging(out_dir: Path) -> None:
+    """Remove what an earlier run stopped in the middle of writing left in the folder."""
+    for entry in out_dir.iterdir():
+        if entry.is_dir() and not entry.is_symlink() and STAGING.match(entry.name):
+            shutil.rmtree(entry, ignore_errors=True)
+        elif entry.name.endswith(".tmp") and entry.name[:-4] in RESERVED_IDS and entry.is_file():
+            entry.unlink(missing_ok=True)
+
+
+def write_reports(doc: dict[str, Any], out_dir: Path) -> Path:
+    """Write scores.json and the feedback files of one submission, all or none.
+
+    The files are written in a hidden folder beside the report and renamed into place, so a
+    report folder is complete or absent, whenever the run is stopped.
+    """
+    folder = out_dir / doc["submission"]["id"]
+    staging: Path | None = None
+    writing = folder
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=out_dir))
+        for name, fmt in REPORT_FILES.items():
+            writing = folder / name
+            text = (render_feedback(doc, fmt) if fmt
+                    else json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+            (staging / name).write_text(text, encoding="utf-8")
+        staging.chmod(0o755)
+        writing = folder
+        _replace_folder(staging, folder, out_dir)
+    except OSError as exc:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        raise OutputUnwritable(writing, exc) from exc
+    return folder
+
+
+def _replace_folder(staging: Path, folder: Path, out_dir: Path) -> None:
+    """Put the complete staging folder in the report's place (a regrade's old one goes away)."""
+    if folder.exists():  # a regrade: the old report goes aside first, then away
+        old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old.", dir=out_dir))
+        os.replace(folder, old / folder.name)
+        os.replace(staging, folder)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(staging, folder)
+
+
+def report_options(plan: GradingPlan) -> dict[str, Any]:
+    """The options that change a report, as recorded in its document (the seed only hashed)."""
+    seed = hashlib.sha256(b"minigrad-labs seed\0" + plan.seed.encode("utf-8")).hexdigest()
+    options: dict[str, Any] = {"seed": f"sha256:{seed[:16]}",
+                               "public_only": plan.lab.hidden_tests not in plan.suites}
+    if plan.config:  # a course file's weights: a report scored with others is not kept
+        weights = json.dumps(plan.weights, sort_keys=True).encode("utf-8")
+        options["config"] = f"sha256:{hashlib.sha256(weights).hexdigest()[:16]}"
+    return options
+
+
+def _previous(out_dir: Path, sub: PreparedSubmission, plan: GradingPlan) -> dict[str, Any] | None:
+    """The existing report for this exact content, lab, grader version, report options and
+    isolation (a report graded under weaker isolation is graded again)."""
+    path = out_dir / sub.id / "scores.json"
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    same = (doc.get("lab") == plan.lab.name and doc.get("grader_version") == __version__
+            and doc.get("submission", {}).get("digest") == sub.digest
+            and doc.get("lang") == plan.lang and doc.get("options") == report_options(plan)
+            and doc.get("isolation") == plan.isolation() and doc.get("status") == "graded")
+    return doc if same else None
+
+
+def in_shard(submission_id: str, shard: tuple[int, int]) -> bool:
+    """Whether the submission belongs to shard K of N: a hash of its id, the same on every machine."""
+    index, count = shard
+    number = int.from_bytes(hashlib.sha256(submission_id.encode("utf-8")).digest()[:8], "big")
+    return number % count == index - 1
+
+
+MAX_SHARD = 25  # submissions per shard when BatchOptions.shard_size is 0
+
+
+def shard_count(count: int, workers: int, size: int = 0) -> int:
+    """How many shards `count` submissions make: `size` each when given, else a multiple of
+    the workers with at most MAX_SHARD each (so every worker gets as many shards)."""
+    if count <= 0:
+        return 0
+    if size:
+        return -(-count // size)
+    workers = max(1, workers)
+    return min(count, workers * -(-count // (workers * MAX_SHARD)))
+
+
+def deal(costs: Sequence[float], workers: int, size: int = 0,
+         keep_order: bool = False) -> list[list[int]]:
+    """Indices of the submissions in each shard, the costliest shard first.
+
+    Balanced (the default): longest expected first, each submission goes to the shard with
+    the least expected time so far among those with room (no shard holds more than the
+    class divided evenly, rounded up), so no worker idles while another has a queue; each
+    shard keeps the class's order. keep_order: contiguous slices of the class in its order,
+    `size` each (0: the class over the workers, at most MAX_SHARD), as grading did before
+    dealing (the red-team corpus puts each attack beside the control that shows its harm).
+    """
+    if keep_order:
+        size = size or max(1, min(MAX_SHARD, -(-len(costs) // max(1, workers))))
+        return [list(range(i, min(i + size, len(costs)))) for i in range(0, len(costs), size)]
+    count = shard_count(len(costs), workers, size)
+    if count == 0:
+        return []
+    room = -(-len(costs) // count)
+    shards: list[list[int]] = [[] for _ in range(count)]
+    totals = [0.0] * count
+    for item in sorted(range(len(costs)), key=lambda i: (-costs[i], i)):
+        target = min((i for i in range(count) if len(shards[i]) < room),
+                     key=lambda i: (totals[i], len(shards[i]), i))
+        shards[target].append(item)
+        totals[target] += costs[item]
+    order = sorted(range(count), key=lambda i: (-totals[i], i))
+    return [sorted(shards[i]) for i in order]
+
+
+def _expected_costs(items: Sequence[PreparedSubmission], out_dir: Path | None,
+                    resume: bool) -> list[float]:
+    """Each submission's expected grading time: the last run's (its report's duration_s, with
+    --resume), else its size scaled by the seconds per byte of those with one (bytes alone
+    when none has)."""
+    sizes = [float(max(1, sum(p.stat().st_size for p in sub.workdir.rglob("*") if p.is_file())))
+             for sub in items]
+    last = [_last_duration(out_dir, sub) if resume and out_dir is not None else None
+            for sub in items]
+    rates = sorted(t / b for t, b in zip(last, sizes, strict=True) if t)
+    rate = rates[len(rates) // 2] if rates else 1.0
+    return [t if t else b * rate for t, b in zip(last, sizes, strict=True)]
+
+
+def _last_duration(out_dir: Path, sub: PreparedSubmission) -> float | None:
+    """How long the submission's previous report took to grade (None: no such report)."""
+    try:
+        doc = json.loads((out_dir / sub.id / "scores.json").read_text(encoding="utf-8"))
+        duration = float(doc.get("duration_s") or 0.0)
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+    return duration if duration > 0 else None
+
+
+def _shards(items: Sequence[PreparedSubmission], options: BatchOptions) -> list[list[Any]]:
+    costs = _expected_costs(items, options.out_dir, options.resume)
+    return [[items[i] for i in shard] for shard in
+            deal(costs, options.workers, options.shard_size, options.keep_order)]
+
+
+def read_reports(out_dir: Path) -> list[dict[str, Any]]:
+    """Every report in the folder (`<id>/scores.json`), by submission id."""
+    docs = []
+    for path in sorted(out_dir.glob("*/scores.json")):
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(doc, dict) and doc.get("submission", {}).get("id") == path.parent.name:
+            docs.append(doc)
+    return docs
+
+
+def file_digest(raw: bytes) -> str:
+    """A content digest, as the records write it."""
+    return "sha256:" + hashlib.sha256(raw).hexdigest()[:16]
+
+
+def _gradebook_settings(out_dir: Path, options: BatchOptions) -> dict[str, Any]:
+    """The gradebook settings given now, else the ones the folder was graded with before."""
+    path = out_dir / GRADEBOOK_SETTINGS
+    given: dict[str, Any] = {"points": options.points, "canvas_column": options.canvas_column,
+                             "gradebook": None}
+    if options.gradebook is not None:
+        raw = options.gradebook.read_bytes()
+        _write_atomically(out_dir / GRADEBOOK_DOWNLOAD, raw.decode("utf-8"))
+        given["gradebook"] = file_digest(raw)
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        saved = {}
+    settings = {key: given[key] if given[key] is not None else saved.get(key) for key in given}
+    if any(value is not None for value in settings.values()):
+        _write_atomically(path, json.dumps(settings, indent=2) + "\n")
+    return settings
+
+
+def _lms_file(out_dir: Path, docs: Sequence[dict[str, Any]], lms: str,
+              settings: dict[str, Any], lang: str) -> str | None:
+    """The gradebook file of one LMS: the download filled in, else a fresh one, else None
+    (no points or column were given: `grade` refuses that before grading)."""
+    download = out_dir / GRADEBOOK_DOWNLOAD
+    if settings["gradebook"] and download.is_file():
+        raw = download.read_bytes()
+        if fill_in.kind_of(fill_in.read_sheet(raw, download.name)) == lms:
+            return fill_in.fill(raw, download.name, docs, docs[0]["lab"], settings["points"],
+                                settings["canvas_column"]).text
+    if settings["points"] is None:
+        return None
+    if lms == "canvas":
+        column = settings["canvas_column"]
+        return gradebook.canvas_csv(docs, column, settings["points"]) if column else None
+    return gradebook.moodle_worksheet(docs, settings["points"], lang)  # the site's: --lang
+
+
+def write_class_files(out_dir: Path, lang: str, options: BatchOptions | None = None) -> list[Path]:
+    """class.csv, the dashboard and the gradebook files, from every report in the folder."""
+    docs = read_reports(out_dir)
+    settings = _gradebook_settings(out_dir, options or BatchOptions(out_dir=out_dir))
+    written = [out_dir / "class.csv", out_dir / "dashboard.html"]
+    _write_atomically(written[0], gradebook.class_csv(docs))
+    _write_atomically(written[1], render_dashboard(docs, lang))
+    for lms, name in (("canvas", "canvas_gradebook.csv"), ("moodle", "moodle_worksheet.csv")):
+        if any(doc["submission"].get("lms") == lms for doc in docs):
+            text = _lms_file(out_dir, docs, lms, settings, lang)
+            if text is not None:
+                written.append(out_dir / name)
+                _write_atomically(written[-1], text)
+    return written
+
+
+def shard_record(plan: GradingPlan, options: BatchOptions, settings: dict[str, Any],
+                 class_ids: Sequence[str]) -> dict[str, Any]:
+    """What a report folder was graded with, for `merge` to compare: the shard spec, lab, grader
+    version, report options (seed digest, suites, weights), language, gradebook settings, and
+    every submission id of the class (so a missing shard names the students it holds)."""
+    return {"shard": list(options.shard) if options.shard else None, "lab": plan.lab.name,
+            "grader_version": __version__, "options": report_options(plan), "lang": plan.lang,
+            "gradebook": settings, "class": sorted(class_ids)}
+
+
+def write_shard_record(out_dir: Path, plan: GradingPlan, options: BatchOptions,
+                       class_ids: Sequence[str]) -> None:
+    """Write the folder's shard.json (see `shard_record`)."""
+    settings = _gradebook_settings(out_dir, options)
+    record = shard_record(plan, options, settings, class_ids)
+    _write_atomically(out_dir / SHARD_RECORD, json.dumps(record, indent=2) + "\n")
+
+
+def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: BatchOptions,
+                progress: Progress) -> list[dict[str, Any]]:
+    """Grade every submission (paths, or submissions an LMS export named); returns the
+    documents in the order given, only those of shard K of N when `options.shard` is set.
+
+    Each report is written as soon as its submission has finished. On KeyboardInterrupt (the
+    CLI turns SIGTERM into one too) the running shards are stopped within about a second,
+    the class files are written from the reports on disk, and GradingInterrupted says how
+    many of this run's submissions have one.
+    """
+    out_dir = options.out_dir
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        remove_staging(out_dir)
+    paths = [item for item in items if isinstance(item, Path)]
+    submissions = unique_ids([*collect(paths, plan.lab),
+                              *(i for i in items if isinstance(i, Submission))], RESERVED_IDS)
+    recorded = report_options(plan)
+    if out_dir is not None:
+        write_shard_record(out_dir, plan, options, [sub.id for sub in submissions])
+    if options.shard is not None:
+        submissions = [sub for sub in submissions if in_shard(sub.id, options.shard)]
+    docs: dict[str, dict[str, Any]] = {}
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def finished(doc: dict[str, Any], kept: bool = False) -> None:
+        with lock:
+            if not kept:
+                doc["options"] = recorded
+                if out_dir is not None:
+                    try:
+                        write_reports(doc, out_dir)
+                    except OutputUnwritable as failed:
+                        stop.set()  # every shard stops: no report can be written any more
+                        failed.kept = sum(sub.id in docs for sub in submissions)
+                        raise
+            docs[doc["submission"]["id"]] = doc
+            progress(len(docs), len(submissions), doc, kept)
+
+    with tempfile.TemporaryDirectory(prefix="minigrad-grader-",
+                                     ignore_cleanup_errors=True) as scratch_name:
+        scratch = Path(scratch_name)
+        os.chmod(scratch, 0o711)
+        try:
+            pending = _prepare_all(plan, submissions, options, scratch, finished)
+            _grade_pending(plan, pending, options, scratch, finished, stop)
+        except KeyboardInterrupt as interrupt:
+            stop.set()
+            with lock:
+                written = sum(sub.id in docs for sub in submissions)
+            if out_dir is not None:
+                write_class_files(out_dir, plan.lang, options)
+            signum = getattr(interrupt, "signum", signal.SIGINT)
+            raise GradingInterrupted(written, len(submissions), signum) from None
+    ordered = [docs[sub.id] for sub in submissions]
+    if out_dir is not None:
+        write_class_files(out_dir, plan.lang, options)
+    return ordered
+
+
+def check_submission(lab: Lab, path: Path, lang: str, debug: bool = False,
+                     seed: str = DEFAULT_SEED) -> dict[str, Any]:
+    """The score document of the public checks on one lab folder, file or notebook (`check`).
+
+    `make check` and the notebook's check cell both come here, so both say the same.
+    """
+    # Where no sandbox can run (Windows outside WSL), the student's own code runs in-process,
+    # as with --debug: it is their code on their machine.
+    in_process = debug or available_isolation().how == "in-process"
+    plan = GradingPlan(lab, suites_for(lab, hidden=False), seed, lang, in_process=in_process,
+                       student=True)
+    options = BatchOptions(out_dir=None, workers=1, shard_timeout_s=300, interactive=debug)
+    [doc] = grade_class(plan, [path], options, progress=lambda *_: None)
+    return doc
+
+
+def _prepare_all(plan: GradingPlan, submissions: Sequence[Any], options: BatchOptions,
+                 scratch: Path, finished: Callable[..., None]) -> list[PreparedSubmission]:
+    """Copy each submission into the scratch folder; report the unreadable and the unchanged."""
+    pending = []
+    for sub in submissions:
+        record = {**sub.meta, "id": sub.id, "source": source_label(sub), "digest": ""}
+        try:
+            prepared = prepare(sub, plan.lab, scratch, student=plan.student)
+        except Ungradable as exc:
+            finished(ungradable_document(plan.lab.name, record, exc.detail, plan.lang,
+                                         plan.isolation()))
+            continue
+        except Exception as exc:  # the grader's own fault, but this submission's report alone
+            reference = {"kind": "reference-preparing", "params": {
+                "error": f"{type(exc).__name__}: {str(exc)[:200]}"}}
+            finished(grader_error_document(plan.lab.name, record, reference, plan.lang,
+                                           plan.isolation()))
+            continue
+        previous = (_previous(options.out_dir, prepared, plan)
+                    if options.resume and options.out_dir is not None else None)
+        if previous is not None:
+            finished(previous, kept=True)
+        else:
+            pending.append(prepared)
+    return pending
+
+
+def _grade_pending(plan: GradingPlan, pending: Sequence[PreparedSubmission],
+                   options: BatchOptions, scratch: Path, finished: Callable[..., None],
+                   stop: threading.Event) -> None:
+    """Grade the shards in parallel; every document reaches `finished` as it is built."""
+    shards = _shards(pending, options)
+    pool = ThreadPoolExecutor(max_workers=options.workers)
+    futures = []
+    try:
+        for index, shard in enumerate(shards):
+            workdir = scratch / f"shard-{index}"
+            workdir.mkdir()
+            limit = options.shard_timeout_s + len(shard) * plan.budget_s
+            futures.append(pool.submit(grade_shard, plan, shard, workdir,
+                                       limit, options.interactive,
+                                       finished, stop))
+        for future in as_completed(futures):
+            future.result()
+    except BaseException:
+        stop.set()  # an interrupt or a failure: running shards stop, queued ones never start
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,108 @@
+"""The graph a check is about, as `detail["graph"]` (format: the score schema and README).
+
+Side: trusted process. A check knows the shape of the graph its scenario builds; the scenario
+reports the `[data, grad]` the student's engine left on each named node (`node_facts`); the
+expected numbers come from evaluating the shape here, with the same leaf values. A failure
+raised inside `graph_on_failure` carries the graph, and the renderers draw it from the stored
+document, so `python -m grader render` can redraw any of them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from grader.grading.checking.verdict import CheckFailed, close
+
+MAX_CALLS = 512
+# Failures about the graph's numbers or its traversal: the ones a drawing explains.
+GRAPH_KINDS = frozenset({"mismatch", "order-violation", "called-more-than-once", "not-called"})
+
+
+@dataclass(frozen=True)
+class GraphShape:
+    """The graph a scenario builds: nodes (name, op) in the order they are built, leaves with
+    op '', and one edge (parent, child) per use of a parent, in operand order."""
+
+    nodes: tuple[tuple[str, str], ...]
+    edges: tuple[tuple[str, str], ...]
+    output: str
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The names of the nodes."""
+        return frozenset(name for name, _op in self.nodes)
+
+    def evaluate(self, leaves: Mapping[str, float]) -> dict[str, tuple[float, float]]:
+        """(data, grad) of every node by reverse mode on the shape itself ('+' and '*' nodes),
+        seeded at the output: what a correct engine leaves on the graph."""
+        parents: dict[str, list[str]] = {name: [] for name, _op in self.nodes}
+        for parent, child in self.edges:
+            parents[child].append(parent)
+        data: dict[str, float] = {}
+        for name, op in self.nodes:
+            values = [data[p] for p in parents[name]]
+            data[name] = leaves[name] if not op else (sum(values) if op == "+" else math.prod(values))
+        grad = {name: 0.0 for name, _op in self.nodes}
+        grad[self.output] = 1.0
+        for name, op in reversed(self.nodes):
+            for index, parent in enumerate(parents[name]):
+                others = parents[name][:index] + parents[name][index + 1:]
+                local = 1.0 if op == "+" else math.prod(data[o] for o in others)
+                grad[parent] += local * grad[name]
+        return {name: (data[name], grad[name]) for name, _op in self.nodes}
+
+
+def _student_pair(facts: Any, name: str) -> tuple[float | None, float | None]:
+    """(data, grad) the sandbox reported for a node: plain floats or None, never assumed."""
+    pair = facts.get(name) if isinstance(facts, dict) else None
+    if not (isinstance(pair, list) and len(pair) == 2):
+        return None, None
+    data, grad = (value if type(value) is float and math.isfinite(value) else None
+                  for value in pair)
+    return data, grad
+
+
+def graph_detail(shape: GraphShape, result: Any, leaves: Mapping[str, float], *,
+                 calls: Sequence[Any] | None = None, marked: frozenset[str] = frozenset()
+                 ) -> dict[str, Any]:
+    """`detail["graph"]`: the shape with the student's numbers (result["nodes"]) and the
+    expected gradients; a node is wrong when its gradient is not the expected one, or when
+    the check marked it (a node whose `_backward` ran out of order)."""
+    facts = result.get("nodes") if isinstance(result, dict) else None
+    expected = shape.evaluate(leaves)
+    nodes = []
+    for name, op in shape.nodes:
+        data, grad = _student_pair(facts, name)
+        expected_grad = expected[name][1]
+        wrong = name in marked or (grad is not None and not close(grad, expected_grad))
+        nodes.append({"name": name, "op": op, "data": data, "grad": grad,
+                      "expected_grad": expected_grad, "wrong": wrong})
+    graph: dict[str, Any] = {
+        "nodes": nodes,
+        "edges": [{"from": parent, "to": child} for parent, child in shape.edges],
+        "output": shape.output,
+    }
+    if calls is not None:
+        graph["calls"] = [name for name in calls
+                          if isinstance(name, str) and name in shape.names][:MAX_CALLS]
+    return graph
+
+
+@contextmanager
+def graph_on_failure(shape: GraphShape, result: Any, leaves: Mapping[str, float], *,
+                     calls: Sequence[Any] | None = None) -> Iterator[None]:
+    """Attach the drawn graph to a CheckFailed about the graph raised inside the block; the
+    node a failure names (`params.node`) is marked wrong."""
+    try:
+        yield
+    except CheckFailed as exc:
+        if exc.detail["kind"] in GRAPH_KINDS:
+            params: Any = exc.detail["params"]
+            named = params.get("node")
+            marked = frozenset({named}) & shape.names if isinstance(named, str) else frozenset()
+            exc.detail["graph"] = graph_detail(shape, result, leaves, calls=calls, marked=marked)
+        raise

@@ -1,0 +1,121 @@
+"""Check declarations: reading and validating the `check` marker every graded test carries.
+
+Side: trusted process.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from grader.results.i18n import LANGUAGES, Catalogue
+
+KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+ALLOWED_KEYS = {"id", "pitfall", "weight", "requires", "defers_to", "timeout", "todo"}
+
+
+def check_case(*values: Any, id: str, pitfall: str, weight: float,  # noqa: A002 (the marker's key)
+               requires: tuple[str, ...] = (), defers_to: tuple[str, ...] = (),
+               timeout: float | None = None, todo: int | tuple[int, ...] | None = None) -> Any:
+    """One parameter of a parametrized check, carrying its own check marker.
+
+    `@pytest.mark.parametrize("op", [check_case("neg", id="example-neg-forward", ...), ...])` makes each
+    parameter a check with its own id, pitfall, weight and prerequisites.
+    """
+    marker = pytest.mark.check(id=id, pitfall=pitfall, weight=weight, requires=requires,
+                               defers_to=defers_to,
+                               **({} if timeout is None else {"timeout": timeout}),
+                               **({} if todo is None else {"todo": todo}))
+    return pytest.param(*values, id=id, marks=marker)
+
+
+class CheckDefinitionError(Exception):
+    """A check is declared wrongly; the message is one line naming the test."""
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """What a check declares where it is defined."""
+
+    id: str
+    pitfall: str
+    weight: float
+    requires: tuple[str, ...]
+    timeout_s: float | None
+    visibility: str
+    test: str
+    # Checks this one defers its blame to: it always runs, but a failure while one of these
+    # did not pass is reported as not run (the bug is theirs), and a pass is a pass.
+    defers_to: tuple[str, ...] = ()
+    # The stub's TODOs this check judges (`todo=3` or `todo=(2, 4)`): the public checks say it,
+    # so that `check("TODO 3")` in a notebook shows them.
+    todos: tuple[int, ...] = ()
+
+
+def _todos(test: str, value: Any) -> tuple[int, ...]:
+    """A marker's todo= as a tuple of TODO numbers, refusing anything else."""
+    numbers = value if isinstance(value, tuple) else (value,)
+    if not numbers or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1
+                              for n in numbers):
+        raise CheckDefinitionError(f"{test}: todo= must be a TODO number or a tuple of them, "
+                                   f"not {value!r}")
+    return tuple(numbers)
+
+
+def spec_from_marker(test: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+                     visibility: str) -> CheckSpec:
+    """Build a CheckSpec from a `check` marker's arguments, refusing anything malformed."""
+    if args:
+        raise CheckDefinitionError(f"{test}: the check marker takes keyword arguments only")
+    unknown = set(kwargs) - ALLOWED_KEYS
+    if unknown:
+        raise CheckDefinitionError(f"{test}: unknown check marker keys {sorted(unknown)}")
+    for key in ("id", "pitfall", "weight"):
+        if key not in kwargs:
+            raise CheckDefinitionError(f"{test}: the check marker needs {key}=")
+    check_id, pitfall, weight = kwargs["id"], kwargs["pitfall"], kwargs["weight"]
+    for label, value in (("id", check_id), ("pitfall", pitfall)):
+        if not isinstance(value, str) or not KEBAB.match(value):
+            raise CheckDefinitionError(f"{test}: check {label} {value!r} is not kebab-case")
+    if (isinstance(weight, bool) or not isinstance(weight, int | float)
+            or not math.isfinite(weight) or weight <= 0):
+        raise CheckDefinitionError(f"{test}: check weight {weight!r} must be a positive number")
+    requires = kwargs.get("requires", ())
+    defers_to = kwargs.get("defers_to", ())
+    for key, ids in (("requires", requires), ("defers_to", defers_to)):
+        if not isinstance(ids, tuple | list) or not all(isinstance(r, str) for r in ids):
+            raise CheckDefinitionError(f"{test}: {key}= must be a tuple of check ids")
+    timeout = kwargs.get("timeout")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)
+                                or not math.isfinite(timeout) or timeout <= 0):
+        raise CheckDefinitionError(f"{test}: timeout {timeout!r} must be a positive number")
+    todos = _todos(test, kwargs["todo"]) if "todo" in kwargs else ()
+    return CheckSpec(check_id, pitfall, float(weight), tuple(requires),
+                     None if timeout is None else float(timeout), visibility, test,
+                     tuple(defers_to), todos)
+
+
+def validate_suite(specs: Iterable[CheckSpec]) -> None:
+    """Unique ids, prerequisites declared earlier, and every text present in every language."""
+    catalogues = [Catalogue.load(lang) for lang in LANGUAGES]
+    seen: set[str] = set()
+    for spec in specs:
+        if spec.id in seen:
+            raise CheckDefinitionError(f"{spec.test}: check id {spec.id!r} is used twice")
+        for key, ids in (("requires", spec.requires), ("defers to", spec.defers_to)):
+            for required in ids:
+                if required not in seen:
+                    raise CheckDefinitionError(
+                        f"{spec.test}: {key} {required!r}, which is not a check defined before it")
+        for catalogue in catalogues:
+            for key in (f"pitfalls.{spec.pitfall}.title", f"checks.{spec.id}.title",
+                        f"checks.{spec.id}.hint"):
+                if not catalogue.has(key):
+                    raise CheckDefinitionError(
+                        f"{spec.test}: the {catalogue.lang} catalogue has no {key}")
+        seen.add(spec.id)

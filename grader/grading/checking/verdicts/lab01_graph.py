@@ -1,0 +1,209 @@
+"""Lab 01 verdicts: what the lab01 checks expect of the graphs the scenarios build.
+
+Side: trusted process. Nothing here runs student code: these functions read the plain data a
+scenario of `grader.grading.child.scenarios.lab01_graph` returned and raise CheckFailed or NotRun.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from grader.grading.checking.drawn_graph import GraphShape, graph_on_failure
+from grader.grading.checking.verdict import (
+    NotRun,
+    expect_close,
+    expect_equal,
+    expect_results_close,
+    fail,
+    field,
+    said,
+)
+
+# The graph of `sibling_calls`: out = x*c + x*d with x = a*b. x has two consumers, neither of
+# which consumes the other, so a depth-first walk that calls _backward on the way down
+# reaches x through one of them before the other has run, whatever order it visits parents.
+SIBLING_GRAPH = "x = a*b; out = x*c + x*d"
+
+SIBLING_CONSUMERS = {"x": ("x*c", "x*d"), "x*c": ("out",), "x*d": ("out",)}
+
+SIBLING_INTERNAL = ("out", "x*c", "x*d", "x")
+
+# The shapes of the graphs the scenarios build, with the node names their `node_facts` use:
+# what a failure draws (see grader.grading.checking.drawn_graph).
+SIBLING_SHAPE = GraphShape(
+    nodes=(("a", ""), ("b", ""), ("c", ""), ("d", ""), ("x", "*"), ("x*c", "*"), ("x*d", "*"),
+           ("out", "+")),
+    edges=(("a", "x"), ("b", "x"), ("x", "x*c"), ("c", "x*c"), ("x", "x*d"), ("d", "x*d"),
+           ("x*c", "out"), ("x*d", "out")),
+    output="out")
+
+
+@dataclass(frozen=True)
+class Walk:
+    """A graph whose `_backward` calls a scenario records: its shape, its internal nodes, and
+    the consumers of each node used by others."""
+
+    shape: GraphShape
+    internal: tuple[str, ...]
+    consumers: dict[str, tuple[str, ...]]
+
+
+SIBLING_WALK = Walk(SIBLING_SHAPE, SIBLING_INTERNAL, SIBLING_CONSUMERS)
+
+# The graph of `mixed_depth_calls`: x has a consumer at each of two depths (the output, and y
+# two steps below it), so a breadth-first walk runs x before y has passed x its share.
+MIXED_DEPTH_GRAPH = "x = a*b; y = x*c; out = y*d + x"
+MIXED_DEPTH_WALK = Walk(
+    shape=GraphShape(
+        nodes=(("a", ""), ("b", ""), ("c", ""), ("d", ""), ("x", "*"), ("y", "*"), ("y*d", "*"),
+               ("out", "+")),
+        edges=(("a", "x"), ("b", "x"), ("x", "y"), ("c", "y"), ("y", "y*d"), ("d", "y*d"),
+               ("y*d", "out"), ("x", "out")),
+        output="out"),
+    internal=("out", "y*d", "y", "x"),
+    consumers={"x": ("y", "out"), "y": ("y*d",), "y*d": ("out",)})
+DIAMOND_SHAPE = GraphShape(
+    nodes=(("a", ""), ("b", ""), ("a*b", "*"), ("out", "+")),
+    edges=(("a", "a*b"), ("b", "a*b"), ("a*b", "out"), ("a", "out")), output="out")
+EQUAL_DATA_NODES_SHAPE = GraphShape(
+    nodes=(("a", ""), ("b", ""), ("c", ""), ("d", ""), ("e", ""), ("a*b", "*"), ("c*d", "*"),
+           ("(c*d)*e", "*"), ("out", "+")),
+    edges=(("a", "a*b"), ("b", "a*b"), ("c", "c*d"), ("d", "c*d"), ("c*d", "(c*d)*e"),
+           ("e", "(c*d)*e"), ("a*b", "out"), ("(c*d)*e", "out")),
+    output="out")
+
+
+def one_op_shape(op: str) -> GraphShape:
+    """out = a op b."""
+    return GraphShape(nodes=(("a", ""), ("b", ""), ("out", op)),
+                      edges=(("a", "out"), ("b", "out")), output="out")
+
+
+def two_ops_shape(inner: str) -> GraphShape:
+    """out = (a inner b) * c."""
+    name = f"a{inner}b"
+    return GraphShape(nodes=(("a", ""), ("b", ""), ("c", ""), (name, inner), ("out", "*")),
+                      edges=(("a", name), ("b", name), (name, "out"), ("c", "out")),
+                      output="out")
+
+
+def self_op_shape(op: str) -> GraphShape:
+    """out = a op a: two edges from a."""
+    return GraphShape(nodes=(("a", ""), ("out", op)), edges=(("a", "out"), ("a", "out")),
+                      output="out")
+
+
+def expect_gradients(result: Any, expected: dict[str, Any], *, shape: GraphShape,
+                     leaves: dict[str, float], inputs: dict[str, Any], source: str) -> None:
+    """The student's gradients close to `expected` (its `nodes` facts aside); a failure
+    carries the graph of `shape`, with the student's numbers and the expected ones."""
+    wanted = {quantity: value for quantity, value in expected.items() if quantity != "nodes"}
+    with graph_on_failure(shape, result, leaves):
+        expect_results_close(result, wanted, inputs=inputs, source=source)
+
+
+def expect_topological_calls(result: Any, leaves: dict[str, float], inputs: dict,
+                             walk: Walk | None = None) -> None:
+    """Fail unless every internal node ran, and each node last ran after all its consumers.
+
+    The last call is the one that counts: a node run twice (no visited set) is another check.
+    A failure draws the graph with the order of the calls and the node that ran too early.
+    `walk` is the graph the calls were recorded on (`sibling_calls`' by default).
+    """
+    walk = walk or SIBLING_WALK
+    calls = field(result, "calls", list)
+    with graph_on_failure(walk.shape, result, leaves, calls=calls):
+        last = {name: position for position, name in enumerate(calls)}
+        for node in walk.internal:
+            if node not in last:
+                fail("not-called", node=node, inputs=inputs)
+        for node, consumers in walk.consumers.items():
+            for consumer in consumers:
+                if last[node] < last[consumer]:
+                    fail("order-violation", node=node, consumer=consumer, inputs=inputs)
+
+def expect_hashable_nodes(result: dict, inputs: dict,
+                          quantity: str = "len({a, b, a + b, a * b})", size: int = 4) -> None:
+    """The verdict on `hash_nodes`: not run if its nodes could not be built for another
+    reason; failed if hashing raised; otherwise the nodes must stay `size` set members."""
+    hashable = field(result, "hashable", (bool, type(None)))
+    if hashable is None:
+        raise NotRun("not-built", what="a + b, a * b", error=field(result, "error", str))
+    if not hashable:
+        fail("not-hashable", type="TypeError", message=field(result, "error", str))
+    expect_equal(field(result, "set_size", int), size, quantity=quantity, inputs=inputs)
+
+def expect_each_called_once(result: Any, leaves: dict[str, float], inputs: dict,
+                            shape: GraphShape = SIBLING_SHAPE) -> None:
+    """Fail if any node's _backward ran more than once; a failure draws the graph (`shape`)
+    with the order of the calls."""
+    calls = field(result, "calls", list)
+    with graph_on_failure(shape, result, leaves, calls=calls):
+        for node in dict.fromkeys(calls):
+            if calls.count(node) > 1:
+                fail("called-more-than-once", node=node, count=calls.count(node),
+                     inputs=inputs)
+
+
+def expect_built_node(result: dict, op: str, x: float, y: float) -> None:
+    """The verdict on `build_node`: data, both parents, and gradients still at 0 (the labels
+    are `expect_op_labels`'s, a check of their own: a label never gates behaviour)."""
+    shown = {"a": x, "b": y}
+    combined = x + y if op == "+" else x * y
+    expect_results_close(result, {"data": combined}, inputs=shown, source="literal")
+    expect_equal(field(result, "parents", list), ["a", "b"], quantity=f"(a {op} b)._prev",
+                 inputs=shown)
+    expect_equal(field(result, "leaf_parents", int), 0, quantity="len(a._prev)", inputs=shown)
+    expect_equal(field(result, "grads", list), [0.0, 0.0, 0.0],
+                 quantity=said("quantity-before-call", code=f"[a.grad, b.grad, (a {op} b).grad]",
+                                     call="backward()"), inputs=shown)
+
+
+def expect_op_labels(labels: dict, leaf_label: str, inputs: dict) -> None:
+    """Each operation's node carries a label that names it (any non-empty text: '*', '×' and
+    'mul' all do), + and * are told apart, and a leaf's label is empty."""
+    for op, label in labels.items():
+        if not label.strip():
+            fail("op-label-empty", expression=f"a {op} b", inputs=inputs)
+    if labels["+"] == labels["*"]:
+        fail("op-labels-equal", actual=labels["+"], inputs=inputs)
+    expect_equal(leaf_label, "", quantity="a._op", inputs=inputs)
+
+
+def expect_seeded(result: dict, leaves: dict[str, float], inputs: dict) -> None:
+    """The verdict on `seed`: out.grad is 1 after backward(), and already was when the output's
+    own `_backward` ran (a seed set after the walk leaves every other gradient at 0)."""
+    expect_gradients(result, {"out.grad": 1.0}, shape=one_op_shape("*"), leaves=leaves,
+                     inputs=inputs, source="literal")
+    seen = field(result, "seen", list)
+    if seen:
+        expect_close(field({"seen": seen[0]}, "seen", float), 1.0,
+                     quantity=said("quantity-when-runs", code="out.grad", call="out._backward"), inputs=inputs,
+                     source="literal")
+
+
+# The graph of `ladder_calls`: x0 = a; x[k+1] = x[k]*c + x[k]*d; the output is x[depth].
+LADDER_GRAPH = "x0 = a; x[k+1] = x[k]*c + x[k]*d; out = x[depth]"
+
+
+def ladder_shape(depth: int) -> GraphShape:
+    """The drawing of `ladder_calls` with `depth` levels."""
+    nodes: list[tuple[str, str]] = [("a", ""), ("c", ""), ("d", "")]
+    edges: list[tuple[str, str]] = []
+    below = "a"
+    for k in range(1, depth + 1):
+        p, q, x = f"p{k}", f"q{k}", f"x{k}"
+        nodes += [(p, "*"), (q, "*"), (x, "+")]
+        edges += [(below, p), ("c", p), (below, q), ("d", q), (p, x), (q, x)]
+        below = x
+    return GraphShape(nodes=tuple(nodes), edges=tuple(edges), output=below)
+
+
+# The graph of `repeated_parent_calls`: x is both operands of the sum.
+REPEATED_PARENT_GRAPH = "x = a*b; out = (x + x) * c"
+REPEATED_PARENT_SHAPE = GraphShape(
+    nodes=(("a", ""), ("b", ""), ("c", ""), ("x", "*"), ("x + x", "+"), ("out", "*")),
+    edges=(("a", "x"), ("b", "x"), ("x", "x + x"), ("x", "x + x"), ("x + x", "out"),
+           ("c", "out")),
+    output="out")

@@ -1,0 +1,282 @@
+"""Lab 01 scenarios: build small graphs with the student's Value and report plain numbers.
+
+Side: sandbox child. Each function's source is shipped to the child and run there against the
+student's code (and, for hidden checks, in the trusted process against the reference solution).
+A scenario may use only its parameters and the helpers of `grader.grading.child.graph`: module
+globals do not travel with it. This module imports nothing of the trusted side.
+"""
+
+from grader.grading.child.graph import (
+    data_of,
+    grad_of,
+    node_facts,
+    parents_of,
+    record_calls,
+    run_expressions,
+    text,
+)
+from grader.grading.child.scenario import scenario
+
+
+@scenario
+def hash_nodes(Value, x, y, ops="+*"):
+    a, b = Value(x), Value(y)
+    try:
+        hash(a)
+        hash(b)
+    except TypeError as exc:
+        return {"hashable": False, "stage": "leaf", "error": str(exc)[:200]}
+    try:
+        nodes = [a + b if op == "+" else a * b for op in ops]
+    except TypeError as exc:
+        if "unhashable" in str(exc):
+            return {"hashable": False, "stage": "build", "error": str(exc)[:200]}
+        raise
+    except NotImplementedError:
+        raise  # code not written yet: the grader reports it as such
+    except Exception as exc:
+        return {"hashable": None, "stage": "build", "error": f"{type(exc).__name__}: {str(exc)[:200]}"}
+    try:
+        size = len({a, b, *nodes})
+    except TypeError as exc:
+        return {"hashable": False, "stage": "set", "error": str(exc)[:200]}
+    return {"hashable": True, "set_size": size}
+
+
+@scenario
+def leaf_backward(Value, x):
+    a = Value(x)
+    before = grad_of(a, "a")
+    callable_ = callable(a._backward)
+    if callable_:
+        a._backward()
+    return {"callable": callable_, "grad_before": before, "grad_after": grad_of(a, "a")}
+
+
+@scenario
+def build_node(Value, op, x, y):
+    a, b = Value(x), Value(y)
+    c = a + b if op == "+" else a * b
+    return {
+        "data": data_of(c, "c"),
+        "parents": parents_of(c, {"a": a, "b": b}),
+        "op": text(c._op, "c._op"),
+        "leaf_op": text(a._op, "a._op"),
+        "leaf_parents": len(list(a._prev)),
+        "grads": [grad_of(a, "a"), grad_of(b, "b"), grad_of(c, "c")],
+    }
+
+
+@scenario
+def direct_backward(Value, op, x, y, upstream, same=False, preset=0.0):
+    # One operation's _backward called by hand, without backward(): out.grad is set to
+    # `upstream` and the parents' grads to `preset` (a contribution from another use) first.
+    a = Value(x)
+    b = a if same else Value(y)
+    out = a + b if op == "+" else a * b
+    a.grad = preset
+    b.grad = preset
+    out.grad = upstream
+    out._backward()
+    if same:
+        return {"a.grad": grad_of(a, "a")}
+    return {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b")}
+
+
+@scenario
+def number_operand_direct(Value, side, op, x, k):
+    # A plain number on one side of the operator; the gradient through its _backward alone.
+    a = Value(x)
+    if side == "right":
+        out = a + k if op == "+" else a * k
+    else:
+        out = k + a if op == "+" else k * a
+    result = {"data": data_of(out, "out")}
+    out.grad = 1.0
+    out._backward()
+    result["a.grad"] = grad_of(a, "a")
+    return result
+
+
+@scenario
+def seed(Value, x, y):
+    a, b = Value(x), Value(y)
+    out = a * b
+    seen = []
+    original = out._backward
+
+    def watching():  # the gradient the output holds when its own _backward runs
+        seen.append(grad_of(out, "out"))
+        return original() if callable(original) else None
+    out._backward = watching
+    out.backward()
+    return {"out.grad": grad_of(out, "out"), "nodes": node_facts({"a": a, "b": b, "out": out}),
+            "seen": seen}
+
+
+@scenario
+def one_op(Value, op, x, y):
+    a, b = Value(x), Value(y)
+    out = a + b if op == "+" else a * b
+    out.backward()
+    return {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"),
+            "nodes": node_facts({"a": a, "b": b, "out": out})}
+
+
+@scenario
+def sibling_calls(Value, x, y, z, w):
+    a, b, c, d = Value(x), Value(y), Value(z), Value(w)
+    ab = a * b
+    abc, abd = ab * c, ab * d
+    out = abc + abd
+    calls = record_calls({"out": out, "x*c": abc, "x*d": abd, "x": ab})
+    out.backward()
+    return {"calls": list(calls), "nodes": node_facts(
+        {"a": a, "b": b, "c": c, "d": d, "x": ab, "x*c": abc, "x*d": abd, "out": out})}
+
+
+@scenario
+def two_ops(Value, inner, x, y, z):
+    a, b, c = Value(x), Value(y), Value(z)
+    inner_node = a + b if inner == "+" else a * b
+    out = inner_node * c
+    out.backward()
+    return {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"), "c.grad": grad_of(c, "c"),
+            "nodes": node_facts({"a": a, "b": b, "c": c, f"a{inner}b": inner_node, "out": out})}
+
+
+@scenario
+def diamond(Value, x, y):
+    a, b = Value(x), Value(y)
+    ab = a * b
+    out = ab + a
+    out.backward()
+    return {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"),
+            "nodes": node_facts({"a": a, "b": b, "a*b": ab, "out": out})}
+
+
+@scenario
+def self_op(Value, op, x):
+    a = Value(x)
+    out = a + a if op == "+" else a * a
+    out.backward()
+    return {"a.grad": grad_of(a, "a"), "nodes": node_facts({"a": a, "out": out})}
+
+
+@scenario
+def shared_intermediate(Value, x, y, z, w):
+    a, b, c, d = Value(x), Value(y), Value(z), Value(w)
+    ab = a * b
+    abc, abd = ab * c, ab * d
+    out = abc + abd
+    out.backward()
+    return {"x.grad": grad_of(ab, "x"), "a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"),
+            "nodes": node_facts({"a": a, "b": b, "c": c, "d": d, "x": ab, "x*c": abc,
+                                 "x*d": abd, "out": out})}
+
+
+@scenario
+def equal_data_leaves(Value, v):
+    a, b = Value(v), Value(v)
+    out = a * b
+    parents = parents_of(out, {"a": a, "b": b})
+    out.backward()
+    return {"parents": parents, "a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"),
+            "nodes": node_facts({"a": a, "b": b, "out": out})}
+
+
+@scenario
+def equal_data_nodes(Value, x, y, z):
+    a, b = Value(x), Value(y)
+    c, d = Value(x), Value(y)
+    e = Value(z)
+    p = a * b
+    q = c * d
+    qe = q * e
+    out = p + qe
+    out.backward()
+    grads = {name: grad_of(node, name) for name, node in
+             (("a", a), ("b", b), ("c", c), ("d", d), ("e", e))}
+    return {**grads, "nodes": node_facts({"a": a, "b": b, "c": c, "d": d, "e": e, "a*b": p,
+                                          "c*d": q, "(c*d)*e": qe, "out": out})}
+
+
+@scenario
+def number_operand(Value, side, op, x, k):
+    a = Value(x)
+    if side == "right":
+        out = a + k if op == "+" else a * k
+    else:
+        out = k + a if op == "+" else k * a
+    result = {"data": data_of(out, "out")}
+    out.backward()
+    result["a.grad"] = grad_of(a, "a")
+    return result
+
+
+@scenario
+def course_graph(Value, x, y, z):
+    a, b, c = Value(x), Value(y), Value(z)
+    ab = a * b
+    out = ab + c
+    return {"out.data": data_of(out, "d"), "ab.data": data_of(ab, "ab"),
+            "out._op": text(out._op, "d._op"), "ab._op": text(ab._op, "ab._op"),
+            "out._prev": parents_of(out, {"ab": ab, "c": c}),
+            "ab._prev": parents_of(ab, {"a": a, "b": b})}
+
+
+@scenario
+def random_graphs(Value, graphs, record):
+    return {"results": run_expressions(Value, graphs, record)}
+
+
+@scenario
+def mixed_depth_calls(Value, x, y, z, w):
+    # x is used at two depths: by the output itself and, two steps below it, by y = x*c; a
+    # breadth-first walk from the output reaches x before y, whatever order it visits parents.
+    a, b, c, d = Value(x), Value(y), Value(z), Value(w)
+    ab = a * b
+    abc = ab * c
+    abcd = abc * d
+    out = abcd + ab
+    calls = record_calls({"out": out, "y*d": abcd, "y": abc, "x": ab})
+    out.backward()
+    return {"calls": list(calls), "nodes": node_facts(
+        {"a": a, "b": b, "c": c, "d": d, "x": ab, "y": abc, "y*d": abcd, "out": out})}
+
+
+@scenario
+def leaf_output_seed(Value, x):
+    # the output is a leaf: backward() has no _backward to call, and still seeds it
+    a = Value(x)
+    a.backward()
+    return {"a.grad": grad_of(a, "a")}
+
+
+@scenario
+def ladder_calls(Value, depth, x, y, z):
+    # x0 = a; x[k+1] = x[k]*c + x[k]*d: every x[k] has two consumers, and a is reached along
+    # 2**depth paths, so a walk without a working visited set reaches some node twice.
+    a, c, d = Value(x), Value(y), Value(z)
+    named = {"a": a, "c": c, "d": d}
+    node = a
+    for k in range(1, depth + 1):
+        p, q = node * c, node * d
+        node = p + q
+        named.update({f"p{k}": p, f"q{k}": q, f"x{k}": node})
+    calls = record_calls({name: v for name, v in named.items() if name not in ("a", "c", "d")})
+    node.backward()
+    return {"calls": list(calls), "nodes": node_facts(named)}
+
+
+@scenario
+def repeated_parent_calls(Value, x, y, z):
+    # x = a*b is both operands of one node: out = (x + x) * c
+    a, b, c = Value(x), Value(y), Value(z)
+    ab = a * b
+    twice = ab + ab
+    out = twice * c
+    calls = record_calls({"out": out, "x + x": twice, "x": ab})
+    out.backward()
+    return {"calls": list(calls), "nodes": node_facts(
+        {"a": a, "b": b, "c": c, "x": ab, "x + x": twice, "out": out})}

@@ -1,0 +1,81 @@
+"""Lab 02 scenarios: apply one operation to the student's Values and report plain numbers.
+
+Side: sandbox child. Each function's source is shipped to the child and run there against the
+student's code (and, for hidden checks, in the trusted process against the reference solution).
+A scenario may use only its parameters and the helpers of `grader.grading.child.graph`: module
+globals do not travel with it. This module imports nothing of the trusted side.
+"""
+
+from grader.grading.child.graph import data_of, grad_of, run_expressions
+from grader.grading.child.scenario import scenario
+
+
+@scenario
+def apply_op(Value, op, x, y=None, k=None, around="alone", z=None):
+    a = Value(x)
+    b = Value(y) if y is not None else None
+    if op == "neg":
+        node = -a
+    elif op == "sub":
+        node = a - b
+    elif op == "truediv":
+        node = a / b
+    elif op == "pow":
+        node = a ** k
+    elif op == "sub-number-on-right":
+        node = a - k
+    elif op == "sub-number-on-left":
+        node = k - a
+    elif op == "truediv-number-on-right":
+        node = a / k
+    elif op == "truediv-number-on-left":
+        node = k / a
+    else:
+        node = getattr(a, op)()
+    result: dict = {"data": data_of(node, "out")}
+    if around == "forward":
+        # which operands the node was built from, through _prev (a node the operation builds
+        # as a new leaf is not connected to them, and no gradient can reach them)
+        seen: set = set()
+        stack, reached = [node], []
+        while stack and len(seen) < 1000:
+            current = stack.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            for name, operand in (("a", a), ("b", b)):
+                if current is operand and name not in reached:
+                    reached.append(name)
+            stack.extend(list(current._prev))
+        result["reaches"] = sorted(reached)
+        return result
+    if around == "scaled":
+        out = node * Value(z)
+    elif around == "reused":
+        out = node + a
+    elif around == "reused-both":
+        out = node + a + b
+    else:
+        out = node
+    out.backward()
+    result["a.grad"] = grad_of(a, "a")
+    if b is not None:
+        result["b.grad"] = grad_of(b, "b")
+    return result
+
+
+@scenario
+def pow_value_exponent(Value, x, k):
+    a = Value(x)
+    try:
+        out = a ** Value(k)
+    except Exception as exc:
+        accepted = isinstance(exc, (TypeError, AssertionError, NotImplementedError, ValueError))
+        return {"raised": True, "accepted": accepted, "type": type(exc).__name__,
+                "message": str(exc)[:200]}
+    return {"raised": False, "returned": type(out).__name__}
+
+
+@scenario
+def random_graphs(Value, graphs, record):
+    return {"results": run_expressions(Value, graphs, record)}

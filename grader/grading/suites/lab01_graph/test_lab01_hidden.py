@@ -1,0 +1,254 @@
+"""Hidden checks for lab 01 (computation graphs): one pitfall per check, randomized inputs.
+
+Prerequisites keep a failure from being blamed on the wrong pitfall: a check that cannot
+mean anything until another passes declares it in `requires` and is otherwise not run.
+"""
+
+import pytest
+
+from grader.grading.checking import random_graphs
+from grader.grading.checking.inputs import distinct_values
+from grader.grading.checking.verdict import expect_equal, expect_results_close, field, said
+from grader.grading.checking.verdicts import lab01_graph as verdicts
+from grader.grading.child.scenarios import lab01_graph as scenarios
+
+# Only behaviour gates: a label, the type of `_prev` or the form of `grad` never does.
+BUILT = ("value-hashable", "add-builds-node", "mul-builds-node")
+LOCAL = ("add-local-derivative", "mul-local-derivative")
+ORDERED = (*LOCAL, "backward-runs-in-topological-order")
+PROPAGATING = (*ORDERED, "backward-calls-each-node-once", "add-passes-upstream-gradient",
+               "mul-passes-upstream-gradient")
+
+
+
+@pytest.mark.check(id="value-hashable", pitfall="hash-trap", weight=1)
+def test_values_can_be_hashed_and_put_in_sets(sandboxed, rng):
+    inputs = distinct_values(rng, "x y")
+    result = sandboxed(scenarios.hash_nodes, **inputs)
+    verdicts.expect_hashable_nodes(result, inputs)
+
+
+@pytest.mark.check(id="leaf-backward-is-noop", pitfall="leaf-backward", weight=1)
+def test_leaf_backward_changes_nothing(sandboxed, rng):
+    inputs = distinct_values(rng, "x")
+    result = sandboxed(scenarios.leaf_backward, **inputs)
+    expect_equal(field(result, "callable", bool), True, quantity="callable(a._backward)",
+                 inputs=inputs)
+    expect_results_close(result, {"grad_after": 0.0}, inputs=inputs, source="literal")
+
+
+def _check_builds_node(sandboxed, rng, op):
+    inputs = distinct_values(rng, "x y")
+    result = sandboxed(scenarios.build_node, op=op, **inputs)
+    shown = {"a": inputs["x"], "b": inputs["y"]}
+    combined = inputs["x"] + inputs["y"] if op == "+" else inputs["x"] * inputs["y"]
+    expect_results_close(result, {"data": combined}, inputs=shown, source="literal")
+    expect_equal(field(result, "parents", list), ["a", "b"], quantity=f"(a {op} b)._prev",
+                 inputs=shown)
+    expect_equal(field(result, "leaf_parents", int), 0, quantity="len(a._prev)", inputs=shown)
+    expect_equal(field(result, "grads", list), [0.0, 0.0, 0.0],
+                 quantity=said("quantity-before-call", code=f"[a.grad, b.grad, (a {op} b).grad]",
+                                     call="backward()"), inputs=shown)
+
+
+@pytest.mark.check(id="add-builds-node", pitfall="graph-construction", weight=1,
+                   requires=("value-hashable",))
+def test_add_builds_a_node_with_both_parents(sandboxed, rng):
+    _check_builds_node(sandboxed, rng, "+")
+
+
+@pytest.mark.check(id="mul-builds-node", pitfall="graph-construction", weight=1,
+                   requires=("value-hashable",))
+def test_mul_builds_a_node_with_both_parents(sandboxed, rng):
+    _check_builds_node(sandboxed, rng, "*")
+
+
+@pytest.mark.check(id="op-labels-name-the-operation", pitfall="graph-construction", weight=1,
+                   requires=BUILT)
+def test_op_labels_tell_the_operations_apart(sandboxed, rng):
+    inputs = distinct_values(rng, "x y")
+    shown = {"a": inputs["x"], "b": inputs["y"]}
+    labels = {op: sandboxed(scenarios.build_node, op=op, **inputs) for op in ("+", "*")}
+    verdicts.expect_op_labels({op: field(r, "op", str) for op, r in labels.items()},
+                              field(labels["+"], "leaf_op", str), shown)
+
+
+@pytest.mark.check(id="backward-seeds-output", pitfall="seed-gradient", weight=2, requires=BUILT,
+                   defers_to=("leaf-backward-is-noop",))
+def test_backward_seeds_the_output_with_one(sandboxed, rng):
+    inputs = distinct_values(rng, "x y")
+    result = sandboxed(scenarios.seed, **inputs)
+    verdicts.expect_seeded(result, {"a": inputs["x"], "b": inputs["y"]}, inputs)
+
+
+def _check_local_derivative(sandboxed, reference, rng, op):
+    inputs = distinct_values(rng, "x y")
+    result = sandboxed(scenarios.one_op, op=op, **inputs)
+    expected = reference(scenarios.one_op, op=op, **inputs)
+    leaves = {"a": inputs["x"], "b": inputs["y"]}
+    verdicts.expect_gradients(result, expected, shape=verdicts.one_op_shape(op), leaves=leaves,
+                              inputs=leaves, source="reference")
+
+
+@pytest.mark.check(id="add-local-derivative", pitfall="wrong-local-derivative", weight=2,
+                   requires=("backward-seeds-output",))
+def test_add_passes_one_to_each_parent(sandboxed, reference, rng):
+    _check_local_derivative(sandboxed, reference, rng, "+")
+
+
+@pytest.mark.check(id="mul-local-derivative", pitfall="wrong-local-derivative", weight=2,
+                   requires=("backward-seeds-output",))
+def test_mul_passes_the_other_factor(sandboxed, reference, rng):
+    _check_local_derivative(sandboxed, reference, rng, "*")
+
+
+def _recorded_calls(sandboxed, rng):
+    inputs = distinct_values(rng, "x y z w")
+    result = sandboxed(scenarios.sibling_calls, **inputs)
+    leaves = {"a": inputs["x"], "b": inputs["y"], "c": inputs["z"], "d": inputs["w"]}
+    return result, leaves, {"graph": verdicts.SIBLING_GRAPH, **leaves}
+
+
+@pytest.mark.check(id="backward-runs-in-topological-order", pitfall="topological-order",
+                   weight=3, requires=LOCAL)
+def test_each_backward_waits_for_its_consumers(sandboxed, rng):
+    result, leaves, shown = _recorded_calls(sandboxed, rng)
+    verdicts.expect_topological_calls(result, leaves, shown)
+
+
+@pytest.mark.check(id="backward-calls-each-node-once", pitfall="missing-visited-set", weight=2,
+                   requires=LOCAL)
+def test_node_reached_twice_runs_backward_once(sandboxed, rng):
+    result, leaves, shown = _recorded_calls(sandboxed, rng)
+    verdicts.expect_each_called_once(result, leaves, shown)
+
+
+def _check_two_ops(sandboxed, reference, rng, inner):
+    inputs = distinct_values(rng, "x y z")
+    result = sandboxed(scenarios.two_ops, inner=inner, **inputs)
+    expected = reference(scenarios.two_ops, inner=inner, **inputs)
+    leaves = {"a": inputs["x"], "b": inputs["y"], "c": inputs["z"]}
+    shown = {"out": f"(a {inner} b) * c", **leaves}
+    verdicts.expect_gradients(result, expected, shape=verdicts.two_ops_shape(inner),
+                              leaves=leaves, inputs=shown, source="reference")
+
+
+@pytest.mark.check(id="add-passes-upstream-gradient", pitfall="ignores-upstream-gradient",
+                   weight=2, requires=ORDERED)
+def test_add_scales_by_the_upstream_gradient(sandboxed, reference, rng):
+    _check_two_ops(sandboxed, reference, rng, "+")
+
+
+@pytest.mark.check(id="mul-passes-upstream-gradient", pitfall="ignores-upstream-gradient",
+                   weight=2, requires=ORDERED)
+def test_mul_scales_by_the_upstream_gradient(sandboxed, reference, rng):
+    _check_two_ops(sandboxed, reference, rng, "*")
+
+
+@pytest.mark.check(id="diamond-accumulates", pitfall="grad-overwrite", weight=3,
+                   requires=PROPAGATING)
+def test_reused_leaf_accumulates_both_paths(sandboxed, reference, rng):
+    inputs = distinct_values(rng, "x y")
+    result = sandboxed(scenarios.diamond, **inputs)
+    expected = reference(scenarios.diamond, **inputs)
+    leaves = {"a": inputs["x"], "b": inputs["y"]}
+    verdicts.expect_gradients(result, expected, shape=verdicts.DIAMOND_SHAPE, leaves=leaves,
+                              inputs={"out": "a*b + a", **leaves}, source="reference")
+
+
+def _check_self_op(sandboxed, reference, rng, op):
+    inputs = distinct_values(rng, "x")
+    result = sandboxed(scenarios.self_op, op=op, **inputs)
+    expected = reference(scenarios.self_op, op=op, **inputs)
+    verdicts.expect_gradients(result, expected, shape=verdicts.self_op_shape(op),
+                              leaves={"a": inputs["x"]},
+                              inputs={"out": f"a {op} a", "a": inputs["x"]}, source="reference")
+
+
+@pytest.mark.check(id="self-add-accumulates", pitfall="grad-overwrite", weight=2,
+                   requires=PROPAGATING)
+def test_value_added_to_itself_gets_two(sandboxed, reference, rng):
+    _check_self_op(sandboxed, reference, rng, "+")
+
+
+@pytest.mark.check(id="self-mul-accumulates", pitfall="grad-overwrite", weight=2,
+                   requires=PROPAGATING)
+def test_value_times_itself_gets_twice_its_data(sandboxed, reference, rng):
+    _check_self_op(sandboxed, reference, rng, "*")
+
+
+@pytest.mark.check(id="shared-intermediate-accumulates", pitfall="grad-overwrite", weight=2,
+                   requires=PROPAGATING)
+def test_shared_intermediate_sums_its_uses(sandboxed, reference, rng):
+    inputs = distinct_values(rng, "x y z w")
+    result = sandboxed(scenarios.shared_intermediate, **inputs)
+    expected = reference(scenarios.shared_intermediate, **inputs)
+    leaves = {"a": inputs["x"], "b": inputs["y"], "c": inputs["z"], "d": inputs["w"]}
+    verdicts.expect_gradients(result, expected, shape=verdicts.SIBLING_SHAPE, leaves=leaves,
+                              inputs={"out": "x*c + x*d, x = a*b", **leaves}, source="reference")
+
+
+@pytest.mark.check(id="equal-data-leaves-stay-distinct", pitfall="hash-trap", weight=2,
+                   requires=PROPAGATING)
+def test_leaves_with_equal_data_are_different_nodes(sandboxed, reference, rng):
+    inputs = {"v": distinct_values(rng, "v")["v"]}
+    result = sandboxed(scenarios.equal_data_leaves, **inputs)
+    shown = {"out": "a * b", "a.data": inputs["v"], "b.data": inputs["v"]}
+    expect_equal(field(result, "parents", list), ["a", "b"], quantity="(a * b)._prev",
+                 inputs=shown)
+    expected = reference(scenarios.equal_data_leaves, **inputs)
+    del expected["parents"]
+    verdicts.expect_gradients(result, expected, shape=verdicts.one_op_shape("*"),
+                              leaves={"a": inputs["v"], "b": inputs["v"]}, inputs=shown,
+                              source="reference")
+
+
+@pytest.mark.check(id="equal-data-nodes-stay-distinct", pitfall="hash-trap", weight=2,
+                   requires=PROPAGATING)
+def test_nodes_with_equal_data_are_all_visited(sandboxed, reference, rng):
+    inputs = distinct_values(rng, "x y z")
+    result = sandboxed(scenarios.equal_data_nodes, **inputs)
+    expected = reference(scenarios.equal_data_nodes, **inputs)
+    leaves = {"a": inputs["x"], "b": inputs["y"], "c": inputs["x"], "d": inputs["y"],
+              "e": inputs["z"]}
+    verdicts.expect_gradients(result, expected, shape=verdicts.EQUAL_DATA_NODES_SHAPE,
+                              leaves=leaves, inputs={"out": "a*b + (c*d)*e", **leaves},
+                              source="reference")
+
+
+def _check_number_operand(sandboxed, reference, rng, side):
+    for op in ("+", "*"):
+        inputs = distinct_values(rng, "x k")
+        inputs["k"] = round(inputs["k"] * 2) or 2  # a plain int, as students write it
+        result = sandboxed(scenarios.number_operand, side=side, op=op, **inputs)
+        expected = reference(scenarios.number_operand, side=side, op=op, **inputs)
+        written = f"a {op} {inputs['k']}" if side == "right" else f"{inputs['k']} {op} a"
+        expect_results_close(result, expected, inputs={"out": written, "a": inputs["x"]},
+                             source="reference")
+
+
+@pytest.mark.check(id="number-right-operand", pitfall="number-operand", weight=2, requires=LOCAL)
+def test_number_on_the_right_is_wrapped(sandboxed, reference, rng):
+    _check_number_operand(sandboxed, reference, rng, "right")
+
+
+@pytest.mark.check(id="number-left-operand", pitfall="number-operand", weight=2, requires=LOCAL)
+def test_number_on_the_left_uses_reflected_operators(sandboxed, reference, rng):
+    _check_number_operand(sandboxed, reference, rng, "left")
+
+
+RANDOM_GRAPHS = 24  # drawn by hypothesis, after the fixed shapes of random_graphs.SHAPES_LAB01
+
+
+@pytest.mark.check(id="random-graphs-match-reference", pitfall="topological-order", weight=4,
+                   defers_to=(*BUILT, "leaf-backward-is-noop", "backward-seeds-output",
+                              *PROPAGATING, "diamond-accumulates", "self-add-accumulates",
+                              "self-mul-accumulates", "shared-intermediate-accumulates",
+                              "equal-data-leaves-stay-distinct", "equal-data-nodes-stay-distinct",
+                              "number-right-operand", "number-left-operand"))
+def test_random_graphs_give_the_reference_data_and_gradients(sandboxed, reference, rng, blame_deferred):
+    graphs = random_graphs.draw_graphs(rng, random_graphs.LAB01_OPS, RANDOM_GRAPHS,
+                                       random_graphs.SHAPES_LAB01)
+    random_graphs.judge(sandboxed, reference, scenarios.random_graphs, graphs,
+                        default_pitfall="topological-order",
+                        explain=not blame_deferred)

@@ -1,0 +1,355 @@
+"""Hidden checks for lab 02 (op derivatives): one pitfall per check, randomized inputs.
+
+The checks are one table (`CHECKS`): each row is a parameter of `test_operation` with its own
+check id, pitfall, weight and prerequisites. Every operation gets four checks: its forward value; its local derivative, against the
+reference solution and a central difference; its output scaled by c (the upstream gradient);
+its input reused, as in `op(a) + a` (accumulation). exp, log, tanh and sigmoid also get a check
+that their derivative reads the right number (the input or the output); - and / get numbers on
+either side, and ** a Value exponent.
+
+Prerequisites keep blame on one pitfall. A derivative that reads the input where it should read
+the output is reported by its own check: the plain local-derivative check then says it was not
+run, instead of failing too. In micrograd's style `a - b` is `a + (-b)` and `a / b` is
+`a * b**-1`, so the checks of - and / defer their blame to the matching checks of unary - and
+**: they always run, and one that fails while those failed too is reported as not run.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from grader.grading.checking import random_graphs
+from grader.grading.checking.marker import check_case
+from grader.grading.checking.verdict import (
+    close,
+    expect_close,
+    expect_equal,
+    expect_results_close,
+    field,
+    said,
+)
+from grader.grading.checking.verdicts import lab02_ops as verdicts
+from grader.grading.child.scenarios import lab02_ops as scenarios
+
+H = 1e-5  # central-difference step; f(x ± H) stays away from kinks and singularities
+INT_EXPONENTS = (2, 3, -1, -2)
+FLOAT_EXPONENTS = (0.5, 1.5, 2.5, -0.5)
+
+
+def _sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x))
+
+
+# The value of each operation, f(x, y, k), computed here for central differences.
+FUNCTIONS: dict[str, Callable[[float, Any, Any], float]] = {
+    "neg": lambda x, y, k: -x,
+    "sub": lambda x, y, k: x - y,
+    "truediv": lambda x, y, k: x / y,
+    "pow": lambda x, y, k: x ** k,
+    "exp": lambda x, y, k: math.exp(x),
+    "log": lambda x, y, k: math.log(x),
+    "tanh": lambda x, y, k: math.tanh(x),
+    "relu": lambda x, y, k: max(x, 0.0),
+    "sigmoid": lambda x, y, k: _sigmoid(x),
+}
+# A derivative that reads the wrong number: what it gives at x, what it reads, what it should
+# read, and the check that reports it.
+CONFUSED: dict[str, tuple[Callable[[float], float], str, str, str]] = {
+    "exp": (lambda x: x, "self.data", "out.data", "exp-derivative-uses-output"),
+    "log": (lambda x: 1 / math.log(x), "out.data", "self.data", "log-derivative-uses-input"),
+    "tanh": (lambda x: 1 - x * x, "self.data", "out.data", "tanh-derivative-uses-output"),
+    "sigmoid": (lambda x: x * (1 - x), "self.data", "out.data", "sigmoid-derivative-uses-output"),
+}
+
+
+class ReferenceDisagrees(RuntimeError):
+    """The reference solution and the central difference differ: a grader bug."""
+
+
+# -- inputs --------------------------------------------------------------------------------------
+
+def _number(rng: random.Random, low: float, high: float, signed: bool = True) -> float:
+    """A value with magnitude in [low, high], 3 decimals, of random sign when `signed`."""
+    value = round(rng.uniform(low, high), 3)
+    return value * rng.choice((-1, 1)) if signed else value
+
+
+def _x(rng: random.Random, op: str) -> float:
+    """An input for a one-argument operation, away from its kinks and singularities."""
+    while True:
+        if op == "log":
+            x = _number(rng, 0.15, 5.0, signed=False)  # x > 0.1, and log(x) not near 0
+            if abs(math.log(x)) > 0.2:
+                return x
+        elif op == "relu":
+            return _number(rng, 0.2, 3.0)  # |x| > 0.1
+        else:
+            x = _number(rng, 0.5, 3.0)
+            if abs(abs(x) - 1) > 0.1:  # near 1, x**n and x**(n-1) hardly differ
+                return x
+
+
+def _points(rng: random.Random, op: str, relu_signs: tuple[int, ...] = (1, -1)) -> list[dict]:
+    """The inputs at which a check evaluates `op`: one point, or one per case that matters."""
+    if op in ("sub", "truediv"):
+        x = _number(rng, 0.5, 3.0)
+        while True:
+            y = _number(rng, 0.6, 3.0)  # a denominator with |y| > 0.5, and y**2 not near |y|
+            if abs(abs(y) - abs(x)) > 0.05 and abs(abs(y) - 1) > 0.1:
+                return [{"x": x, "y": y}]
+    if op == "pow":  # an int exponent at any base, a float one at a base > 0.1
+        return [{"x": _x(rng, op), "k": rng.choice(INT_EXPONENTS)},
+                {"x": abs(_x(rng, op)), "k": rng.choice(FLOAT_EXPONENTS)}]
+    if op == "relu":  # one point on each side of the kink that matters
+        return [{"x": sign * abs(_x(rng, op))} for sign in relu_signs]
+    return [{"x": _x(rng, op)}]
+
+
+def _shown(op: str, around: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """The inputs as the feedback shows them: the expression, then a, b and c."""
+    shown: dict[str, Any] = {"out": verdicts.written(op, around, inputs.get("k"))}
+    for key, name in (("x", "a"), ("y", "b"), ("z", "c")):
+        if inputs.get(key) is not None:
+            shown[name] = inputs[key]
+    return shown
+
+
+def _central_difference(op: str, inputs: dict[str, Any], key: str) -> float:
+    """d op / d inputs[key] by a central difference, computed in this process."""
+    def value_at(shift: float) -> float:
+        point = {"x": inputs["x"], "y": inputs.get("y"), "k": inputs.get("k")}
+        point[key] += shift
+        return FUNCTIONS[op](point["x"], point["y"], point["k"])
+
+    return (value_at(H) - value_at(-H)) / (2 * H)
+
+
+# -- checks, by kind -----------------------------------------------------------------------------
+
+def _check_forward(sandboxed, reference, rng, op):
+    for inputs in _points(rng, op):
+        result = verdicts.run_op(sandboxed, op, around="forward", **inputs)
+        expected = verdicts.run_op(reference, op, around="forward", **inputs)
+        reaches = expected.pop("reaches")
+        shown = _shown(op, "forward", inputs)
+        expect_results_close(result, expected, inputs=shown, source="reference")
+        expect_equal(field(result, "reaches", list), reaches,
+                     quantity=said("quantity-operands-reached", node="out", attribute="_prev"), inputs=shown)
+
+
+def _check_local_derivative(sandboxed, reference, rng, op):
+    for inputs in _points(rng, op):
+        result = verdicts.run_op(sandboxed, op, **inputs)
+        expected = verdicts.run_op(reference, op, **inputs)
+        shown = _shown(op, "alone", inputs)
+        for key, quantity in (("x", "a.grad"), ("y", "b.grad")):
+            if key not in inputs:
+                continue
+            slope = _central_difference(op, inputs, key)
+            if not close(expected[quantity], slope):
+                raise ReferenceDisagrees(f"{op} at {inputs}: {expected[quantity]} vs {slope}")
+            actual = field(result, quantity, float)
+            confused = None
+            if op in CONFUSED and key == "x":
+                formula, read, instead, check = CONFUSED[op]
+                confused = (formula(inputs["x"]), read, instead, check)
+            verdicts.expect_gradient(actual, expected[quantity], quantity=quantity, inputs=shown,
+                                      source="reference", confused=confused)
+            expect_close(actual, slope, quantity=quantity, inputs=shown,
+                         source="central-difference")
+
+
+def _check_reads_the_right_value(sandboxed, reference, rng, op):
+    formula = CONFUSED[op][0]
+    inputs = _points(rng, op)[0]
+    expected = verdicts.run_op(reference, op, **inputs)["a.grad"]
+    if close(expected, formula(inputs["x"])):
+        raise ReferenceDisagrees(f"{op} at {inputs}: the confused derivative is the right one")
+    what = f"out = {verdicts.written(op)}; out.backward()"
+    result = verdicts.run_or_not_run(sandboxed, what, op, **inputs)
+    verdicts.expect_not_confused(field(result, "a.grad", float), expected, formula(inputs["x"]),
+                                  quantity="a.grad", inputs=_shown(op, "alone", inputs),
+                                  source="reference")
+
+
+def _check_around(sandboxed, reference, rng, op, around):
+    # relu passes nothing back for x < 0, whatever the upstream gradient: look at x > 0 only
+    for inputs in _points(rng, op, relu_signs=(1,)):
+        if around == "scaled":
+            inputs["z"] = _number(rng, 1.5, 3.0)  # c, far from 1
+        result = verdicts.run_op(sandboxed, op, around=around, **inputs)
+        expected = verdicts.run_op(reference, op, around=around, **inputs)
+        expect_results_close(result, expected, inputs=_shown(op, around, inputs),
+                             source="reference")
+
+
+def _check_number_operand(sandboxed, reference, rng, op):
+    inputs = {"x": _number(rng, 0.6, 3.0), "k": rng.choice((2, 3, 5, -2, -3))}
+    result = verdicts.run_op(sandboxed, op, **inputs)
+    expected = verdicts.run_op(reference, op, **inputs)
+    expect_results_close(result, expected, inputs=_shown(op, "alone", inputs), source="reference")
+
+
+def _check_rejects_value_exponent(sandboxed, reference, rng, op):
+    inputs = {"x": abs(_x(rng, op)), "k": rng.choice((2, 3))}
+    result = sandboxed(scenarios.pow_value_exponent, **inputs)
+    verdicts.expect_rejected(result, {"a": inputs["x"], "k": inputs["k"]})
+
+
+def _check_scaled(sandboxed, reference, rng, op):
+    _check_around(sandboxed, reference, rng, op, "scaled")
+
+
+def _check_reused(sandboxed, reference, rng, op):
+    _check_around(sandboxed, reference, rng, op, "reused")
+
+
+KINDS = {
+    "forward": _check_forward,
+    "local-derivative": _check_local_derivative,
+    "reads-the-right-value": _check_reads_the_right_value,
+    "scaled": _check_scaled,
+    "reused": _check_reused,
+    "number-operand": _check_number_operand,
+    "rejects-value-exponent": _check_rejects_value_exponent,
+}
+
+# (operation, kind of check) per check, in the order they run: prerequisites come first.
+CHECKS = [
+    # neg
+    check_case("neg", "forward", id="neg-forward", pitfall="graph-construction", weight=1),
+    check_case("neg", "local-derivative", id="neg-local-derivative",
+               pitfall="wrong-local-derivative", weight=2, requires=("neg-forward",)),
+    check_case("neg", "scaled", id="neg-passes-upstream-gradient",
+               pitfall="ignores-upstream-gradient", weight=1, requires=("neg-local-derivative",)),
+    check_case("neg", "reused", id="neg-accumulates",
+               pitfall="grad-overwrite", weight=1, requires=("neg-local-derivative",)),
+    # sub
+    check_case("sub", "forward", id="sub-forward",
+               pitfall="graph-construction", weight=1, defers_to=("neg-forward",)),
+    check_case("sub", "local-derivative", id="sub-local-derivative",
+               pitfall="wrong-local-derivative", weight=2,
+               requires=("sub-forward",), defers_to=("neg-local-derivative",)),
+    check_case("sub", "scaled", id="sub-passes-upstream-gradient",
+               pitfall="ignores-upstream-gradient", weight=1,
+               requires=("sub-local-derivative",),
+               defers_to=("neg-passes-upstream-gradient",)),
+    check_case("sub", "reused", id="sub-accumulates",
+               pitfall="grad-overwrite", weight=1,
+               requires=("sub-local-derivative",), defers_to=("neg-accumulates",)),
+    check_case("sub-number-on-right", "number-operand", id="sub-number-on-right",
+               pitfall="number-operand", weight=1, requires=("sub-local-derivative",)),
+    check_case("sub-number-on-left", "number-operand", id="sub-number-on-left",
+               pitfall="number-operand", weight=1, requires=("sub-local-derivative",)),
+    # pow
+    check_case("pow", "forward", id="pow-forward", pitfall="graph-construction", weight=1),
+    check_case("pow", "rejects-value-exponent", id="pow-rejects-value-exponent",
+               pitfall="unsupported-operand", weight=1, requires=("pow-forward",)),
+    check_case("pow", "local-derivative", id="pow-local-derivative",
+               pitfall="wrong-local-derivative", weight=2, requires=("pow-forward",)),
+    check_case("pow", "scaled", id="pow-passes-upstream-gradient",
+               pitfall="ignores-upstream-gradient", weight=1, requires=("pow-local-derivative",)),
+    check_case("pow", "reused", id="pow-accumulates",
+               pitfall="grad-overwrite", weight=1, requires=("pow-local-derivative",)),
+    # truediv
+    check_case("truediv", "forward", id="truediv-forward",
+               pitfall="graph-construction", weight=1, defers_to=("pow-forward",)),
+    check_case("truediv", "local-derivative", id="truediv-local-derivative",
+               pitfall="wrong-local-derivative", weight=2,
+               requires=("truediv-forward",),
+               defers_to=("pow-local-derivative", "pow-passes-upstream-gradient")),
+    check_case("truediv", "scaled", id="truediv-passes-upstream-gradient",
+               pitfall="ignores-upstream-gradient", weight=1,
+               requires=("truediv-local-derivative",)),
+    check_case("truediv", "reused", id="truediv-accumulates",
+               pitfall="grad-overwrite", weight=1,
+               requires=("truediv-local-derivative",), defers_to=("pow-accumulates",)),
+    check_case("truediv-number-on-right", "number-operand", id="truediv-number-on-right",
+               pitfall="number-operand", weight=1, requires=("truediv-local-derivative",)),
+    check_case("truediv-number-on-left", "number-operand", id="truediv-number-on-left",
+               pitfall="number-operand", weight=1, requires=("truediv-local-derivative",)),
+    # exp
+    check_case("exp", "forward", id="exp-forward", pitfall="graph-construction", weight=1),
+    check_case("exp", "reads-the-right-value", id="exp-derivative-uses-output",
+               pitfall="input-output-confusion", weight=2, requires=("exp-forward",)),
+    check_case("exp", "local-derivative", id="exp-local-derivative",
+               pitfall="wrong-local-derivative", weight=2, requires=("exp-forward",)),
+    check_case("exp", "scaled", id="exp-passes-upstream-gradient",
+               pitfall="ignores-upstream-gradient", weight=1, requires=("exp-local-derivative",)),
+    check_case("exp", "reused", id="exp-accumulates",
+               pitfall="grad-overwrite", weight=1, requires=("exp-local-derivative",)),
+    # log
+    check_case("log", "forward", id="log-forward", pitfall="graph-construction", weight=1),
+    check_case("log", "reads-the-right-value", id="log-derivative-uses-input",
+               pitfall="input-output-confusion", weight=2, requires=("log-forward",)),
+    check_case("log", "local-derivative", id="log-local-derivative",
+               pitfall="wrong-local-derivative", weight=2, requires=("log-forward",)),
+    check_case("log", "scaled", id="log-passes-upstream-gradient",
+               pitfall="ignores-upstream-gradient", weight=1, requires=("log-local-derivative",)),
+    check_case("log", "reused", id="log-accumulates",
+               pitfall="grad-overwrite", weight=1, requires=("log-local-derivative",)),
+    # tanh
+    check_case("tanh", "forward", id="tanh-forward", pitfall="graph-construction", weight=1),
+    check_case("tanh", "reads-the-right-value", id="tanh-derivative-uses-output",
+               pitfall="input-output-confusion", weight=2, requires=("tanh-forward",)),
+    check_case("tanh", "local-derivative", id="tanh-local-derivative",
+               pitfall="wrong-local-derivative", weight=2, requires=("tanh-forward",)),
+    check_case("tanh", "scaled", id="tanh-passes-upstream-gradient",
+               pitfall="ignores-upstream-gradient", weight=1, requires=("tanh-local-derivative",)),
+    check_case("tanh", "reused", id="tanh-accumulates",
+               pitfall="grad-overwrite", weight=1, requires=("tanh-local-derivative",)),
+    # relu
+    check_case("relu", "forward", id="relu-forward", pitfall="graph-construction", weight=1),
+    check_case("relu", "local-derivative", id="relu-local-derivative",
+               pitfall="wrong-local-derivative", weight=2, requires=("relu-forward",)),
+    check_case("relu", "scaled", id="relu-passes-upstream-gradient",
+               pitfall="ignores-upstream-gradient", weight=1, requires=("relu-local-derivative",)),
+    check_case("relu", "reused", id="relu-accumulates",
+               pitfall="grad-overwrite", weight=1, requires=("relu-local-derivative",)),
+    # sigmoid
+    check_case("sigmoid", "forward", id="sigmoid-forward", pitfall="graph-construction", weight=1),
+    check_case("sigmoid", "reads-the-right-value", id="sigmoid-derivative-uses-output",
+               pitfall="input-output-confusion", weight=2, requires=("sigmoid-forward",)),
+    check_case("sigmoid", "local-derivative", id="sigmoid-local-derivative",
+               pitfall="wrong-local-derivative", weight=2, requires=("sigmoid-forward",)),
+    check_case("sigmoid", "scaled", id="sigmoid-passes-upstream-gradient",
+               pitfall="ignores-upstream-gradient", weight=1,
+               requires=("sigmoid-local-derivative",)),
+    check_case("sigmoid", "reused", id="sigmoid-accumulates",
+               pitfall="grad-overwrite", weight=1, requires=("sigmoid-local-derivative",)),
+]
+
+
+@pytest.mark.parametrize(("op", "kind"), CHECKS)
+def test_operation(sandboxed, reference, rng, op, kind):
+    KINDS[kind](sandboxed, reference, rng, op)
+
+
+# `=` instead of `+=` is a headline pitfall: one op that overwrites costs this check too, so
+# that it costs at least a tenth of the lab's points (README, points per pitfall).
+@pytest.mark.check(id="accumulates-in-every-op", pitfall="grad-overwrite", weight=6,
+                   defers_to=tuple(case.id for case in CHECKS
+                                   if not case.id.endswith("-accumulates")))
+def test_every_operation_adds_to_the_gradients_of_a_reused_input(sandboxed, reference, rng):
+    # every op in one sandbox run: op(a) + a, and (a op b) + a + b for - and /
+    random_graphs.judge(sandboxed, reference, scenarios.random_graphs,
+                        random_graphs.reused_op_graphs(rng), default_pitfall="grad-overwrite",
+                        diagnosed=False)
+
+
+RANDOM_GRAPHS = 6  # drawn after the fixed shapes of random_graphs.SHAPES_LAB02
+
+
+@pytest.mark.check(id="random-op-graphs-match-reference", pitfall="wrong-local-derivative", weight=6,
+                   defers_to=tuple(case.id for case in CHECKS))
+def test_random_graphs_give_the_reference_data_and_gradients(sandboxed, reference, rng, blame_deferred):
+    graphs = random_graphs.draw_graphs(rng, random_graphs.LAB02_OPS, RANDOM_GRAPHS,
+                                       random_graphs.SHAPES_LAB02)
+    random_graphs.judge(sandboxed, reference, scenarios.random_graphs, graphs,
+                        default_pitfall="wrong-local-derivative",
+                        explain=not blame_deferred)

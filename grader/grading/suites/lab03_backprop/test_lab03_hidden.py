@@ -1,0 +1,352 @@
+"""Hidden checks for lab 03 (backprop on larger graphs): one pitfall per check, randomized inputs.
+
+Prerequisites keep a failure from being blamed on the wrong pitfall: a check that cannot
+mean anything until another passes declares it in `requires` and is otherwise not run.
+"""
+
+import math
+
+import pytest
+
+from grader.grading.checking import random_graphs
+from grader.grading.checking.inputs import distinct_values
+from grader.grading.checking.verdict import (
+    expect_close,
+    expect_equal,
+    expect_results_close,
+    field,
+    said,
+)
+from grader.grading.checking.verdicts import lab03_backprop as verdicts
+from grader.grading.child.scenarios import lab03_backprop as scenarios
+
+TRAVERSAL = ("ladder-backward-in-topological-order", "ladder-backward-once-per-node")
+# A walk that keys its visited set by data merges nodes holding the same number: a constant
+# such as the -1 of a - b is enough. Checks on such graphs defer to the check that says so.
+EQUAL_DATA = "backward-tells-equal-data-apart"
+ORDER_DEPTH, COUNT_DEPTH = 3, 12
+WIDE_DEPTH, WIDE_WIDTH = 40, 500
+WIDE_NODES = 3 + 3 * WIDE_DEPTH + 3 * WIDE_WIDTH  # a, c, d; 3 per level; 3 per weight
+CHAIN_LENGTH = 100_000
+FINITE_STEP = 1e-3  # large enough that a one-sided difference is visibly off
+
+
+def _ladder_inputs(rng):
+    inputs = distinct_values(rng, "x y z")
+    return inputs, {"graph": verdicts.LADDER_GRAPH, "a": inputs["x"], "c": inputs["y"],
+                    "d": inputs["z"]}
+
+
+@pytest.mark.check(id="backward-seeds-output-with-one", pitfall="seed-gradient", weight=1)
+def test_backward_seeds_the_output_with_one(sandboxed, rng):
+    inputs = distinct_values(rng, "x y")
+    result = sandboxed(scenarios.seed, **inputs)
+    verdicts.expect_seeded(result, {"out": "a * b", "a": inputs["x"], "b": inputs["y"]})
+
+
+@pytest.mark.check(id="backward-seeds-over-a-stale-output-gradient", pitfall="seed-gradient",
+                   weight=1, requires=("backward-seeds-output-with-one",))
+def test_backward_sets_the_seed_whatever_the_output_held(sandboxed, reference, rng):
+    inputs = distinct_values(rng, "x y")
+    result = sandboxed(scenarios.seed, stale=verdicts.STALE_GRAD, **inputs)
+    expected = reference(scenarios.seed, stale=verdicts.STALE_GRAD, **inputs)
+    shown = {"out": "a * b", "a": inputs["x"], "b": inputs["y"], "out.grad": verdicts.STALE_GRAD,
+             "calls": "out.backward()"}
+    verdicts.expect_seeded(result, shown)
+    del expected["seen"]
+    expect_results_close(result, expected, inputs=shown, source="reference")
+
+
+@pytest.mark.check(id="backward-tells-equal-data-apart", pitfall="hash-trap", weight=8,
+                   requires=("backward-seeds-output-with-one",))
+def test_nodes_holding_the_same_number_stay_different_nodes(sandboxed, rng):
+    inputs = distinct_values(rng, "x y z")
+    result = sandboxed(scenarios.equal_data, **inputs)
+    verdicts.expect_equal_data_told_apart(result, inputs["x"], inputs["y"], inputs["z"])
+
+
+@pytest.mark.check(id="backward-on-expression-tree", pitfall="topological-order", weight=2,
+                   requires=("backward-seeds-output-with-one",),
+                   defers_to=(EQUAL_DATA,))
+def test_backward_fills_every_gradient_of_a_tree(sandboxed, reference, rng):
+    inputs = distinct_values(rng, "x y z w")
+    result = sandboxed(scenarios.expression_tree, **inputs)
+    expected = reference(scenarios.expression_tree, **inputs)
+    shown = {"out": verdicts.TREE_GRAPH, "a": inputs["x"], "b": inputs["y"], "c": inputs["z"],
+             "d": inputs["w"]}
+    expect_results_close(result, expected, inputs=shown, source="reference")
+
+
+@pytest.mark.check(id="ladder-backward-in-topological-order", pitfall="topological-order",
+                   weight=2, requires=("backward-on-expression-tree",),
+                   defers_to=(EQUAL_DATA,))
+def test_each_backward_waits_for_its_consumers(sandboxed, rng):
+    inputs, shown = _ladder_inputs(rng)
+    result = sandboxed(scenarios.sibling_ladder, depth=ORDER_DEPTH, **inputs)
+    verdicts.expect_topological_calls(result, ORDER_DEPTH, {**shown, "depth": ORDER_DEPTH})
+
+
+@pytest.mark.check(id="ladder-backward-once-per-node", pitfall="missing-visited-set", weight=3,
+                   requires=("backward-on-expression-tree",),
+                   defers_to=(EQUAL_DATA,))
+def test_shared_nodes_run_backward_once(sandboxed, rng):
+    inputs, shown = _ladder_inputs(rng)
+    result = sandboxed(scenarios.sibling_ladder, depth=COUNT_DEPTH, **inputs)
+    verdicts.expect_each_called_once(result, COUNT_DEPTH, {**shown, "depth": COUNT_DEPTH})
+
+
+@pytest.mark.check(id="shared-graph-in-linear-time", pitfall="missing-visited-set", weight=2,
+                   requires=("ladder-backward-in-topological-order",), timeout=1.5,
+                   defers_to=(EQUAL_DATA,))
+def test_wide_shared_graph_runs_in_linear_time(sandboxed, reference, rng):
+    # c + d between 0.85 and 1.15, so (c + d)**40 stays a moderate number
+    c = round(rng.uniform(0.2, 0.4), 3)
+    d = round(1 - c + rng.uniform(-0.15, 0.15), 3)
+    inputs = {"x": distinct_values(rng, "x")["x"], "y": c, "z": d}
+    weights = [round(rng.uniform(-1, 1), 3) for _ in range(WIDE_WIDTH)]
+    shown = {"graph": verdicts.WIDE_GRAPH, "depth": WIDE_DEPTH, "width": WIDE_WIDTH,
+             "a": inputs["x"], "c": inputs["y"], "d": inputs["z"]}
+    result = verdicts.run_explaining_timeout(
+        sandboxed, scenarios.wide_shared_graph, "slow-walk", {"inputs": shown, "nodes": WIDE_NODES},
+        depth=WIDE_DEPTH, weights=weights, **inputs)
+    expected = reference(scenarios.wide_shared_graph, depth=WIDE_DEPTH, weights=weights, **inputs)
+    expect_results_close(result, expected, inputs=shown, source="reference")
+
+
+def _backward_twice(sandboxed, rng):
+    inputs = distinct_values(rng, "x y")
+    result = sandboxed(scenarios.backward_twice, **inputs)
+    shown = {"out": "a * b", "a": inputs["x"], "b": inputs["y"],
+             "calls": "out.backward(); out.backward()"}
+    return inputs, result, shown
+
+
+@pytest.mark.check(id="second-backward-reseeds-output", pitfall="seed-gradient", weight=1,
+                   requires=("backward-on-expression-tree",))
+def test_second_backward_sets_the_seed_again(sandboxed, rng):
+    _, result, shown = _backward_twice(sandboxed, rng)
+    expect_results_close(result, {"out.grad": 1.0}, inputs=shown, source="literal")
+
+
+@pytest.mark.check(id="backward-twice-accumulates", pitfall="grad-overwrite", weight=9,
+                   requires=("second-backward-reseeds-output",))
+def test_second_backward_adds_to_the_first(sandboxed, reference, rng):
+    inputs, result, shown = _backward_twice(sandboxed, rng)
+    expected = reference(scenarios.backward_twice, **inputs)
+    del expected["out.grad"]
+    expect_results_close(result, expected, inputs=shown, source="reference")
+
+
+def _check_zero_grad_graph(sandboxed, rng, form):
+    inputs = distinct_values(rng, "x y z")
+    result = sandboxed(scenarios.zero_grad_graph, form=form, stale=verdicts.STALE_GRAD, **inputs)
+    verdicts.expect_zero_grads(result, form, {"a": inputs["x"], "b": inputs["y"],
+                                               "c": inputs["z"]})
+
+
+@pytest.mark.check(id="zero-grad-resets-whole-graph", pitfall="missing-zero-grad", weight=3)
+def test_zero_grad_resets_every_node_of_the_graph(sandboxed, rng):
+    _check_zero_grad_graph(sandboxed, rng, "output")
+
+
+@pytest.mark.check(id="zero-grad-accepts-a-list", pitfall="missing-zero-grad", weight=10)
+def test_zero_grad_resets_a_list_of_values(sandboxed, rng):
+    _check_zero_grad_graph(sandboxed, rng, "list")
+
+
+@pytest.mark.check(id="zero-grad-then-backward-matches-one-pass", pitfall="missing-zero-grad",
+                   weight=2, requires=TRAVERSAL)
+def test_backward_after_zero_grad_gives_one_pass_gradients(sandboxed, reference, rng):
+    inputs = distinct_values(rng, "x y z")
+    result = sandboxed(scenarios.zero_grad_then_backward, **inputs)
+    expected = reference(scenarios.zero_grad_then_backward, **inputs)
+    shown = {"p": "a*b", "out": "(tanh(p) + c) * p", "a": inputs["x"], "b": inputs["y"],
+             "c": inputs["z"], "calls": "out.backward(); zero_grad(out); out.backward()"}
+    expect_results_close(result, expected, inputs=shown, source="reference")
+
+
+@pytest.mark.check(id="deep-chain-backward", pitfall="deep-recursion", weight=3,
+                   requires=("backward-on-expression-tree",), timeout=5)
+def test_backward_through_a_chain_of_100000_nodes(sandboxed, rng):
+    inputs = distinct_values(rng, "x y")
+    shown = {"graph": verdicts.CHAIN_GRAPH, "n": CHAIN_LENGTH, "a": inputs["x"],
+             "b": inputs["y"]}
+    result = verdicts.run_deep_chain(sandboxed, CHAIN_LENGTH, inputs, shown)
+    expect_results_close(result, {"out.grad": 1.0, "a.grad": 1.0, "b.grad": float(CHAIN_LENGTH)},
+                         inputs=shown, source="literal")
+
+
+@pytest.mark.check(id="deep-chain-zero-grad", pitfall="deep-recursion", weight=1,
+                   requires=("zero-grad-resets-whole-graph",), timeout=5)
+def test_zero_grad_through_a_chain_of_100000_nodes(sandboxed, rng):
+    inputs = distinct_values(rng, "x y")
+    result = verdicts.run_patiently(sandboxed, scenarios.deep_chain_zero_grad, n=CHAIN_LENGTH,
+                                    **inputs)
+    shown = {"graph": verdicts.CHAIN_GRAPH, "n": CHAIN_LENGTH, "grads": said("input-every-grad", code="v.grad", value=1.0, node="v"),
+             "calls": "zero_grad(out)"}
+    expect_equal(field(result, "not_reset", int), 0,
+                 quantity="sum(1 for v in graph if v.grad != 0)", inputs=shown)
+
+
+@pytest.mark.check(id="zero-grad-in-linear-time", pitfall="missing-visited-set", weight=2,
+                   requires=("zero-grad-resets-whole-graph",), timeout=1.5,
+                   defers_to=(EQUAL_DATA,))
+def test_zero_grad_on_a_wide_shared_graph_runs_in_linear_time(sandboxed, rng):
+    c = round(rng.uniform(0.2, 0.4), 3)
+    inputs = {"x": distinct_values(rng, "x")["x"], "y": c, "z": round(1 - c, 3)}
+    shown = {"graph": verdicts.LADDER_GRAPH, "depth": WIDE_DEPTH, "a": inputs["x"],
+             "c": inputs["y"], "d": inputs["z"], "calls": "zero_grad(out)"}
+    result = verdicts.run_explaining_timeout(
+        sandboxed, scenarios.wide_shared_zero_grad, "slow-zero-grad",
+        {"inputs": shown, "nodes": 3 + 3 * WIDE_DEPTH}, depth=WIDE_DEPTH, **inputs)
+    expect_equal(field(result, "not_reset", int), 0,
+                 quantity="sum(1 for v in graph if v.grad != 0)", inputs=shown)
+
+
+def _check_cycle(sandboxed, rng, shape):
+    inputs = distinct_values(rng, "x y")
+    shown = {"graph": verdicts.CYCLE_GRAPHS[shape], "a": inputs["x"], "b": inputs["y"]}
+    result = verdicts.run_explaining_timeout(sandboxed, scenarios.cycle, "cycle-loops",
+                                              {"inputs": shown}, shape=shape, **inputs)
+    verdicts.expect_clear_cycle_error(result, shown)
+
+
+# Judged on their own graphs once backward() works on a tree: only a walk out of order (a
+# pre-order walk cannot tell a path from a finished node), one without a visited set (which
+# loops on any cycle) or a recursive one (which overflows first) takes the blame instead.
+CYCLE_DEFERS_TO = ("ladder-backward-in-topological-order", "ladder-backward-once-per-node",
+                   "deep-chain-backward")
+
+
+@pytest.mark.check(id="cycle-below-output-detected", pitfall="cycle-detection", weight=2,
+                   requires=("backward-on-expression-tree",), defers_to=CYCLE_DEFERS_TO,
+                   timeout=1)
+def test_cycle_below_the_output_raises_a_clear_error(sandboxed, rng):
+    _check_cycle(sandboxed, rng, "below-output")
+
+
+@pytest.mark.check(id="cycle-through-output-detected", pitfall="cycle-detection", weight=1,
+                   requires=("backward-on-expression-tree",), defers_to=CYCLE_DEFERS_TO,
+                   timeout=1)
+def test_cycle_through_the_output_raises_a_clear_error(sandboxed, rng):
+    _check_cycle(sandboxed, rng, "through-output")
+
+
+def _numerical_inputs(rng, restore_traps=False):
+    """Inputs of "cubic-mix"; with restore_traps, two of them are numbers that arithmetic does
+    not put back (verdicts.RESTORE_TRAPS), in a random order, so "restored exactly" is judged
+    under every seed."""
+    inputs = distinct_values(rng, "x y z")
+    if restore_traps:
+        values = [*verdicts.RESTORE_TRAPS, inputs["x"]]
+        rng.shuffle(values)
+        inputs = dict(zip("xyz", values, strict=True))
+    shown = {**verdicts.NUMERICAL_FUNCTIONS["cubic-mix"], "a": inputs["x"], "b": inputs["y"],
+             "c": inputs["z"], "h": FINITE_STEP, "calls": "numerical_grad(f, [a, b, c], h)"}
+    return [inputs["x"], inputs["y"], inputs["z"]], shown
+
+
+def _cubic_mix(a, b, c):
+    """The scenario's "cubic-mix" on plain floats, operation for operation as it builds it."""
+    return a ** 3 + b ** 3 + c ** 3 + a * b * c + math.tanh(a - c)
+
+
+def _central_differences(f, point, h):
+    """(f(x + h) - f(x - h)) / 2h for each coordinate of point, the others held fixed."""
+    grads = []
+    for k, x in enumerate(point):
+        plus, minus = list(point), list(point)
+        plus[k], minus[k] = x + h, x - h
+        grads.append((f(*plus) - f(*minus)) / (2 * h))
+    return grads
+
+
+@pytest.mark.check(id="numerical-grad-restores-data", pitfall="mid-flight-mutation", weight=8)
+def test_numerical_grad_puts_every_input_back(sandboxed, rng):
+    point, shown = _numerical_inputs(rng, restore_traps=True)
+    result = sandboxed(scenarios.numerical, function="cubic-mix", h=FINITE_STEP, point=point)
+    data = verdicts.floats(result, "data", "[a.data, b.data, c.data]", len(point), shown)
+    for name, actual, value in zip("abc", data, point, strict=True):
+        # exactly: x.data += h; ...; x.data -= h leaves x.data a rounding error away
+        expect_equal(actual, value, quantity=f"{name}.data", inputs=shown)
+
+
+@pytest.mark.check(id="numerical-grad-central-difference", pitfall="finite-difference", weight=3,
+                   requires=("numerical-grad-restores-data",))
+def test_numerical_grad_is_the_central_difference(sandboxed, rng):
+    point, shown = _numerical_inputs(rng)
+    result = sandboxed(scenarios.numerical, function="cubic-mix", h=FINITE_STEP, point=point)
+    grads = verdicts.floats(result, "grads", "numerical_grad(f, [a, b, c], h)", len(point),
+                             shown)
+    expected = _central_differences(_cubic_mix, point, FINITE_STEP)
+    for k, (actual, value) in enumerate(zip(grads, expected, strict=True)):
+        expect_close(actual, value, quantity=f"numerical_grad(f, [a, b, c], h)[{k}]",
+                     inputs=shown, source="central-difference")
+
+
+CHECK_GRAD_BASE = (*TRAVERSAL, "zero-grad-resets-whole-graph", "numerical-grad-central-difference")
+
+
+def _check_grad_inputs(rng, kind):
+    if kind == "large":  # a + b + c between 4.5 and 6: exp(5 * (a + b + c)) near 1e10 and more
+        return {name: round(rng.uniform(1.5, 2.0), 3) for name in ("x", "y", "z")}
+    inputs = distinct_values(rng, "x y z")
+    if kind == "just-outside":  # d/da = b below 1 in size: the tolerance is tol * 1 there
+        inputs["y"] = round(rng.uniform(0.3, 0.8) * rng.choice((-1, 1)), 3)
+    return inputs
+
+
+def _check_grad_verdict(sandboxed, rng, kind, stale):
+    inputs = _check_grad_inputs(rng, kind)
+    result = sandboxed(scenarios.check_grad_verdict, kind=kind,
+                       stale=verdicts.STALE_CHECK_GRAD if stale else None,
+                       offset=verdicts.JUST_OUTSIDE, **inputs)
+    shown = {**verdicts.CHECKED_FUNCTIONS[kind], "a": inputs["x"], "b": inputs["y"],
+             "c": inputs["z"]}
+    verdict = kind in ("correct", "large")
+    if not stale:
+        expect_equal(field(result, "first", bool), verdict, quantity="check_grad(f, [a, b, c])",
+                     inputs=shown)
+        return
+    shown["a.grad = b.grad = c.grad"] = verdicts.STALE_CHECK_GRAD
+    answers = [field(result, "first", bool), field(result, "second", bool)]
+    expect_equal(answers, [verdict, verdict],
+                 quantity="[check_grad(f, [a, b, c]), check_grad(f, [a, b, c])]", inputs=shown)
+
+
+@pytest.mark.check(id="check-grad-accepts-correct-gradients", pitfall="finite-difference",
+                   weight=1, requires=CHECK_GRAD_BASE,
+                   defers_to=(EQUAL_DATA,))
+def test_check_grad_accepts_a_correct_backward(sandboxed, rng):
+    for kind in ("correct", "large"):  # large: only a relative tolerance accepts it
+        _check_grad_verdict(sandboxed, rng, kind, stale=False)
+
+
+@pytest.mark.check(id="check-grad-rejects-wrong-gradient", pitfall="finite-difference", weight=1,
+                   requires=("check-grad-accepts-correct-gradients",))
+def test_check_grad_rejects_a_wrong_local_derivative(sandboxed, rng):
+    # the first input wrong, then the last one, then the first off by just beyond the tolerance
+    for kind in ("wrong", "wrong-last", "just-outside"):
+        _check_grad_verdict(sandboxed, rng, kind, stale=False)
+
+
+@pytest.mark.check(id="check-grad-zeroes-stale-gradients", pitfall="missing-zero-grad", weight=9,
+                   requires=("check-grad-accepts-correct-gradients",))
+def test_check_grad_ignores_gradients_left_by_earlier_passes(sandboxed, rng):
+    _check_grad_verdict(sandboxed, rng, "correct", stale=True)
+
+
+# -- random graphs with shared nodes -------------------------------------------------------
+
+RANDOM_GRAPHS = 16  # drawn after the fixed shapes (random_graphs.SHAPES_LAB03)
+
+
+@pytest.mark.check(id="random-dags-match-reference", pitfall="topological-order", weight=3,
+                   defers_to=(EQUAL_DATA, "backward-seeds-output-with-one",
+                              "backward-on-expression-tree", *TRAVERSAL))
+def test_random_dags_with_shared_nodes_match_the_reference(sandboxed, reference, rng, blame_deferred):
+    graphs = random_graphs.draw_graphs(rng, random_graphs.LAB02_OPS, RANDOM_GRAPHS,
+                                       random_graphs.SHAPES_LAB03)
+    random_graphs.judge(sandboxed, reference, scenarios.random_graphs, graphs,
+                        default_pitfall="topological-order",
+                        explain=not blame_deferred)

@@ -1,0 +1,354 @@
+"""Turning what a student handed in (folder, zip, bare file, notebook) into a clean scratch folder.
+
+Only the lab's own files are copied: nothing else a submission ships (a conftest.py, a
+json.py, a sitecustomize.py) ever reaches the sandbox.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import os
+import re
+import tempfile
+import zipfile
+import zlib
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from grader.intake.candidates import (
+    NOTEBOOK_SUFFIX,
+    Ambiguous,
+    Candidate,
+    Entry,
+    choose,
+    normal_code,
+    untouched_code,
+)
+from grader.intake.notebook_module import CellStart, NotebookError, NotebookModule, notebook_module
+from grader.intake.policy import scan_files
+from grader.labs import Lab
+from grader.text import clean_text, clean_value
+
+MAX_FILE_BYTES = 1 << 20
+# How much of a name or an error text inside a submission a report quotes.
+QUOTE_CAP = 300
+# What zipfile raises for an archive it cannot read: a bad header or CRC (BadZipFile), an
+# encrypted entry (RuntimeError), a compression method it lacks (NotImplementedError), a corrupt
+# deflate, bzip2 or lzma stream (zlib.error, OSError, EOFError), sizes that make no sense.
+ZIP_ERRORS = (zipfile.BadZipFile, RuntimeError, NotImplementedError, zlib.error, OSError,
+              EOFError, ValueError, OverflowError)
+SKIPPED_DIRS = {"__MACOSX", "__pycache__", ".git", ".ipynb_checkpoints"}
+
+
+class Ungradable(Exception):
+    """The submission cannot be graded at all; carries a catalogue detail."""
+
+    def __init__(self, kind: str, **params: Any) -> None:
+        params = clean_value(params, QUOTE_CAP)  # names and texts from inside the submission
+        super().__init__(f"{kind}: {params}")
+        self.detail = {"kind": kind, "params": params}
+
+
+def _why(kind: str, **params: str) -> dict[str, Any]:
+    """Why a submission cannot be read, as a detail the catalogue says (details.why-*)."""
+    return {"kind": kind, "params": params}
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A submission as given on the command line."""
+
+    id: str
+    source: Path
+    # What the LMS says of the submission (student_id, name, lms, late, earlier, label), kept
+    # in the score document; `label` replaces the path as the recorded source when given.
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PreparedSubmission:
+    """A submission copied into its own scratch folder, ready for the sandbox."""
+
+    id: str
+    source: str
+    digest: str
+    workdir: Path
+    flags: tuple[dict[str, Any], ...] = ()  # policy notes from reading the files (grader.intake.policy)
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    notebook: str = ""  # the notebook the main file came from, if it came from one
+    cells: tuple[CellStart, ...] = ()  # where its code cells start (grader.intake.notebook_module)
+    unchecked: tuple[str, ...] = ()  # edited files a student's check left out (see `prepare`)
+
+
+@dataclass(frozen=True)
+class SubmissionFiles:
+    """The lab's files of a submission; for a main file taken from a notebook, the notebook's
+    path inside the submission and its line map; the edited files a check left out."""
+
+    files: dict[str, bytes]
+    notebook: str = ""
+    cells: tuple[CellStart, ...] = ()
+    unchecked: tuple[str, ...] = ()
+
+
+def submission_id(path: Path, lab: Lab) -> str:
+    """A filesystem-safe id: the folder name, or the file stem (its folder for a bare lab file)."""
+    name = path.name
+    if path.is_file():
+        name = path.parent.name if path.name in lab.files else path.stem
+    if not name or name in (".", ".."):
+        name = path.resolve().name or "submission"
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "submission"
+
+
+def collect(paths: list[Path], lab: Lab) -> list[Submission]:
+    """Submissions for the given paths, with unique ids (a suffix tells duplicates apart)."""
+    return unique_ids([Submission(submission_id(path, lab), path) for path in paths])
+
+
+def unique_ids(submissions: Sequence[Submission],
+               reserved: Collection[str] = ()) -> list[Submission]:
+    """The submissions with ids that are unique and never a reserved name (a file the grader
+    writes beside the reports), both compared case-insensitively as some filesystems do: the
+    first of each id keeps it, the others get a numbered suffix. The same list gives the same
+    ids on every run, so --resume finds each student's report again."""
+    taken = {name.casefold() for name in reserved}
+    result = []
+    for sub in submissions:
+        candidate, suffix = sub.id, 1
+        while candidate.casefold() in taken:
+            suffix += 1
+            candidate = f"{sub.id}-{suffix}"
+        taken.add(candidate.casefold())
+        result.append(sub if candidate == sub.id else replace(sub, id=candidate))
+    return result
+
+
+def _read_limited(path: Path) -> bytes:
+    if path.is_symlink():  # a link could point at anything the grader can read
+        raise Ungradable("unreadable-submission", reason=_why("why-symlink", file=path.name))
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise Ungradable("too-large", file=path.name, limit=MAX_FILE_BYTES)
+    return path.read_bytes()
+
+
+def _folder_entries(folder: Path) -> list[Entry]:
+    """Every file under the folder (tool folders and links skipped), zips opened one level."""
+    root = folder.resolve()
+    entries: list[Entry] = []
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if SKIPPED_DIRS & set(relative.parts) or not path.is_file() or path.is_symlink():
+            continue
+        if not path.resolve().is_relative_to(root):
+            continue
+        if path.suffix == ".zip":
+            try:
+                entries.extend(_zip_entries(path, f"{relative.as_posix()}/"))
+            except Ungradable:
+                continue  # a broken zip beside the files is not the submission
+        else:
+            entries.append(Entry(relative.as_posix(), functools.partial(_read_limited, path)))
+    return entries
+
+
+def _zip_member_reader(archive: Path, name: str, size: int) -> Callable[[], bytes]:
+    def read() -> bytes:
+        if size > MAX_FILE_BYTES:
+            raise Ungradable("too-large", file=name.rsplit("/", 1)[-1], limit=MAX_FILE_BYTES)
+        try:
+            with zipfile.ZipFile(archive) as bundle:
+                return bundle.read(name)
+        except ZIP_ERRORS as exc:
+            raise Ungradable("unreadable-submission", reason=_why(
+                "why-zip-member", file=name, error=_zip_error(exc))) from None
+    return read
+
+
+def _zip_error(exc: BaseException) -> str:
+    """What went wrong in a zip, in a few words (zipfile's own message, cut)."""
+    return clean_text(f"{type(exc).__name__}: {exc}", QUOTE_CAP // 2)
+
+
+def _zip_entries(archive: Path, prefix: str = "") -> list[Entry]:
+    """The zip's files as entries (paths under `prefix`); zips inside it are not opened."""
+    try:
+        with zipfile.ZipFile(archive) as bundle:
+            members = [m for m in bundle.infolist() if not m.is_dir()]
+    except ZIP_ERRORS as exc:
+        raise Ungradable("unreadable-submission",
+                         reason=_why("why-bad-zip", error=_zip_error(exc))) from None
+    return [Entry(prefix + m.filename, _zip_member_reader(archive, m.filename, m.file_size))
+            for m in members if not SKIPPED_DIRS & set(m.filename.split("/"))
+            and not m.filename.endswith(".zip")]
+
+
+def _choose_files(entries: list[Entry], lab: Lab, student: bool = False) -> SubmissionFiles:
+    """The lab's files among the entries: one candidate each, never a silent pick of several.
+
+    In a student's own check (`student`), an edited lab file beside an edited notebook is not
+    ambiguous: the lab file is checked and the notebook is named as not checked."""
+    given = _given_code(lab)
+    files, notebook, unchecked = {}, "", []
+    for name in lab.files:
+        try:
+            chosen = choose(name, entries, lab, given, _notebook_bytes)
+        except Ambiguous as exc:
+            chosen = _student_choice(name, entries, exc) if student else None
+            if chosen is None:
+                raise Ungradable("ambiguous-file", file=name,
+                                 candidates=list(exc.candidates)) from None
+            unchecked += [path for path in exc.candidates if path != chosen.path]
+        if chosen is None:
+            raise Ungradable("missing-file", file=name)
+        files[name] = chosen.code
+        if chosen.path.endswith(NOTEBOOK_SUFFIX):
+            notebook = chosen.path
+    cells = _cells_of(entries, notebook)
+    return SubmissionFiles(files, notebook, cells, tuple(unchecked))
+
+
+def _student_choice(name: str, entries: list[Entry], ambiguous: Ambiguous) -> Candidate | None:
+    """The lab file under its own name when it is the one edited file of that name among the
+    competitors (the others being notebooks); None when that does not settle it."""
+    named = [path for path in ambiguous.candidates if path.rsplit("/", 1)[-1] == name]
+    if len(named) != 1:
+        return None
+    entry = next(e for e in entries if e.path == named[0])
+    return Candidate(entry.path, entry.read(), entry.depth)
+
+
+def _cells_of(entries: list[Entry], notebook: str) -> tuple[CellStart, ...]:
+    if not notebook:
+        return ()
+    entry = next(e for e in entries if e.path == notebook)
+    return _notebook(entry.read()).cells
+
+
+def _from_folder(folder: Path, lab: Lab, student: bool = False) -> SubmissionFiles:
+    return _choose_files(_folder_entries(folder), lab, student)
+
+
+def _from_zip(archive: Path, lab: Lab, student: bool = False) -> SubmissionFiles:
+    return _choose_files(_zip_entries(archive), lab, student)
+
+
+# A notebook saved as a script: Jupyter's `# In[ ]:` cell markers, or IPython calls.
+_EXPORT_MARK = re.compile(rb"^# In\[[ 0-9]*\]:|^\s*get_ipython\(\)", re.M)
+
+
+def clean_export(source: bytes) -> bytes:
+    """A Colab or Jupyter `.py` export as plain Python: each `get_ipython()` line (and, if the
+    file still does not parse, each `%magic` and `!shell` line) becomes `pass` at its own
+    indentation, so blocks and line numbers stay as the student wrote them. Other files are
+    returned unchanged."""
+    if not _EXPORT_MARK.search(source):
+        return source
+    text = source.decode("utf-8", errors="replace")
+    lines = [_as_pass(line) if line.lstrip().startswith("get_ipython()") else line
+             for line in text.splitlines()]
+    try:
+        ast.parse("\n".join(lines))
+    except SyntaxError:
+        lines = [_as_pass(line) if line.lstrip().startswith(("%", "!")) else line
+                 for line in lines]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _as_pass(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())] + "pass"
+
+
+def notebook_code(raw: bytes) -> str:
+    """The code cells of a notebook joined into one module; IPython magics are left out."""
+    return _notebook(raw).code
+
+
+def _notebook(raw: bytes) -> NotebookModule:
+    try:
+        return notebook_module(raw)
+    except NotebookError as exc:
+        raise Ungradable("unreadable-submission", reason=_why("why-bad-notebook", error=str(exc))) from exc
+
+
+@functools.lru_cache(maxsize=8)
+def _given_code(lab: Lab) -> frozenset[bytes]:
+    return untouched_code(lab, _notebook_bytes)
+
+
+def _notebook_bytes(raw: bytes) -> bytes:
+    return notebook_code(raw).encode("utf-8")
+
+
+def read_files(path: Path, lab: Lab) -> dict[str, bytes]:
+    """The lab's files from a folder, zip, bare .py file or notebook."""
+    return read_submission(path, lab).files
+
+
+def read_submission(path: Path, lab: Lab, student: bool = False) -> SubmissionFiles:
+    """The lab's files from a folder, zip, bare .py file or notebook, with where the main file
+    came from; `student`: a student's own check (see `_choose_files`, `_beside_notebook`)."""
+    if path.is_dir():
+        return _from_folder(path, lab, student)
+    if not path.is_file():
+        raise Ungradable("unreadable-submission", reason=_why("why-missing", path=str(path)))
+    if path.suffix == ".zip":
+        return _from_zip(path, lab, student)
+    if path.suffix == NOTEBOOK_SUFFIX:
+        module = _notebook(_read_limited(path))
+        unchecked = _beside_notebook(path, lab, module) if student else ()
+        return SubmissionFiles({lab.main_file: module.code.encode("utf-8")}, path.name,
+                               module.cells, unchecked)
+    if path.suffix == ".py" and len(lab.files) == 1:
+        return SubmissionFiles({lab.main_file: _read_limited(path)})
+    if path.suffix == ".py" and path.name in lab.files:
+        return _from_folder(path.parent, lab, student)
+    raise Ungradable("unreadable-submission", reason=_why("why-not-a-form", file=path.name))
+
+
+def _beside_notebook(path: Path, lab: Lab, module: NotebookModule) -> tuple[str, ...]:
+    """The lab file beside a checked notebook, when the student edited it too (and it is not
+    the notebook's code): the check says it left that file out."""
+    beside = path.parent / lab.main_file
+    if not beside.is_file() or beside.is_symlink():
+        return ()
+    code = beside.read_bytes()
+    same = normal_code(code) == normal_code(module.code.encode("utf-8"))
+    return () if same or normal_code(code) in _given_code(lab) else (lab.main_file,)
+
+
+def digest(files: dict[str, bytes]) -> str:
+    """A content digest of the submission's files, stable across runs."""
+    hasher = hashlib.sha256()
+    for name in sorted(files):
+        hasher.update(name.encode() + b"\0" + files[name] + b"\0")
+    return "sha256:" + hasher.hexdigest()
+
+
+def prepare(submission: Submission, lab: Lab, scratch_root: Path,
+            student: bool = False) -> PreparedSubmission:
+    """Copy the submission's lab files into a fresh scratch folder under scratch_root
+    (`student`: a student's own check, which checks one of two edited candidates)."""
+    found = read_submission(submission.source, lab, student)
+    files = {name: clean_export(content) if name.endswith(".py") else content
+             for name, content in found.files.items()}
+    workdir = Path(tempfile.mkdtemp(prefix=f"{submission.id}-", dir=scratch_root))
+    os.chmod(workdir, 0o755)
+    for name in lab.support_files:
+        (workdir / name).write_bytes((lab.student_dir / name).read_bytes())
+    for name, content in files.items():
+        (workdir / name).write_bytes(content)
+    return PreparedSubmission(submission.id, source_label(submission), digest(files), workdir,
+                              tuple(scan_files(files)), submission.meta,
+                              notebook=found.notebook.rsplit("/", 1)[-1], cells=found.cells,
+                              unchecked=found.unchecked)
+
+
+def source_label(submission: Submission) -> str:
+    """What the score document records as the submission's source."""
+    return str(submission.meta.get("label") or submission.source)

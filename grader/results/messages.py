@@ -1,0 +1,326 @@
+"""Student-facing sentences: turn check ids, structured details and flags into catalogue text."""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from grader.labs import LABS
+from grader.results.i18n import Catalogue, format_number, join_items
+
+# Parameters whose values are not printed as they come (see describe_detail).
+INPUTS_PARAM = "inputs"
+SOURCE_PARAM = "source"
+CHECKS_PARAM = "checks"
+# A list of {quantity, actual, expected}: the numbers of a graph that differ.
+DIFFERENCES_PARAM = "differences"
+# Any parameter whose value is a nested detail {kind, params} (what a random-graph check found,
+# a quantity said in words, a crash's cause, a grader error's reference) is rendered as one.
+# Where an exception happened: a list of frames {file, line, function} (see format_frames).
+WHERE_PARAM = "where"
+# The input that holds the program a check ran, shown as code; the inputs that say which
+# calls the check made (after building the graph), shown as "after `...`".
+GRAPH_INPUT = "graph"
+CALL_INPUTS = frozenset({"call", "calls", "called"})
+# A quantity given as text is code (`a.grad`, `len(model.parameters())`), shown as such.
+QUANTITY_PARAM = "quantity"
+# Parameters that carry data values from the student's code: strings are shown quoted,
+# so that a label '+' or an empty string '' is unmistakable.
+VALUE_PARAMS = frozenset({"expected", "actual"})
+# Details of code that is not written yet (see grader.grading.checking.todos): they blame no pitfall,
+# and their hint says which TODO to write instead of the check's own hint.
+NOT_WRITTEN_KINDS = frozenset({"not-written", "not-implemented"})
+# Failures that fall into no pitfall: code not written yet, and a module that cannot be imported.
+# over-budget: the submission's time ran out before the check could judge the code
+NOT_A_PITFALL_KINDS = NOT_WRITTEN_KINDS | {"import-error", "over-budget"}
+
+
+def format_value(value: Any, quote_strings: bool = False, lang: str | None = None) -> str:
+    """Format one parameter value for readers of lang: numbers to 6 significant digits with the
+    language's decimal mark, sequences as tuples (lang None: the machine form, a point)."""
+    if isinstance(value, str):
+        return repr(value) if quote_strings else value
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, int | float):
+        return format_number(value, lang)
+    if isinstance(value, list | tuple):
+        return "(" + join_items((format_value(item, quote_strings, lang) for item in value),
+                                lang) + ")"
+    if isinstance(value, Mapping):
+        return format_assignments(value, quote_strings, lang)
+    return str(value)
+
+
+def format_assignments(values: Mapping[str, Any], quote_strings: bool = False,
+                       lang: str | None = None) -> str:
+    """Format named values as 'a = 1.5, b = -2' (in Spanish 'a = 1,5; b = -2')."""
+    return join_items((f"{name} = {format_value(value, quote_strings, lang)}"
+                       for name, value in values.items()), lang)
+
+
+def format_inputs(values: Mapping[str, Any], catalogue: Catalogue) -> str:
+    """Format a check's inputs: code (a string value) as a code span, `graph` as the program
+    itself, numbers as named values in the catalogue's language."""
+    parts = []
+    for name, value in values.items():
+        if name == GRAPH_INPUT and isinstance(value, str):
+            parts.append(catalogue.text("ui.inputs_graph", graph=value))
+        elif name in CALL_INPUTS and isinstance(value, str):
+            parts.append(catalogue.text("ui.inputs_call", code=value))
+        elif isinstance(value, str):
+            parts.append(catalogue.text("ui.inputs_code", code=f"{name} = {value}"))
+        elif isinstance(value, Mapping) and "kind" in value:
+            parts.append(describe_detail(value, catalogue))
+        else:
+            parts.append(f"{name} = {format_value(value, True, catalogue.lang)}")
+    return join_items(parts, catalogue.lang)
+
+
+def format_frames(frames: Any, catalogue: Catalogue) -> str:
+    """Where an exception happened, as the catalogue says it: 'value.py, line 13, in f', or in a
+    notebook 'cell 4 (`def __add__(self, other):`), line 3, in f'. A text (documents written
+    before frames were structured) is kept as it is."""
+    if isinstance(frames, str):
+        return frames
+    texts = []
+    for frame in frames if isinstance(frames, list) else []:
+        if not isinstance(frame, Mapping):
+            continue
+        notebook = "cell" in frame
+        key = "ui.frame_cell" if notebook else "ui.frame"
+        params = {name: str(frame.get(name, "")) for name in
+                  ("file", "line", "cell", "cell_line", "first_line")}
+        text = catalogue.text(key, **params)
+        if frame.get("function") and frame.get("function") != "<module>":
+            text = catalogue.text("ui.frame_in", frame=text, function=str(frame["function"]))
+        texts.append(text)
+    return "; ".join(texts)
+
+
+def check_title(check_id: str, catalogue: Catalogue) -> str:
+    """Return the sentence that says what a check verifies."""
+    return catalogue.text(f"checks.{check_id}.title")
+
+
+def shows_hint(status: str) -> bool:
+    """Whether a check with this status carries its hint: only a failure of the student's code."""
+    return status == "failed"
+
+
+def is_not_written(detail: Mapping[str, Any] | None) -> bool:
+    """Whether a failure's detail says the code it ran into is not written yet."""
+    return detail is not None and detail.get("kind") in NOT_WRITTEN_KINDS
+
+
+def names_a_pitfall(detail: Mapping[str, Any] | None) -> bool:
+    """Whether a failure with this detail counts towards the check's pitfall."""
+    return not detail or detail.get("kind") not in NOT_A_PITFALL_KINDS
+
+
+def todo_hint(detail: Mapping[str, Any], catalogue: Catalogue) -> str:
+    """The hint of code not written yet: where to start, or the next TODO to write."""
+    params = detail.get("params") or {}
+    file = str(params.get("file", ""))
+    following = params.get("next")
+    if not isinstance(following, int):
+        return catalogue.text("todo.finish", file=file)
+    if following == 1:
+        return catalogue.text("todo.start", file=file)
+    return catalogue.text("todo.next", next=str(following), file=file)
+
+
+def check_hint(check_id: str, catalogue: Catalogue,
+               detail: Mapping[str, Any] | None = None) -> str:
+    """Return a check's hint: why it matters and where to look (for code not written yet: which
+    TODO to write)."""
+    if detail is not None and is_not_written(detail):
+        return todo_hint(detail, catalogue)
+    return catalogue.text(f"checks.{check_id}.hint")
+
+
+def check_section(check_id: str, pitfall_id: str, catalogue: Catalogue,
+                  detail: Mapping[str, Any] | None = None) -> str:
+    """Return where to read about a check: its own section if it has one, else its pitfall's;
+    for code not written yet, the README's list of TODOs."""
+    if detail is not None and is_not_written(detail):
+        return catalogue.text("todo.section")
+    if catalogue.has(f"checks.{check_id}.section"):
+        return catalogue.text(f"checks.{check_id}.section")
+    return pitfall_section(pitfall_id, catalogue)
+
+
+def pitfall_title(pitfall_id: str, catalogue: Catalogue) -> str:
+    """Return the short name of a pitfall."""
+    return catalogue.text(f"pitfalls.{pitfall_id}.title")
+
+
+def pitfall_explanation(pitfall_id: str, catalogue: Catalogue) -> str:
+    """Return the few sentences that explain what goes wrong with a pitfall and why."""
+    return catalogue.text(f"pitfalls.{pitfall_id}.explanation")
+
+
+def pitfall_section(pitfall_id: str, catalogue: Catalogue) -> str:
+    """Return the pointer to the course section that covers a pitfall."""
+    return catalogue.text(f"pitfalls.{pitfall_id}.section")
+
+
+def _check_list(check_ids: Any, catalogue: Catalogue) -> str:
+    """Format a list of check ids as their quoted titles, joined with commas."""
+    ids = [check_ids] if isinstance(check_ids, str) else list(check_ids)
+    titles = (check_title(check_id, catalogue).rstrip(".") for check_id in ids)
+    return ", ".join(catalogue.text("ui.quoted", text=title) for title in titles)
+
+
+def _differences(items: Any, catalogue: Catalogue) -> str:
+    """Format [{quantity, actual, expected}, ...] as 'a.grad is 3 (expected 6.5); ...'."""
+    texts = []
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, Mapping):
+            texts.append(catalogue.text(
+                "ui.difference", quantity=format_value(item.get("quantity"), lang=catalogue.lang),
+                actual=format_value(item.get("actual"), lang=catalogue.lang),
+                expected=format_value(item.get("expected"), lang=catalogue.lang)))
+    return "; ".join(texts)
+
+
+def _format_param(name: str, value: Any, catalogue: Catalogue) -> str:
+    """Format one detail parameter, resolving the parameters that are ids, input maps, frames
+    or nested details (a {kind, params} value: a finding, a quantity said in words)."""
+    if name == SOURCE_PARAM and isinstance(value, str):
+        return catalogue.text(f"sources.{value}")
+    if name == DIFFERENCES_PARAM:
+        return _differences(value, catalogue)
+    if isinstance(value, Mapping) and "kind" in value:
+        return describe_detail(value, catalogue)
+    if name == CHECKS_PARAM:
+        return _check_list(value, catalogue)
+    if name == WHERE_PARAM:
+        return format_frames(value, catalogue)
+    if name == INPUTS_PARAM and isinstance(value, Mapping):
+        return format_inputs(value, catalogue) if value else catalogue.text("ui.no_inputs")
+    if name == QUANTITY_PARAM and isinstance(value, str):
+        return catalogue.text("ui.inputs_code", code=value)
+    return format_value(value, quote_strings=name in VALUE_PARAMS, lang=catalogue.lang)
+
+
+def describe_detail(detail: Mapping[str, Any], catalogue: Catalogue) -> str:
+    """Render a detail {"kind", "params"} as the "what happened" sentence."""
+    kind = detail["kind"]
+    key = f"details.{kind}.text"
+    if not catalogue.has(key):
+        raise KeyError(f"unknown detail kind {kind!r}")
+    raw: Mapping[str, Any] = detail.get("params") or {}
+    params = {name: _format_param(name, value, catalogue) for name, value in raw.items()}
+    # A key next to `text` named after a parameter wraps that optional parameter,
+    # e.g. where = " (at {where})": used when the value is not empty, dropped otherwise.
+    for name in catalogue.placeholders(key):
+        wrapper = f"details.{kind}.{name}"
+        if catalogue.has(wrapper):
+            value = params.get(name, "")
+            params[name] = catalogue.text(wrapper, **{name: value}) if value else ""
+    return catalogue.text(key, **params)
+
+
+def describe_flag(flag: Mapping[str, Any], catalogue: Catalogue) -> str:
+    """Render a policy flag {"id", "params"} as a sentence."""
+    raw: Mapping[str, Any] = flag.get("params") or {}
+    params = {name: format_value(value, lang=catalogue.lang) for name, value in raw.items()}
+    return catalogue.text(f"flags.{flag['id']}.text", **params)
+
+
+def _or_keep(render: Callable[[], str], original: str) -> str:
+    """Return render(), or the original text when the catalogue cannot render it."""
+    try:
+        return render()
+    except KeyError:
+        return original
+
+
+def _localise_check(check: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
+    """Return a copy of one check with its texts rendered from ids and detail."""
+    out = dict(check)
+    check_id, pitfall, detail = check["id"], check["pitfall"], check.get("detail")
+    out["title"] = _or_keep(lambda: check_title(check_id, catalogue), check["title"])
+    if check.get("hint"):
+        out["hint"] = _or_keep(lambda: check_hint(check_id, catalogue, detail), check["hint"])
+    if check.get("section"):
+        out["section"] = _or_keep(lambda: check_section(check_id, pitfall, catalogue, detail),
+                                  check["section"])
+    if detail:
+        out["message"] = _or_keep(lambda: describe_detail(detail, catalogue), check["message"])
+    return out
+
+
+def localise_document(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
+    """Return a copy of a score document whose rendered texts are in the catalogue's language.
+
+    Texts are rebuilt from the ids and structured details the document keeps; a text the
+    catalogue cannot rebuild (an id it does not know) is kept as it was.
+    """
+    out = copy.deepcopy(dict(doc))
+    if doc.get("lang") == catalogue.lang:
+        return out
+    out["lang"] = catalogue.lang
+    out["checks"] = [_localise_check(check, catalogue) for check in out["checks"]]
+    reason = out.get("reason")
+    if reason:
+        reason["text"] = _or_keep(lambda: describe_detail(reason, catalogue), reason["text"])
+    problem = out.get("problem")
+    if problem:
+        problem["text"] = _or_keep(lambda: describe_detail(problem, catalogue), problem["text"])
+    for flag in out.get("flags", []):
+        flag["text"] = _or_keep(functools.partial(describe_flag, flag, catalogue), flag["text"])
+    return out
+
+
+def attempt_notes(doc: Mapping[str, Any], catalogue: Catalogue) -> list[str]:
+    """What the LMS said of this attempt, as sentences for the student: that it came in late,
+    and which of its files share one name. Empty when the intake knew neither."""
+    submission = doc["submission"]
+    notes = [catalogue.text("platforms.attempts.late")] if submission.get("late") else []
+    duplicates = submission.get("duplicates") or []
+    if duplicates:
+        notes.append(catalogue.text("platforms.attempts.duplicates", files=", ".join(duplicates)))
+    return notes
+
+
+def problem_where(problem: Mapping[str, Any], catalogue: Catalogue) -> str:
+    """Where a module that cannot be loaded went wrong: the file and line, or in a notebook the
+    code cell (its number and first line) and the line inside it; empty when not known."""
+    if not problem.get("line"):
+        return ""
+    if problem.get("cell"):
+        return catalogue.text("ui.problem_cell", file=str(problem["file"]),
+                              cell=str(problem["cell"]), first_line=str(problem["first_line"]),
+                              line=str(problem["line"]))
+    return catalogue.text("ui.problem_line", file=str(problem["file"]), line=str(problem["line"]))
+
+
+def problem_notice(doc: Mapping[str, Any], catalogue: Catalogue) -> str:
+    """What to do first when the module cannot be loaded: run the file, or the notebook's cell."""
+    count, problem = str(len(doc["checks"])), doc["problem"]
+    if doc["submission"].get("notebook"):
+        return catalogue.text("ui.problem_notice_notebook", count=count, lab=str(doc["lab"]))
+    return catalogue.text("ui.problem_notice", count=count, file=str(problem["file"]))
+
+
+def unchecked_note(doc: Mapping[str, Any], catalogue: Catalogue) -> str:
+    """That a student's check left out an edited file, and the command that checks it; empty
+    when it left out nothing."""
+    submission = doc["submission"]
+    unchecked = [name.rsplit("/", 1)[-1] for name in submission.get("unchecked") or []]
+    if not unchecked:
+        return ""
+    files = ", ".join(unchecked)
+    notebook = submission.get("notebook")
+    if notebook:
+        return catalogue.text("ui.unchecked_file", files=files, checked=str(notebook),
+                              lab=str(doc["lab"]))
+    from_lab = [name for name in unchecked if name.endswith(".ipynb")]
+    lab = LABS.get(str(doc["lab"]))
+    checked = lab.main_file if lab else ""
+    return catalogue.text("ui.unchecked_notebook", files=", ".join(from_lab) or files,
+                          checked=checked, lab=str(doc["lab"]))

@@ -1,0 +1,283 @@
+"""Feedback rendering: turn score documents into terminal, Markdown and HTML text via templates."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import jinja2
+from markupsafe import Markup, escape
+
+from grader.labs import TEMPLATE_DIR
+from grader.results.dashboard import class_view
+from grader.results.graph_drawing import ROW_KEYS, layout, parse_graph, tree_rows
+from grader.results.i18n import Catalogue, format_number
+from grader.results.messages import (
+    attempt_notes,
+    localise_document,
+    pitfall_explanation,
+    pitfall_section,
+    pitfall_title,
+    problem_notice,
+    problem_where,
+    unchecked_note,
+)
+
+FEEDBACK_TEMPLATES: Mapping[str, str] = {
+    "terminal": "feedback.terminal.j2",
+    "markdown": "feedback.md.j2",
+    "html": "feedback.html.j2",
+}
+NOTEBOOK_TEMPLATE = "feedback.notebook.html.j2"
+SUMMARY_TEMPLATE = "summary.terminal.j2"
+DASHBOARD_TEMPLATE = "dashboard.html.j2"
+
+# ANSI styles for the terminal, used only when colour is asked for.
+_ANSI: Mapping[str, str] = {
+    "passed": "32",
+    "failed": "31",
+    "not-run": "33",
+    "error": "35",
+    "graded": "1",
+    "ungradable": "33",
+    "grader-error": "35",
+    "heading": "1",
+}
+# Control characters student output could use to rewrite the terminal (escape sequences).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+# How the sandbox and the plugin end output they capped (grader/grading/sandbox/sandbox.py,
+# grader/grading/plugin.py); feedback shows that note in the reader's language.
+_OUTPUT_CUT = re.compile(r"\n\[\.\.\. (\d+) more bytes not shown\]$")
+_MD_SPECIAL = re.compile(r"[\\`*_\[\]<>~|#]")
+# Line breaks in prose would let student text start a block of its own (a heading, a table,
+# a list, a fence): one paragraph is one line.
+_LINE_BREAKS = re.compile(r"\s*[\r\n\u2028\u2029\x0b\x0c\x85]+\s*")
+
+
+def _is_html(template_name: str | None) -> bool:
+    """Autoescape only HTML templates (feedback.html.j2 and any *.html)."""
+    return template_name is not None and template_name.endswith((".html", ".html.j2"))
+
+
+def _plain(text: Any) -> str:
+    """Replace control characters so student text cannot drive the terminal."""
+    return _CONTROL.sub("\ufffd", str(text))
+
+
+def _html_code(text: Any) -> Markup:
+    """Escape text for HTML, then show `code spans` as <code> elements."""
+    escaped = str(escape(_plain(text)))
+    return Markup(_CODE_SPAN.sub(r"<code>\1</code>", escaped))
+
+
+def _md_escape(text: str) -> str:
+    """Backslash-escape Markdown syntax (emphasis, links, raw HTML) in prose."""
+    return _MD_SPECIAL.sub(r"\\\g<0>", text.replace("&", "&amp;"))
+
+
+def _md_text(text: Any) -> str:
+    """Escape text for Markdown outside its `code spans`, which are kept as they are."""
+    parts = _CODE_SPAN.split(_plain(_LINE_BREAKS.sub(" ", str(text))))
+    # split() with one group alternates prose, code, prose, ...: odd items are code spans.
+    return "".join(f"`{part}`" if index % 2 else _md_escape(part) for index, part in enumerate(parts))
+
+
+@jinja2.pass_context
+def _number(context: jinja2.runtime.Context, value: float) -> str:
+    """The `num` filter: a number in the language of the template's context (its `lang`)."""
+    return format_number(value, context["lang"])
+
+
+def _md_fence(text: Any) -> str:
+    """Return a backtick fence longer than any backtick run inside text."""
+    longest = max((len(run) for run in re.findall(r"`+", str(text))), default=0)
+    return "`" * max(3, longest + 1)
+
+
+@functools.lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """Return the jinja2 environment for the templates directory, with the feedback filters
+    (built once: its compiled templates are reused for every submission)."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
+        autoescape=_is_html,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["num"] = _number
+    env.filters["plain"] = _plain
+    env.filters["html_code"] = _html_code
+    env.filters["md_text"] = _md_text
+    env.filters["md_fence"] = _md_fence
+    return env
+
+
+def _painter(color: bool) -> Callable[[str, str], str]:
+    """Return paint(text, style): ANSI-coloured text when color is on, the text otherwise."""
+
+    def paint(text: str, style: str) -> str:
+        code = _ANSI.get(style)
+        return f"\x1b[{code}m{text}\x1b[0m" if color and code else text
+
+    return paint
+
+
+def _pitfall_notes(pitfall_ids: Sequence[str], catalogue: Catalogue) -> list[dict[str, str]]:
+    """Return title, explanation and section of each pitfall, for the closing section."""
+    notes = []
+    for pitfall_id in pitfall_ids:
+        known = catalogue.has(f"pitfalls.{pitfall_id}.title")
+        notes.append(
+            {
+                "id": pitfall_id,
+                "title": pitfall_title(pitfall_id, catalogue) if known else pitfall_id,
+                "explanation": pitfall_explanation(pitfall_id, catalogue) if known else "",
+                "section": pitfall_section(pitfall_id, catalogue) if known else "",
+            }
+        )
+    return notes
+
+
+def graph_view(detail: Mapping[str, Any] | None, catalogue: Catalogue) -> dict[str, Any] | None:
+    """The drawing (positioned SVG data) and text-tree rows of a detail's graph, if it has one
+    that is well formed; None otherwise."""
+    graph = parse_graph((detail or {}).get("graph"))
+    if graph is None:
+        return None
+    labels = {key: catalogue.text(f"ui.graph.label_{key}") for key in ROW_KEYS}
+    return {"drawing": layout(graph, labels, catalogue.lang),
+            "tree": tree_rows(graph, catalogue.lang),
+            "calls": list(graph.calls) if graph.calls is not None else None}
+
+
+def _output_text(output: str, catalogue: Catalogue) -> str:
+    """A check's captured output, its cut note (if capped) in the catalogue's language."""
+    cut = _OUTPUT_CUT.search(output)
+    if cut is None:
+        return output
+    return output[: cut.start()] + "\n" + catalogue.text("ui.output_cut", omitted=cut.group(1))
+
+
+def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
+    """Return the template context for one score document in the catalogue's language."""
+    localised = localise_document(doc, catalogue)
+    checks = localised["checks"]
+    problem = localised.get("problem")
+    # a submission that cannot be loaded says so once, not once per check
+    attention = [] if problem else [check for check in checks if check["status"] != "passed"]
+    graphs = {check["id"]: graph_view(check.get("detail"), catalogue) for check in attention}
+    return {
+        "doc": localised,
+        "problem": problem,
+        "problem_where": problem_where(problem, catalogue) if problem else "",
+        "problem_notice": problem_notice(localised, catalogue) if problem else "",
+        "unchecked": unchecked_note(localised, catalogue),
+        "attempt_notes": attempt_notes(localised, catalogue),
+        "attention": attention,
+        "graphs": {check_id: view for check_id, view in graphs.items() if view is not None},
+        "passed": [check for check in checks if check["status"] == "passed"],
+        "all_passed": bool(checks) and all(check["status"] == "passed" for check in checks),
+        # only public checks ran (`make check`): a clean result there is not the grade
+        "public_only": bool(checks) and all(check["visibility"] == "public" for check in checks),
+        "pitfall_notes": _pitfall_notes(localised["pitfalls"], catalogue),
+        "grader_error_notice": catalogue.text("ui.grader_error_notice"),
+        "lang": catalogue.lang,
+        "t": catalogue.text,
+        "output_text": functools.partial(_output_text, catalogue=catalogue),
+    }
+
+
+def render_feedback(
+    doc: Mapping[str, Any], fmt: str, lang: str | None = None, color: bool = False
+) -> str:
+    """Render one score document as terminal text, Markdown or HTML, in lang or the doc's own."""
+    if fmt not in FEEDBACK_TEMPLATES:
+        raise ValueError(f"unknown format {fmt!r}; choose one of: {', '.join(FEEDBACK_TEMPLATES)}")
+    catalogue = Catalogue.load(lang or doc["lang"])
+    context = feedback_view(doc, catalogue)
+    context["paint"] = _painter(color and fmt == "terminal")
+    return environment().get_template(FEEDBACK_TEMPLATES[fmt]).render(context)
+
+
+def render_notebook_feedback(doc: Mapping[str, Any], notices: Sequence[str], lang: str) -> str:
+    """Render the feedback shown under a notebook's check cell: notices, then the HTML feedback."""
+    catalogue = Catalogue.load(lang)
+    return environment().get_template(NOTEBOOK_TEMPLATE).render(
+        notices=notices, page=render_feedback(doc, "html", lang=lang), lang=lang,
+        title=catalogue.text("ui.feedback_title", lab=str(doc["lab"])))
+
+
+def _summary_row(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, str]:
+    """Return the cells of one summary row as strings."""
+    graded = doc["status"] == "graded"
+    score = catalogue.text(
+        "ui.score_value", score=catalogue.number(doc["score"]),
+        max_score=catalogue.number(doc["max_score"]))
+    return {
+        "submission": _plain(doc["submission"]["id"]),
+        "status": catalogue.text(f"ui.status.{doc['status']}"),
+        "status_id": doc["status"],
+        "score": score if graded else catalogue.text("ui.summary_no_score"),
+        "pitfalls": ", ".join(doc["pitfalls"]) or catalogue.text("ui.summary_no_pitfalls"),
+    }
+
+
+def isolation_notes(docs: Sequence[Mapping[str, Any]], catalogue: Catalogue) -> list[dict[str, Any]]:
+    """One line per distinct isolation the documents ran under: the full jail as a plain
+    line, anything weaker as a warning (documents older than schema 1.1 say nothing)."""
+    notes: list[dict[str, Any]] = []
+    seen: list[Mapping[str, str]] = []
+    for doc in docs:
+        isolation = doc.get("isolation")
+        if not isolation or isolation in seen:
+            continue
+        seen.append(isolation)
+        names = {key: catalogue.text(f"ui.isolation_{key}.{isolation[key]}")
+                 for key in ("level", "how", "memory")}
+        warning = isolation["level"] != "jail"
+        notes.append({"warning": warning, "text": catalogue.text(
+            "ui.isolation_warning" if warning else "ui.isolation_line", **names)})
+    return notes
+
+
+def summary_context(docs: Sequence[Mapping[str, Any]], lang: str) -> dict[str, Any]:
+    """Return the class summary as data: headers, one row of strings per document, totals."""
+    catalogue = Catalogue.load(lang)
+    rows = [_summary_row(doc, catalogue) for doc in docs]
+    columns = ("submission", "status", "score")
+    headers = {name: catalogue.text(f"ui.summary_{name}") for name in (*columns, "pitfalls")}
+    widths = {name: max([len(headers[name])] + [len(row[name]) for row in rows]) for name in columns}
+    statuses = [doc["status"] for doc in docs]
+    totals = {"graded": statuses.count("graded"), "ungradable": statuses.count("ungradable"),
+              "errors": statuses.count("grader-error")}
+    return {
+        "rows": rows,
+        "headers": headers,
+        "widths": widths,
+        "count": len(docs),
+        "totals": totals,
+        "lang": lang,
+        "isolation": isolation_notes(docs, catalogue),
+        "title": catalogue.text("ui.summary_title", count=str(len(docs))),
+        "totals_line": catalogue.text("ui.summary_totals",
+                                      **{key: str(value) for key, value in totals.items()}),
+        "t": catalogue.text,
+    }
+
+
+def render_summary(docs: Sequence[Mapping[str, Any]], lang: str) -> str:
+    """Render a plain-text table of submissions: status, score and pitfalls of each."""
+    return environment().get_template(SUMMARY_TEMPLATE).render(summary_context(docs, lang))
+
+
+def render_dashboard(docs: Sequence[Mapping[str, Any]], lang: str) -> str:
+    """Render the class dashboard (HTML): what to reteach, charts, pass rates, submissions
+    that need a look of their own, and links to every submission's feedback."""
+    catalogue = Catalogue.load(lang)
+    context = {**class_view(docs, catalogue), "t": catalogue.text, "lang": catalogue.lang}
+    return environment().get_template(DASHBOARD_TEMPLATE).render(context)

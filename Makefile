@@ -7,7 +7,7 @@ LANG_ARG := $(if $(GRADER_LANG),--lang $(GRADER_LANG),)
 SUBMISSIONS ?=
 OUT    ?= out/grades
 
-.PHONY: help venv check test test-fast lint demo grade labs kit bench mutation screenshots clean
+.PHONY: help venv check test test-fast lint demo grade labs kit bench mutation screenshots notebook-screenshots clean
 
 help:
 	@echo "make check [LAB=lab01_graph]   run the public checks on your lab (students)"
@@ -19,6 +19,7 @@ help:
 	@echo "make kit LAB=lab02_ops          the student kit of a release in dist/ (that lab and earlier ones)"
 	@echo "make bench                     run the grading benchmark"
 	@echo "make screenshots               grade the demo class and write docs/feedback.png, docs/dashboard.png"
+	@echo "make notebook-screenshots JUPYTERLAB=<venv>  the notebook check cell in JupyterLab: docs/notebook-check.{en,es}.png"
 	@echo "make mutation                  mutation score of each hidden suite (slow; not in make test)"
 
 $(VENV)/.installed: pyproject.toml
@@ -56,6 +57,10 @@ demo: venv
 # Pictures for the README, taken in headless Chromium (apt-get install chromium).
 screenshots: demo
 	$(PY) tests/browser/screenshots.py out/demo docs
+
+# JUPYTERLAB: a virtual environment holding jupyterlab, outside the repository (README).
+notebook-screenshots: venv
+	$(PY) tests/browser/notebook_screenshots.py $(JUPYTERLAB) docs
 
 grade: venv
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS='path/to/sub1 path/to/sub2' [LAB=lab01_graph] [OUT=out/grades]"; exit 2; }

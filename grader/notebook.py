@@ -29,9 +29,9 @@ from grader.grading.batch import check_submission
 from grader.intake.notebook_module import METADATA_KEY
 from grader.labs import LABS, Lab
 from grader.results.i18n import LANGUAGES, Catalogue, default_language
-from grader.results.render import isolation_notes, render_feedback, render_notebook_feedback
+from grader.results.render import render_feedback, render_notebook_feedback
 
-# The isolation warning is said once per kernel, not under every check.
+# The isolations already said in this kernel (level/how): each is said once.
 _SAID_ONCE: set[str] = set()
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -170,11 +170,18 @@ def _todo_number(todo: str | int | None) -> int | None:
 
 
 def _isolation_notice(doc: dict[str, Any], catalogue: Catalogue) -> list[str]:
-    """The isolation warning, the first time a check in this kernel runs below the jail."""
-    notes = [note["text"] for note in isolation_notes([doc], catalogue) if note["warning"]]
-    fresh = [note for note in notes if note not in _SAID_ONCE]
-    _SAID_ONCE.update(fresh)
-    return fresh
+    """The runtime's isolation, the first time a check in this kernel runs below the jail
+    (Colab, a container): said once per kernel and isolation, not under every check."""
+    isolation = doc.get("isolation")
+    if not isolation or isolation["level"] == "jail":
+        return []
+    key = f"{isolation['level']}/{isolation['how']}"
+    if key in _SAID_ONCE:
+        return []
+    _SAID_ONCE.add(key)
+    names = {name: catalogue.text(f"ui.isolation_{name}.{isolation[name]}")
+             for name in ("level", "how")}
+    return [catalogue.text("ui.notebook.isolation", **names)]
 
 
 def check(todo: str | int | None = None, lang: str | None = None, lab: str | None = None,

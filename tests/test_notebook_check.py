@@ -7,17 +7,22 @@ import html
 import json
 import os
 import shutil
+import subprocess
 import sys
+import sysconfig
+import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 import pytest
+from test_kit_contents import hidden_text_found
 
 from grader.authoring.kit_contents import declared_check_ids
 from grader.authoring.notebooks import lab_notebook, notebook_text
 from grader.grading.batch import check_submission
 from grader.grading.checking.todos import public_checks_by_todo, untouched_todos
-from grader.labs import COURSE_ROOT, LABS
+from grader.labs import COURSE_ROOT, LABS, Lab
 from grader.notebook import (
     Feedback,
     NotebookNotFound,
@@ -29,7 +34,6 @@ from grader.notebook import (
 from grader.results.i18n import Catalogue
 
 LAB = LABS["lab01_graph"]
-BUG = COURSE_ROOT / "tests" / "fixtures" / "lab01_graph" / "grad-overwrite-in-mul" / "value.py"
 
 
 # --- which notebook, which lab ----------------------------------------------------------------
@@ -123,96 +127,213 @@ def test_feedback_of_one_todo_keeps_only_its_checks() -> None:
     assert Feedback(doc, "en").filtered() is doc
 
 
-# --- executed headless, from a kit unpacked outside the repository ----------------------------
+# --- executed headless: every lab of a built kit, in a venv that holds only the kit ------------
+#
+# One kit (the last release holds every lab) and one virtual environment serve every notebook
+# below. The course's wheel is built from the kit's zip (`pip wheel <kit>.zip`, as the course
+# would host it) and installed into a fresh venv without pip, where a kernelspec runs it. The
+# third-party packages come from this test environment by a plain path line (a path in a .pth
+# file is put on sys.path, the .pth files inside it are not run): so no index is needed, and
+# the repository's editable grader, which needs its .pth file run, is not importable (a test
+# proves it). Two ways a student runs the notebook:
+# - local Jupyter: the notebook in the unpacked kit, the kernel seeing the kit's folder first
+#   (what the kit's `make venv` .pth does), the sandbox as strong as this machine allows;
+# - Colab: no kit folder; the notebook in a folder of its own, the grader from the installed
+#   wheel, and GRADER_ISOLATION=none (the grader's own switch: the weakest step of its ladder)
+#   standing in for a runtime that offers no isolation.
+
+RELEASE = list(LABS)[-1]
+BUGS = {  # one defect per lab that the public checks find (the test asserts they do)
+    "lab01_graph": "grad-overwrite-in-mul", "lab02_ops": "neg-forward-missing-minus",
+    "lab03_backprop": "missing-seed", "lab04_xor": "update-adds-gradient",
+}
+# A check cell in the other language that also prints the statuses (one check, both read).
+STATUSES = ("import json\nfeedback = check(lang=%r)\n"
+            "print(json.dumps({c['id']: c['status'] for c in feedback.doc['checks']}))\nfeedback")
+WHERE = "import grader, sys\nprint(grader.__file__)"
 
 
-def _execute(notebook: nbformat.NotebookNode, folder: Path, extra: list[str]) -> list[str]:
-    """Run every cell (and the extra cells after them) in a fresh kernel; each cell's text."""
+@dataclass(frozen=True)
+class KitRuntime:
+    """The unpacked kit, the course's wheel of it, and the kernel of the fresh venv."""
+
+    kit: Path
+    wheel: Path
+    venv: Path
+    jupyter: Path
+    home: Path
+
+
+def _run(*command: str | Path) -> None:
+    done = subprocess.run([str(part) for part in command], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+@pytest.fixture(scope="module")
+def runtime(tmp_path_factory: pytest.TempPathFactory, built_kit) -> KitRuntime:
+    base = tmp_path_factory.mktemp("student")
+    assert not base.resolve().is_relative_to(COURSE_ROOT), f"{base} is inside the repository"
+    archive = built_kit(RELEASE)[1]  # the run's kit zip (tests/conftest.py), read only
+    with zipfile.ZipFile(archive) as bundle:
+        bundle.extractall(base / "unpacked")
+    kit = base / "unpacked" / archive.stem
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
+    _run(*pip, "wheel", "--no-deps", "-w", base / "wheels", archive)
+    wheel = next((base / "wheels").glob("minigrad_labs_kit-*.whl"))
+    venv = base / "venv"
+    _run(getattr(sys, "_base_executable", sys.executable), "-m", "venv", "--without-pip", venv)
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    _run(*pip, "install", "--no-deps", "--no-index", "--target", site, wheel)
+    (site / "kit-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    jupyter = base / "jupyter"
+    (jupyter / "kernels" / "kit").mkdir(parents=True)
+    (jupyter / "kernels" / "kit" / "kernel.json").write_text(json.dumps({
+        "argv": [str(venv / "bin" / "python"), "-m", "ipykernel_launcher", "-f",
+                 "{connection_file}"], "display_name": "kit", "language": "python"}))
+    (base / "home").mkdir()
+    return KitRuntime(kit, wheel, venv, jupyter, base / "home")
+
+
+def _execute(runtime: KitRuntime, notebook: nbformat.NotebookNode, folder: Path,
+             extra: list[str], **env: str) -> list[str]:
+    """Run every cell (and the extra cells after them) in a fresh kernel of the kit's venv,
+    in `folder`, with a student's environment plus `env`; each cell's text."""
     from nbclient import NotebookClient
 
     executed = nbformat.from_dict(json.loads(json.dumps(notebook)))
     executed.cells += [nbformat.v4.new_code_cell(source) for source in extra]
-    NotebookClient(executed, timeout=240, kernel_name="python3",
-                   resources={"metadata": {"path": str(folder)}}).execute()
+    kernel_env = {"PATH": "/usr/bin:/bin", "HOME": str(runtime.home), "LANG": "C.UTF-8",
+                  "JUPYTER_PATH": str(runtime.jupyter), **env}
+    saved = dict(os.environ)
+    os.environ.clear()  # the kernel inherits the client's environment: a student's, here
+    os.environ.update(kernel_env)
+    try:
+        NotebookClient(executed, timeout=240, kernel_name="kit",
+                       resources={"metadata": {"path": str(folder)}}).execute()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
     texts = []
     for cell in executed.cells:
-        parts = [html.unescape(output.get("data", {}).get("text/html", ""))
+        parts = [html.unescape(html.unescape(output.get("data", {}).get("text/html", "")))
                  + output.get("data", {}).get("text/plain", "") + output.get("text", "")
+                 + "".join(output.get("traceback", []))
                  for output in cell.get("outputs", [])]
         texts.append("".join(parts))
     return texts
 
 
-@pytest.fixture(scope="module")
-def kit(tmp_path_factory: pytest.TempPathFactory, built_kit) -> Path:
-    """A copy of the run's kit (tests/conftest.py): the executed notebook writes beside it."""
-    out = tmp_path_factory.mktemp("unpacked") / "kit"
-    shutil.copytree(built_kit(LAB.name)[0], out)
-    return out
-
-
-@pytest.fixture()
-def kit_kernel(kit: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The kernel imports the kit's grader (as the kit's `make jupyter` arranges with a .pth)."""
-    monkeypatch.setenv("PYTHONPATH", str(kit))
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
-    return kit / "labs" / LAB.name
-
-
-def _write(folder: Path, source: str) -> nbformat.NotebookNode:
-    notebook = lab_notebook(LAB.name, source, (folder / "README.md").read_text(encoding="utf-8"),
+def _with_code(lab: Lab, folder: Path, source: str) -> nbformat.NotebookNode:
+    """The lab's notebook with `source` as its code (a student who pasted it in), saved."""
+    notebook = lab_notebook(lab.name, source, (folder / "README.md").read_text(encoding="utf-8"),
                             (folder / "README.es.md").read_text(encoding="utf-8"))
-    (folder / f"{LAB.name}.ipynb").write_text(notebook_text(notebook), encoding="utf-8")
+    (folder / f"{lab.name}.ipynb").write_text(notebook_text(notebook), encoding="utf-8")
     return notebook
 
 
-def test_stub_notebook_says_not_written_yet_in_its_check_cell(kit_kernel: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GRADER_LANG", "en")
-    notebook = nbformat.read(kit_kernel / f"{LAB.name}.ipynb", as_version=4)
-    texts = _execute(notebook, kit_kernel, ['check("TODO 3")', "import grader\nprint(grader.__file__)"])
-    assert texts[-1].strip().startswith(str(kit_kernel.parents[1])), "the kit's grader ran"
-    check_cell, one_todo = texts[-3], texts[-2]
-    assert f"Not written yet: TODO 1 of {LAB.name}.ipynb" in check_cell
-    assert "Checked: " in check_cell and "as saved" in check_cell
-    en = Catalogue.load("en")
-    todo3 = public_checks_by_todo(LAB)[3]
-    assert en.text("ui.notebook.todo_only", todo="3", count=str(len(todo3))) in one_todo
-    for check_id in public_checks_by_todo(LAB)[1]:
-        shown = f'id="check-{check_id}"'
-        assert shown in check_cell and shown not in one_todo, "TODO 1's checks only in the first"
-    for check_id in todo3:
-        assert f'id="check-{check_id}"' in one_todo
+def _statuses(text: str) -> dict[str, str]:
+    return json.loads(text.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
-def test_solution_pasted_in_passes_every_public_check_in_spanish(kit_kernel: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GRADER_LANG", "es")
-    solution = (LAB.solution_dir / LAB.main_file).read_text(encoding="utf-8")
-    notebook = _write(kit_kernel, solution)
-    texts = _execute(notebook, kit_kernel, [
-        "import json\nprint(json.dumps({c['id']: c['status'] for c in check().doc['checks']}))"])
-    statuses = json.loads(texts[-1].strip().splitlines()[-1])
-    assert set(statuses) == {c for ids in public_checks_by_todo(LAB).values() for c in ids}
-    assert set(statuses.values()) == {"passed"}, statuses
-    assert Catalogue.load("es").text("ui.all_passed") in texts[-2], "shown in the check cell"
-    assert "Comprobado: " in texts[-2]
+def _public_ids(lab: Lab) -> set[str]:
+    return {check_id for ids in public_checks_by_todo(lab).values() for check_id in ids}
 
 
-def test_a_bug_gives_the_same_finding_as_make_check(kit_kernel: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GRADER_LANG", "en")
-    notebook = _write(kit_kernel, BUG.read_text(encoding="utf-8"))
-    texts = _execute(notebook, kit_kernel, [
-        "import json\nprint(json.dumps({c['id']: c['status'] for c in check().doc['checks']}))"])
-    in_notebook = json.loads(texts[-1].strip().splitlines()[-1])
-    terminal = check_submission(LAB, BUG, "en")
-    assert in_notebook == {c["id"]: c["status"] for c in terminal["checks"]}
-    failed = [c for c in terminal["checks"] if c["status"] == "failed"]
-    assert failed, "the fixture's bug is found"
-    for entry in failed:
-        assert f'id="check-{entry["id"]}"' in texts[-2], "the failure shows in the check cell"
+def _shown(text: str, check_ids: object) -> set[str]:
+    return {check_id for check_id in check_ids if f'id="check-{check_id}"' in text}  # type: ignore[attr-defined]
+
+
+def test_the_kit_wheel_holds_no_solution_and_the_repository_grader_is_not_importable(
+        runtime: KitRuntime) -> None:
+    with zipfile.ZipFile(runtime.wheel) as wheel:
+        names = wheel.namelist()
+    assert any(name.startswith("grader/course/labs/lab01_graph/tests/") for name in names)
+    for forbidden in ("solutions/", "grader/grading/suites/", "grader/authoring/", "fixtures/"):
+        assert not any(forbidden in name for name in names), f"{forbidden} in the kit's wheel"
+    probe = ("import grader, json\ntry:\n    import grader.authoring\n    found = True\n"
+             "except ModuleNotFoundError:\n    found = False\n"
+             "print(json.dumps([grader.__file__, found]))")
+    done = subprocess.run([str(runtime.venv / "bin" / "python"), "-c", probe],
+                          capture_output=True, text=True, timeout=60, cwd=runtime.home,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(runtime.home)})
+    where, authoring = json.loads(done.stdout)
+    assert Path(where).is_relative_to(runtime.venv) and authoring is False, done.stdout
+
+
+@pytest.mark.parametrize("lab", LABS.values(), ids=list(LABS))
+def test_stub_notebook_says_not_written_yet_in_both_languages_and_one_todo_alone(
+        runtime: KitRuntime, lab: Lab) -> None:
+    """Local Jupyter: the notebook as shipped in the kit, the kit's folder on the path."""
+    folder = runtime.kit / "labs" / lab.name
+    notebook = nbformat.read(folder / f"{lab.name}.ipynb", as_version=4)
+    todos = public_checks_by_todo(lab)
+    first = min(todos)  # its checks have no prerequisite in another TODO: "not written yet"
+    texts = _execute(runtime, notebook, folder, [f'check("TODO {first}", lang="es")', WHERE],
+                     GRADER_LANG="en", PYTHONPATH=str(runtime.kit))
+    assert texts[-1].strip().startswith(str(runtime.kit)), f"the kit folder's grader ran: {texts[-1]}"
+    english, one_todo = texts[-3], texts[-2]  # the check cell; one TODO, in Spanish
+    said = Catalogue.load("en").text("details.not-written.text", todo="1",
+                                     file=f"{lab.name}.ipynb", where="")
+    assert said.split(" still")[0] in english, english[:3000]
+    spanish = Catalogue.load("es").text("details.not-written.text", todo="@",
+                                        file=f"{lab.name}.ipynb", where="")
+    assert spanish.split("@")[0] in one_todo, one_todo[:3000]
+    assert Catalogue.load("es").text("ui.notebook.todo_only", todo=str(first),
+                                     count=str(len(todos[first]))) in one_todo
+    assert _shown(one_todo, _public_ids(lab)) == set(todos[first]), "only that TODO's checks"
+    assert _shown(english, _public_ids(lab)) == _public_ids(lab)
+    assert hidden_text_found("\n".join(texts)) == [], "the check cell shows no hidden check"
+
+
+@pytest.mark.parametrize("lab", LABS.values(), ids=list(LABS))
+def test_a_bug_gives_the_same_finding_as_make_check_in_both_languages(
+        runtime: KitRuntime, lab: Lab, tmp_path: Path) -> None:
+    folder = tmp_path / "kit-copy"  # the kit's lab folder, the student's file edited
+    shutil.copytree(runtime.kit / "labs" / lab.name, folder)
+    bug = COURSE_ROOT / "tests" / "fixtures" / lab.name / BUGS[lab.name] / lab.main_file
+    notebook = _with_code(lab, folder, bug.read_text(encoding="utf-8"))
+    texts = _execute(runtime, notebook, folder, [STATUSES % "es"],
+                     GRADER_LANG="en", PYTHONPATH=str(runtime.kit))
+    terminal = check_submission(lab, bug, "en")
+    failed = {c["id"] for c in terminal["checks"] if c["status"] == "failed"}
+    assert failed, f"{BUGS[lab.name]}: the public checks find the bug"
+    assert _statuses(texts[-1].split("<")[0]) == {c["id"]: c["status"] for c in terminal["checks"]}
+    for text in (texts[-2], texts[-1]):  # the check cell (English), then Spanish
+        assert _shown(text, failed) == failed, "each failure shows in the check cell"
+    assert Catalogue.load("es").text("ui.all_passed") not in texts[-1]
+    assert hidden_text_found("\n".join(texts)) == [], "the check cell shows no hidden check"
+
+
+@pytest.mark.parametrize("lab", LABS.values(), ids=list(LABS))
+def test_on_a_runtime_without_the_kit_folder_or_isolation_the_solution_passes(
+        runtime: KitRuntime, lab: Lab, tmp_path: Path) -> None:
+    """Colab's path: the wheel installed, the notebook in a folder that is not the kit, no
+    isolation: every public check passes, and the isolation is said once, in each language."""
+    folder = tmp_path / "content"
+    folder.mkdir()
+    shutil.copy(runtime.kit / "labs" / lab.name / "README.md", folder)
+    shutil.copy(runtime.kit / "labs" / lab.name / "README.es.md", folder)
+    solution = (lab.solution_dir / lab.main_file).read_text(encoding="utf-8")
+    notebook = _with_code(lab, folder, solution)
+    for name in ("README.md", "README.es.md"):
+        (folder / name).unlink()  # only the notebook, as on Colab
+    for name in lab.support_files:  # lab04's value.py, which its cells import, uploaded beside
+        shutil.copy(runtime.kit / "labs" / lab.name / name, folder)
+    lang = "es" if list(LABS).index(lab.name) % 2 else "en"  # the check cell's language
+    other = "en" if lang == "es" else "es"
+    texts = _execute(runtime, notebook, folder,
+                     [STATUSES % other, WHERE], GRADER_LANG=lang, GRADER_ISOLATION="none")
+    assert texts[-1].strip().startswith(str(runtime.venv)), f"the installed kit ran: {texts[-1]}"
+    first, in_other = texts[-3], texts[-2]
+    statuses = _statuses(in_other.split("<")[0])
+    assert set(statuses) == _public_ids(lab) and set(statuses.values()) == {"passed"}, statuses
+    assert Catalogue.load(lang).text("ui.all_passed") in first
+    assert Catalogue.load(other).text("ui.all_passed") in in_other
+    said = Catalogue.load(lang).text("ui.notebook.isolation", level="", how="").split("(")[0]
+    assert said in first, f"the isolation is said: {first[:3000]}"
+    assert Catalogue.load(other).text("ui.notebook.isolation", level="", how="").split("(")[0] \
+        not in in_other, "said once per kernel, whichever language asks next"
 
 
 def test_on_colab_the_editors_notebook_is_checked_and_isolation_said_once(
@@ -233,11 +354,13 @@ def test_on_colab_the_editors_notebook_is_checked_and_isolation_said_once(
         monkeypatch.setitem(sys.modules, name, fake)
     monkeypatch.chdir(tmp_path)  # no notebook file here
     monkeypatch.setattr(module, "_SAID_ONCE", set())
-    warning = {"warning": True, "text": "isolation: uid only"}
-    monkeypatch.setattr(module, "isolation_notes", lambda docs, catalogue: [warning])
+    below_the_jail = {"level": "limits", "how": "none", "memory": "rlimit"}
+    monkeypatch.setattr(module, "check_submission", lambda *args: {
+        **check_submission(*args), "isolation": below_the_jail})  # as Colab's runtime gives
     first, second = check(lang="en"), check(lang="en")
     colab_said = Catalogue.load("en").text("ui.notebook.colab_editor")
     assert any(colab_said in notice for notice in first.notices)
     assert first.doc["lab"] == LAB.name and any(c["id"] == "example-leaf-backward"
                                                 for c in first.doc["checks"])
-    assert "isolation: uid only" in first.notices and "isolation: uid only" not in second.notices
+    said = [notice for notice in first.notices if notice.startswith("This runtime gives no full")]
+    assert len(said) == 1 and said[0] not in second.notices, first.notices

@@ -41,6 +41,7 @@ from nbformat import NotebookNode
 from grader.authoring.stubgen import CONTINUATION, TODO_EN, TODO_ES
 from grader.intake.collect import notebook_code
 from grader.intake.notebook_module import METADATA_KEY
+from grader.labs import LABS
 
 NOTEBOOK_NAME = "{lab}.ipynb"
 NOTEBOOK_METADATA = {
@@ -49,7 +50,8 @@ NOTEBOOK_METADATA = {
 }
 
 # Texts are constants, like every user-facing message of the grader; placeholders: lab, title,
-# notebook (the notebook's file name).
+# notebook (the notebook's file name), support/support_es (the lab's support files to upload
+# beside the notebook on Colab, SUPPORT_EN/SUPPORT_ES, or nothing).
 INTRO_EN = """\
 # {title}
 
@@ -67,10 +69,10 @@ for what to implement, and fill in every `TODO({lab})`.
     In a terminal at the root of the kit: `make venv`, then
     `.venv/bin/python -m pip install jupyterlab` and `.venv/bin/jupyter lab`
     (in VS Code, pick the kit's `.venv` as the notebook's kernel instead).
-  - Colab: upload this notebook and the kit's zip, then run once per runtime, in a cell
-    of its own: `!unzip -qo <kit>.zip`, then `%pip install -q -r <kit>/requirements.txt`
-    and `%cd <kit>` (a cell of `%` and `!` lines only is not graded). Where Colab gives
-    no full sandbox, the check says once which isolation your code ran under.
+  - Colab (no kit folder, no `make`): upload this notebook{support}, then run once per
+    runtime, in a cell of its own: `%pip install -q <kit>.zip` (the kit's zip, uploaded) or
+    `%pip install -q <address>` (the wheel your course hosts). A cell of `%` and `!` lines
+    only is not graded. Where Colab gives no full sandbox, the check says so once.
   - Or, in a terminal at the root of the kit: `make check LAB={lab} NOTEBOOK=1`.
     Without `NOTEBOOK=1`, `make check LAB={lab}` checks the `.py` files of `labs/{lab}/`,
     not this notebook."""
@@ -94,13 +96,17 @@ para saber qué implementar y completa cada `TODO({lab})`.
     En una terminal en la raíz del kit: `make venv`, y luego
     `.venv/bin/python -m pip install jupyterlab` y `.venv/bin/jupyter lab`
     (en VS Code, elige el `.venv` del kit como kernel del cuaderno).
-  - Colab: sube este cuaderno y el zip del kit, y ejecuta una vez por entorno, en una celda
-    aparte: `!unzip -qo <kit>.zip`, luego `%pip install -q -r <kit>/requirements.txt` y
-    `%cd <kit>` (una celda con solo líneas `%` y `!` no se corrige). Donde Colab no da el
-    sandbox completo, la comprobación dice una vez con qué aislamiento se ejecutó tu código.
+  - Colab (sin carpeta del kit ni `make`): sube este cuaderno{support_es} y ejecuta una vez
+    por entorno, en una celda aparte: `%pip install -q <kit>.zip` (el zip del kit, subido) o
+    `%pip install -q <dirección>` (la rueda que publica tu curso). Una celda con solo líneas
+    `%` y `!` no se corrige. Donde Colab no da el sandbox completo, la comprobación lo dice
+    una vez.
   - O bien, en una terminal en la raíz del kit: `make check LAB={lab} NOTEBOOK=1`.
     Sin `NOTEBOOK=1`, `make check LAB={lab}` comprueba los archivos `.py` de `labs/{lab}/`,
     no este cuaderno."""
+
+SUPPORT_EN = " and {files} (its cells import it)"
+SUPPORT_ES = " y {files} (sus celdas lo importan)"
 
 TODO_HEADING = "### TODO({lab})"
 TODO_ITEM = "- {where}\n  - en: {en}\n  - es: {es}"
@@ -262,8 +268,11 @@ def _todo_markdown(lab: str, todos: list[_Todo], names: list[tuple[int, int, str
 def _intro(lab: str, readme_en: str, readme_es: str) -> str:
     """Return the first markdown cell: the English intro, then the Spanish one."""
     notebook = notebook_name(lab)
-    english = INTRO_EN.format(lab=lab, title=_title(readme_en, lab), notebook=notebook)
-    spanish = INTRO_ES.format(lab=lab, title=_title(readme_es, lab), notebook=notebook)
+    files = ", ".join(f"`{name}`" for name in LABS[lab].support_files) if lab in LABS else ""
+    support = {"support": SUPPORT_EN.format(files=files) if files else "",
+               "support_es": SUPPORT_ES.format(files=files) if files else ""}
+    english = INTRO_EN.format(lab=lab, title=_title(readme_en, lab), notebook=notebook, **support)
+    spanish = INTRO_ES.format(lab=lab, title=_title(readme_es, lab), notebook=notebook, **support)
     return f"{english}\n\n---\n\n{spanish}"
 
 

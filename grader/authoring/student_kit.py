@@ -44,7 +44,11 @@ CACHE_NAMES = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
 # A last guard, not what decides the contents (the import closure does): a kit holding any of
 # these is refused.
 FORBIDDEN_IN_KIT = ("solutions", "grader/grading/suites", "grader/authoring", "grader/course", "tests",
-                    "demo", "pyproject.toml")
+                    "demo")
+# The kit's own pyproject.toml (kit/pyproject.toml.j2): `pip install <kit>.zip` puts these kit
+# folders inside the installed package, where grader.labs looks for an installed course.
+KIT_PACKAGE_DIRS = {"grader": "grader", "labs": "grader.course.labs",
+                    "templates": "grader.course.templates"}
 # Measured on the course machine (2 cores, under load; README "Releases and the student kit"):
 # a fresh `make check` in the kit, virtual environment included.
 KIT_VENV_MB = 49
@@ -165,6 +169,16 @@ def _render(name: str, **context: object) -> str:
     return env.get_template(name).render(context)
 
 
+def _kit_packages(out_dir: Path) -> list[str]:
+    """Every folder of the kit's grader, labs and templates as a package name of the wheel."""
+    packages = []
+    for folder, package in KIT_PACKAGE_DIRS.items():
+        for path in sorted({out_dir / folder, *(out_dir / folder).rglob("*")}):
+            if path.is_dir():
+                packages.append(".".join((package, *path.relative_to(out_dir / folder).parts)))
+    return packages
+
+
 def _leaks(out_dir: Path, release: str) -> list[str]:
     """What the kit holds that it must not: forbidden paths, and any file of a later lab."""
     leaked = [name for name in FORBIDDEN_IN_KIT if (out_dir / name).exists()]
@@ -196,8 +210,12 @@ def build_kit(out_dir: Path, release: str, root: Path = COURSE_ROOT) -> Path:
                "venv_mb": KIT_VENV_MB, "first_check_s": KIT_FIRST_CHECK_S}
     (out_dir / "Makefile").write_text(_render("Makefile.j2", **context), encoding="utf-8")
     (out_dir / "README.md").write_text(_render("README.md.j2", **context), encoding="utf-8")
-    (out_dir / "requirements.txt").write_text("\n".join(kit_requirements(closure, root)) + "\n",
-                                              encoding="utf-8")
+    requirements = kit_requirements(closure, root)
+    (out_dir / "requirements.txt").write_text("\n".join(requirements) + "\n", encoding="utf-8")
+    (out_dir / "pyproject.toml").write_text(_render(
+        "pyproject.toml.j2", release=release, requirements=requirements,
+        version=importlib.metadata.version("minigrad-labs"), packages=_kit_packages(out_dir)),
+        encoding="utf-8")
     leaked = _leaks(out_dir, release)
     if leaked:
         raise KitError(f"the kit of {release} would contain {', '.join(leaked[:5])}")

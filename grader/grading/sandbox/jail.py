@@ -375,14 +375,3 @@ def kill_uid(uid: int, keep: Sequence[int] = ()) -> list[int]:
         except ProcessLookupError:
             continue
     return killed
-
-
-def describe(jail: Jail | None) -> str:
-    """One line saying which protections are in force (for logs)."""
-    if jail is None:
-        return "resource limits only (no jail could be entered here)"
-    if jail.how == "setuid":
-        files = f"Landlock ABI {jail.landlock}" if jail.landlock else "file permissions only"
-        return f"uid {jail.uid}, no network sockets (seccomp), files: {files}"
-    return (f"uid {jail.uid}, private mount+network+pid namespaces ({jail.how}), new root with "
-            f"system files only, interpreter {jail.interpreter}")

@@ -38,7 +38,7 @@ from grader.platforms.bundle import copy_grader_tree, pinned_requirements
 from grader.platforms.scaling import scaled_maxima, scaled_score, valid_total
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import attempt_notes, localise_document
-from grader.results.render import _pitfall_notes, environment, render_feedback
+from grader.results.render import environment, pitfall_notes, render_feedback
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 DEFAULT_HIDDEN_VISIBILITY = "after_published"
@@ -140,7 +140,7 @@ def results(doc: Mapping[str, Any], hidden_visibility: str = DEFAULT_HIDDEN_VISI
         grader_error_notice=catalogue.text("ui.grader_error_notice"),
         score=score, max_score=max_score,
         withheld=len(checks) - len(shown), attempts=attempts_line(localised, catalogue),
-        pitfall_notes=_pitfall_notes(shown_pitfalls, catalogue))
+        pitfall_notes=pitfall_notes(shown_pitfalls, catalogue))
     return {
         "score": score,
         "execution_time": round(execution_time if execution_time is not None

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
+from grader.atomic import write_atomically
 from grader.labs import Lab, get_lab
 from grader.platforms.bundle import copy_grader_tree, pinned_requirements
 from grader.platforms.scaling import scaled_maxima, scaled_score, valid_total
@@ -233,12 +234,6 @@ def _metadata(root: Path) -> dict[str, Any]:
     return {key: value for key, value in found.items() if value}
 
 
-def _write(path: Path, text: str) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
-
-
 def grade_submission(root: Path, config: Config) -> dict[str, Any]:
     """Grade ROOT/submission; write scores.json, feedback files and, last, results.json."""
     from grader.platforms.single import grade_one
@@ -251,10 +246,10 @@ def grade_submission(root: Path, config: Config) -> dict[str, Any]:
     out = results(doc, config.hidden_visibility, time.monotonic() - started, config.points)
     folder = root / "results"
     folder.mkdir(parents=True, exist_ok=True)
-    _write(folder / "scores.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-    _write(folder / "feedback.md", render_feedback(doc, "markdown"))
-    _write(folder / "feedback.html", render_feedback(doc, "html"))
-    _write(folder / "results.json", json.dumps(out, indent=2, ensure_ascii=False) + "\n")
+    write_atomically(folder / "scores.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    write_atomically(folder / "feedback.md", render_feedback(doc, "markdown"))
+    write_atomically(folder / "feedback.html", render_feedback(doc, "html"))
+    write_atomically(folder / "results.json", json.dumps(out, indent=2, ensure_ascii=False) + "\n")
     return out
 
 

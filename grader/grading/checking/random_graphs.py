@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.grading.checking.verdict import fail, field
+from grader.results.score_schema import GRAPH_CAPS
 
 Graph = dict[str, Any]
 MAX_DATA = 8.0  # a node that would hold more is drawn as a * 0.5 instead: nothing overflows
@@ -624,7 +625,7 @@ def drawn_graph(graph: Graph, got: dict[str, Any], want: dict[str, Any],
         op = ""
         if n >= offset:
             spec_op, _i, _j, k = graph["nodes"][n - offset]
-            op = OPS[spec_op].label.format(k=_number_text(k) if k is not None else "")[:8]
+            op = OPS[spec_op].label.format(k=_number_text(k) if k is not None else "")[:GRAPH_CAPS.op]
         nodes.append({"name": label[n], "op": op,
                       "data": student_data[n] if student_data else want["data"][n],
                       "grad": student_grad[n] if student_grad else None,

@@ -25,12 +25,9 @@ from grader.authoring.kit_contents import (
 from grader.authoring.student_kit import release_closure, release_labs
 from grader.grading import shard
 from grader.grading.checking.declared import declared_checks
-from grader.grading.checking.verdicts import lab01_graph, lab02_ops, lab03_backprop, lab04_xor
+from grader.grading.child.graph import OPERATIONS
 from grader.labs import LABS, PACKAGE_DIR
 from grader.results.i18n import LANGUAGES, Catalogue
-
-VERDICTS = {"lab01_graph": lab01_graph, "lab02_ops": lab02_ops,
-            "lab03_backprop": lab03_backprop, "lab04_xor": lab04_xor}
 
 
 @pytest.fixture(scope="module")
@@ -147,9 +144,10 @@ def _hidden_texts() -> tuple[set[str], dict[str, str]]:
 
 
 def _operation_names() -> set[str]:
-    """The operations the scenarios take by name (lab02's `sub-number-on-left` and the like):
-    the kit needs them, and a hidden check named after its operation shares the name."""
-    return {name for module in VERDICTS.values() for name in getattr(module, "WRITTEN", {})}
+    """The operations the scenarios take by name (`sub-number-on-left` and the like, from the
+    one vocabulary in the kit's graph helpers): a hidden check named after its operation
+    shares the name."""
+    return set(OPERATIONS)
 
 
 def notebook_shown_text(notebook: dict) -> str:  # type: ignore[type-arg]

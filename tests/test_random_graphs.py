@@ -48,7 +48,7 @@ def test_every_shrink_candidate_is_smaller_and_valid(seed: int) -> None:
 
 
 def test_the_program_runs_and_builds_the_same_graph() -> None:
-    graph = {"leaves": [1.5, -2.0], "nodes": [["mul", 0, 1, None], ["rsub_k", 2, None, 3],
+    graph = {"leaves": [1.5, -2.0], "nodes": [["mul", 0, 1, None], ["sub-number-on-left", 2, None, 3],
                                               ["add", 3, 0, None]]}
     program = rg.program(graph)
     assert program == ("a = Value(1.5); b = Value(-2.0); t1 = a * b; t2 = 3 - t1; "

@@ -10,7 +10,6 @@ Side: trusted process.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
+from grader.atomic import TEMPORARY_SUFFIX, write_atomically
 from grader.grading.sandbox.jail import available_isolation
 from grader.grading.shard import GradingPlan, grade_shard, suites_for
 from grader.intake.collect import (
@@ -108,7 +108,7 @@ CLASS_FILES = ("class.csv", "dashboard.html", "canvas_gradebook.csv", "moodle_wo
 # _write_atomically): no submission id may be one of them (a student can upload class.csv.zip).
 RESERVED_IDS = frozenset(name + tmp for name in (*CLASS_FILES, GRADEBOOK_SETTINGS,
                                                  GRADEBOOK_DOWNLOAD, SHARD_RECORD)
-                         for tmp in ("", ".tmp"))
+                         for tmp in ("", TEMPORARY_SUFFIX))
 
 
 # What write_reports leaves while it writes: hidden folders named by tempfile.mkdtemp
@@ -117,13 +117,9 @@ STAGING = re.compile(r"^\.[A-Za-z0-9][A-Za-z0-9._-]*\.[a-z0-9_]{8}$")
 
 
 def _write_atomically(path: Path, text: str) -> None:
-    temporary = path.with_name(path.name + ".tmp")
     try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
+        write_atomically(path, text)
     except OSError as exc:
-        with contextlib.suppress(OSError):  # on a read-only folder, even this fails
-            temporary.unlink(missing_ok=True)
         raise OutputUnwritable(path, exc) from exc
 
 
@@ -132,7 +128,8 @@ def remove_staging(out_dir: Path) -> None:
     for entry in out_dir.iterdir():
         if entry.is_dir() and not entry.is_symlink() and STAGING.match(entry.name):
             shutil.rmtree(entry, ignore_errors=True)
-        elif entry.name.endswith(".tmp") and entry.name[:-4] in RESERVED_IDS and entry.is_file():
+        elif (entry.name.endswith(TEMPORARY_SUFFIX) and entry.is_file()
+              and entry.name.removesuffix(TEMPORARY_SUFFIX) in RESERVED_IDS):
             entry.unlink(missing_ok=True)
 
 

@@ -33,12 +33,13 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
+from grader.atomic import write_atomically
 from grader.labs import Lab, get_lab
 from grader.platforms.bundle import copy_grader_tree, pinned_requirements
 from grader.platforms.scaling import scaled_maxima, scaled_score, valid_total
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import attempt_notes, localise_document
-from grader.results.render import _pitfall_notes, environment, render_feedback
+from grader.results.render import environment, pitfall_notes, render_feedback
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 DEFAULT_HIDDEN_VISIBILITY = "after_published"
@@ -140,7 +141,7 @@ def results(doc: Mapping[str, Any], hidden_visibility: str = DEFAULT_HIDDEN_VISI
         grader_error_notice=catalogue.text("ui.grader_error_notice"),
         score=score, max_score=max_score,
         withheld=len(checks) - len(shown), attempts=attempts_line(localised, catalogue),
-        pitfall_notes=_pitfall_notes(shown_pitfalls, catalogue))
+        pitfall_notes=pitfall_notes(shown_pitfalls, catalogue))
     return {
         "score": score,
         "execution_time": round(execution_time if execution_time is not None
@@ -233,12 +234,6 @@ def _metadata(root: Path) -> dict[str, Any]:
     return {key: value for key, value in found.items() if value}
 
 
-def _write(path: Path, text: str) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
-
-
 def grade_submission(root: Path, config: Config) -> dict[str, Any]:
     """Grade ROOT/submission; write scores.json, feedback files and, last, results.json."""
     from grader.platforms.single import grade_one
@@ -251,10 +246,10 @@ def grade_submission(root: Path, config: Config) -> dict[str, Any]:
     out = results(doc, config.hidden_visibility, time.monotonic() - started, config.points)
     folder = root / "results"
     folder.mkdir(parents=True, exist_ok=True)
-    _write(folder / "scores.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-    _write(folder / "feedback.md", render_feedback(doc, "markdown"))
-    _write(folder / "feedback.html", render_feedback(doc, "html"))
-    _write(folder / "results.json", json.dumps(out, indent=2, ensure_ascii=False) + "\n")
+    write_atomically(folder / "scores.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    write_atomically(folder / "feedback.md", render_feedback(doc, "markdown"))
+    write_atomically(folder / "feedback.html", render_feedback(doc, "html"))
+    write_atomically(folder / "results.json", json.dumps(out, indent=2, ensure_ascii=False) + "\n")
     return out
 
 

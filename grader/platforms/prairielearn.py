@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
+from grader.atomic import write_atomically
 from grader.labs import Lab, get_lab
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import localise_document, pitfall_title
@@ -337,11 +338,8 @@ def grade_job(root: Path, config: Config) -> dict[str, Any]:
     found = results(doc)
     folder = root / "results"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "scores.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n",
-                                        encoding="utf-8")
-    temporary = folder / "results.json.tmp"
-    temporary.write_text(json.dumps(found, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(temporary, folder / "results.json")
+    write_atomically(folder / "scores.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    write_atomically(folder / "results.json", json.dumps(found, ensure_ascii=False) + "\n")
     return found
 
 

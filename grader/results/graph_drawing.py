@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.results.i18n import format_number
+from grader.results.score_schema import GRAPH_CAPS
 
-MAX_NODES = 64
-MAX_EDGES = 256
-MAX_CALLS = 512
-MAX_NAME = 40
-MAX_OP = 8
+MAX_NODES = GRAPH_CAPS.nodes
+MAX_EDGES = GRAPH_CAPS.edges
+MAX_CALLS = GRAPH_CAPS.calls
+MAX_NAME = GRAPH_CAPS.name
+MAX_OP = GRAPH_CAPS.op
 
 # Geometry, in SVG user units (px at natural size). Node text is a 12px monospace font, whose
 # characters are 0.6 em wide in every common monospace face, so widths can be measured here.

@@ -127,7 +127,7 @@ def _painter(color: bool) -> Callable[[str, str], str]:
     return paint
 
 
-def _pitfall_notes(pitfall_ids: Sequence[str], catalogue: Catalogue) -> list[dict[str, str]]:
+def pitfall_notes(pitfall_ids: Sequence[str], catalogue: Catalogue) -> list[dict[str, str]]:
     """Return title, explanation and section of each pitfall, for the closing section."""
     notes = []
     for pitfall_id in pitfall_ids:
@@ -184,7 +184,7 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any
         "all_passed": bool(checks) and all(check["status"] == "passed" for check in checks),
         # only public checks ran (`make check`): a clean result there is not the grade
         "public_only": bool(checks) and all(check["visibility"] == "public" for check in checks),
-        "pitfall_notes": _pitfall_notes(localised["pitfalls"], catalogue),
+        "pitfall_notes": pitfall_notes(localised["pitfalls"], catalogue),
         "grader_error_notice": catalogue.text("ui.grader_error_notice"),
         "lang": catalogue.lang,
         "t": catalogue.text,

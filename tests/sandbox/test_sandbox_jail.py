@@ -173,3 +173,21 @@ def test_a_released_jail_uid_serves_the_next_jail(colliding_pid: Path) -> None:
     jail._JAIL_NUMBERS = itertools.count()
     again, _ = jail.jail_uid()
     assert again == first, (first, again)
+
+
+@pytest.mark.parametrize("how", ["root", "userns", "setuid"])
+def test_the_probe_runs_the_bootstraps_own_entry(how: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One jail entry: a probe holds only if the bootstrap's own function does (the probe's
+    forked child inherits the patched module)."""
+    from grader.grading.child import bootstrap
+    from grader.grading.sandbox import jail
+
+    if not jail.can_enter(how):
+        pytest.skip(f"this machine cannot enter the jail '{how}'")
+
+    def refused(*args: object) -> None:
+        raise OSError("refused by the test")
+
+    entry = "take_jail_uid" if how == "setuid" else "unshare_namespaces"
+    monkeypatch.setattr(bootstrap, entry, refused)
+    assert not jail.can_enter(how), f"the '{how}' probe held without bootstrap.{entry}"

@@ -9,32 +9,21 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader.grading.checking.marker import CheckSpec, spec_from_marker
 from grader.labs import Lab
 
 
-@dataclass(frozen=True)
-class Declared:
-    """A check as its marker declares it."""
-
-    id: str
-    pitfall: str
-    weight: float
-    visibility: str
-
-
-def _marks(obj: Any) -> Iterator[dict[str, Any]]:
+def _marks(obj: Any) -> Iterator[Any]:
+    """The `check` marks of a test function, its parametrized cases' included."""
     for mark in getattr(obj, "pytestmark", []):
         if mark.name == "check":
-            yield dict(mark.kwargs)
+            yield mark
         elif mark.name == "parametrize":
             for case in mark.args[1]:
-                for inner in getattr(case, "marks", ()):
-                    if inner.name == "check":
-                        yield dict(inner.kwargs)
+                yield from (inner for inner in getattr(case, "marks", ()) if inner.name == "check")
 
 
 def _module(path: Path) -> Any:
@@ -45,8 +34,9 @@ def _module(path: Path) -> Any:
     return module
 
 
-def declared_checks(lab: Lab, hidden: bool = True) -> list[Declared]:
-    """Every check of the lab's public suite, then of its hidden one (when present and asked)."""
+def declared_checks(lab: Lab, hidden: bool = True) -> list[CheckSpec]:
+    """Every check of the lab's public suite, then of its hidden one (when present and asked),
+    validated as the plugin validates it at collection (`spec_from_marker`)."""
     folders = [("public", lab.public_tests)]
     if hidden and lab.hidden_tests.is_dir():
         folders.append(("hidden", lab.hidden_tests))
@@ -56,13 +46,13 @@ def declared_checks(lab: Lab, hidden: bool = True) -> list[Declared]:
             module = _module(path)
             for name in sorted(vars(module)):
                 if name.startswith("test_"):
-                    for kwargs in _marks(getattr(module, name)):
-                        found.append(Declared(kwargs["id"], kwargs["pitfall"],
-                                              float(kwargs["weight"]), visibility))
+                    for mark in _marks(getattr(module, name)):
+                        found.append(spec_from_marker(f"{path.name}::{name}", mark.args,
+                                                      mark.kwargs, visibility))
     return found
 
 
-def points_by_pitfall(checks: list[Declared]) -> dict[str, float]:
+def points_by_pitfall(checks: list[CheckSpec]) -> dict[str, float]:
     """Total weight per pitfall id."""
     totals: dict[str, float] = {}
     for check in checks:

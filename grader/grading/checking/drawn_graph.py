@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.grading.checking.verdict import CheckFailed, close
+from grader.results.score_schema import GRAPH_CAPS
 
-MAX_CALLS = 512
 # Failures about the graph's numbers or its traversal: the ones a drawing explains.
 GRAPH_KINDS = frozenset({"mismatch", "order-violation", "called-more-than-once", "not-called"})
 
@@ -88,7 +88,7 @@ def graph_detail(shape: GraphShape, result: Any, leaves: Mapping[str, float], *,
     }
     if calls is not None:
         graph["calls"] = [name for name in calls
-                          if isinstance(name, str) and name in shape.names][:MAX_CALLS]
+                          if isinstance(name, str) and name in shape.names][:GRAPH_CAPS.calls]
     return graph
 
 

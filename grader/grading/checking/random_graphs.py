@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.grading.checking.verdict import fail, field
+from grader.grading.child.graph import OPERATIONS
+from grader.results.score_schema import GRAPH_CAPS
 
 Graph = dict[str, Any]
 MAX_DATA = 8.0  # a node that would hold more is drawn as a * 0.5 instead: nothing overflows
@@ -36,68 +38,34 @@ SHRINK_ROUNDS = 12
 SHOWN_DIFFERENCES = 6
 
 
-def _sigmoid(x: float) -> float:
-    return 1 / (1 + math.exp(-x))
-
-
-@dataclass(frozen=True)
-class Op:
-    """One operation: how it is written, computed, differentiated, and where it is defined."""
-
-    code: str  # {a}, {b}: the operands' names; {k}: the number
-    label: str  # the drawn graph's node label
-    forward: Callable[[float, float, float], float]
-    partials: Callable[[float, float, float], tuple[float, float]]  # d/da, d/db
-    valid: Callable[[float, float, float], bool] = lambda a, b, k: True
-    binary: bool = False
-    number: bool = False
-
-
 def _pow_valid(a: float, b: float, k: float) -> bool:
     if float(k).is_integer():
         return abs(a) >= 0.3 if k < 0 else True
     return a >= 0.1
 
 
-OPS: dict[str, Op] = {
-    "add": Op("{a} + {b}", "+", lambda a, b, k: a + b, lambda a, b, k: (1.0, 1.0), binary=True),
-    "mul": Op("{a} * {b}", "*", lambda a, b, k: a * b, lambda a, b, k: (b, a), binary=True),
-    "sub": Op("{a} - {b}", "-", lambda a, b, k: a - b, lambda a, b, k: (1.0, -1.0), binary=True),
-    "div": Op("{a} / {b}", "/", lambda a, b, k: a / b, lambda a, b, k: (1 / b, -a / b ** 2),
-              lambda a, b, k: abs(b) >= 0.3, binary=True),
-    "add_k": Op("{a} + {k}", "+{k}", lambda a, b, k: a + k, lambda a, b, k: (1.0, 0.0),
-                number=True),
-    "radd_k": Op("{k} + {a}", "{k}+", lambda a, b, k: k + a, lambda a, b, k: (1.0, 0.0),
-                 number=True),
-    "mul_k": Op("{a} * {k}", "*{k}", lambda a, b, k: a * k, lambda a, b, k: (k, 0.0),
-                number=True),
-    "rmul_k": Op("{k} * {a}", "{k}*", lambda a, b, k: k * a, lambda a, b, k: (k, 0.0),
-                 number=True),
-    "sub_k": Op("{a} - {k}", "-{k}", lambda a, b, k: a - k, lambda a, b, k: (1.0, 0.0),
-                number=True),
-    "rsub_k": Op("{k} - {a}", "{k}-", lambda a, b, k: k - a, lambda a, b, k: (-1.0, 0.0),
-                 number=True),
-    "div_k": Op("{a} / {k}", "/{k}", lambda a, b, k: a / k, lambda a, b, k: (1 / k, 0.0),
-                number=True),
-    "rdiv_k": Op("{k} / {a}", "{k}/", lambda a, b, k: k / a, lambda a, b, k: (-k / a ** 2, 0.0),
-                 lambda a, b, k: abs(a) >= 0.3, number=True),
-    "neg": Op("-{a}", "neg", lambda a, b, k: -a, lambda a, b, k: (-1.0, 0.0)),
-    "pow_k": Op("{a} ** {k}", "**{k}", lambda a, b, k: a ** k,
-                lambda a, b, k: (k * a ** (k - 1), 0.0), _pow_valid, number=True),
-    "exp": Op("{a}.exp()", "exp", lambda a, b, k: math.exp(a),
-              lambda a, b, k: (math.exp(a), 0.0), lambda a, b, k: abs(a) <= 3),
-    "log": Op("{a}.log()", "log", lambda a, b, k: math.log(a),
-              lambda a, b, k: (1 / a, 0.0), lambda a, b, k: a >= 0.1),
-    "tanh": Op("{a}.tanh()", "tanh", lambda a, b, k: math.tanh(a),
-               lambda a, b, k: (1 - math.tanh(a) ** 2, 0.0)),
-    "relu": Op("{a}.relu()", "relu", lambda a, b, k: max(a, 0.0),
-               lambda a, b, k: (1.0 if a > 0 else 0.0, 0.0), lambda a, b, k: abs(a) >= 0.05),
-    "sigmoid": Op("{a}.sigmoid()", "sigmoid", lambda a, b, k: _sigmoid(a),
-                  lambda a, b, k: (_sigmoid(a) * (1 - _sigmoid(a)), 0.0)),
+# Where a drawn graph may use an operation (the rest are defined everywhere): away from a
+# singularity, a kink or an overflow by a margin, so no check turns on a rounding.
+DOMAINS: dict[str, Callable[[float, float, float], bool]] = {
+    "truediv": lambda a, b, k: abs(b) >= 0.3,
+    "truediv-number-on-left": lambda a, b, k: abs(a) >= 0.3,
+    "pow": _pow_valid,
+    "exp": lambda a, b, k: abs(a) <= 3,
+    "log": lambda a, b, k: a >= 0.1,
+    "relu": lambda a, b, k: abs(a) >= 0.05,
 }
 
-LAB01_OPS = ("add", "mul", "add_k", "radd_k", "mul_k", "rmul_k")
-LAB02_OPS = (*LAB01_OPS, "sub", "div", "sub_k", "rsub_k", "div_k", "rdiv_k", "neg", "pow_k",
+
+def _valid(op: str, a: float, b: float, k: float) -> bool:
+    return DOMAINS.get(op, lambda a, b, k: True)(a, b, k)
+
+
+# The operations each lab's random graphs draw from, in the order the rng picks them (part of
+# the seeded draw: reordering changes every graph drawn).
+LAB01_OPS = ("add", "mul", "add-number-on-right", "add-number-on-left", "mul-number-on-right",
+             "mul-number-on-left")
+LAB02_OPS = (*LAB01_OPS, "sub", "truediv", "sub-number-on-right", "sub-number-on-left",
+             "truediv-number-on-right", "truediv-number-on-left", "neg", "pow",
              "exp", "log", "tanh", "relu", "sigmoid")
 UNARY = ("neg", "exp", "log", "tanh", "relu", "sigmoid")
 NUMBERS = (2, 3, -2, 0.5, 1.5, 2.5)
@@ -110,9 +78,9 @@ def forward_values(graph: Graph) -> list[float] | None:
     """Every value of the graph computed on plain floats; None if an op leaves its domain."""
     values = [float(v) for v in graph["leaves"]]
     for op, i, j, k in graph["nodes"]:
-        spec = OPS[op]
+        spec = OPERATIONS[op]
         a, b = values[i], values[j] if j is not None else 0.0
-        if not spec.valid(a, b, k if k is not None else 0.0):
+        if not _valid(op, a, b, k if k is not None else 0.0):
             return None
         try:
             value = spec.forward(a, b, k if k is not None else 0.0)
@@ -141,7 +109,7 @@ def program(graph: Graph) -> str:
     lines = [f"{label[n]} = Value({float(v)!r})" for n, v in enumerate(graph["leaves"])]
     offset = len(graph["leaves"])
     for n, (op, i, j, k) in enumerate(graph["nodes"]):
-        expression = OPS[op].code.format(a=label[i], b=label[j] if j is not None else "",
+        expression = OPERATIONS[op].code.format(a=label[i], b=label[j] if j is not None else "",
                                          k=_number_text(k) if k is not None else "")
         lines.append(f"{label[offset + n]} = {expression}")
     lines.append(f"{label[-1]}.backward()")
@@ -211,20 +179,20 @@ def random_graph(rng: random.Random, ops: Sequence[str], max_nodes: int = 12) ->
         last = len(values) - 1
         i = rng.randint(max(0, last - 3), last) if rng.random() < 0.5 else rng.randint(0, last)
         j = k = None
-        if OPS[op].binary:
+        if OPERATIONS[op].binary:
             j = i if rng.random() < 0.3 else rng.randint(0, last)
-        if OPS[op].number:
-            k = rng.choice(EXPONENTS if op == "pow_k" else NUMBERS)
-        spec = OPS[op]
+        if OPERATIONS[op].number:
+            k = rng.choice(EXPONENTS if op == "pow" else NUMBERS)
+        spec = OPERATIONS[op]
         a, b = values[i], values[j] if j is not None else 0.0
         value = None
-        if spec.valid(a, b, k or 0.0):
+        if _valid(op, a, b, k or 0.0):
             try:
                 value = spec.forward(a, b, k or 0.0)
             except (OverflowError, ZeroDivisionError, ValueError):
                 value = None
         if value is None or isinstance(value, complex) or abs(value) > MAX_DATA:
-            op, j, k, value = "mul_k", None, 0.5, a * 0.5  # |a| <= MAX_DATA: so is a * 0.5
+            op, j, k, value = "mul-number-on-right", None, 0.5, a * 0.5  # |a| <= MAX_DATA: so is a * 0.5
         nodes.append([op, i, j, k])
         values.append(value)
     return fold_sinks(leaves, nodes)
@@ -271,8 +239,8 @@ SHAPES_LAB01: list[tuple[str, list[list[Any]]]] = [
     ("????", [["mul", 0, 1, None], ["mul", 4, 2, None], ["mul", 4, 3, None],
               ["add", 5, 6, None]]),
     # numbers on either side: (a*2 + 3*a) ... then 1.5 + _, _ + 0.5, 2.5 * _
-    ("??", [["mul_k", 0, None, 2], ["rmul_k", 0, None, 3], ["add", 2, 3, None],
-            ["radd_k", 4, None, 1.5], ["add_k", 5, None, 0.5], ["rmul_k", 6, None, 2.5],
+    ("??", [["mul-number-on-right", 0, None, 2], ["mul-number-on-left", 0, None, 3], ["add", 2, 3, None],
+            ["add-number-on-left", 4, None, 1.5], ["add-number-on-right", 5, None, 0.5], ["mul-number-on-left", 6, None, 2.5],
             ["mul", 7, 1, None]]),
     # a chain that reuses its leaves: t = t*b + a, three times
     ("??", [["mul", 0, 1, None], ["add", 2, 0, None], ["mul", 3, 1, None], ["add", 4, 0, None],
@@ -315,20 +283,20 @@ SHAPES_LAB02: list[tuple[str, list[list[Any]]]] = [
     *(_unary_shape(op) for op in ("neg", "exp", "tanh", "sigmoid")),
     _unary_shape("log", sign="+"),
     _unary_shape("relu", sign="+"), _unary_shape("relu", sign="<"), _unary_shape("relu", sign="-"),
-    *(_unary_shape("pow_k", k) for k in (2, 3, -1, -2)),
-    _unary_shape("pow_k", 0.5, sign="+"), _unary_shape("pow_k", 1.5, sign="+"),
-    _binary_shape("sub"), _binary_shape("div"),
+    *(_unary_shape("pow", k) for k in (2, 3, -1, -2)),
+    _unary_shape("pow", 0.5, sign="+"), _unary_shape("pow", 1.5, sign="+"),
+    _binary_shape("sub"), _binary_shape("truediv"),
     ("??", [["sub", 0, 0, None], ["add", 2, 1, None]]),
-    ("??", [["div", 0, 1, None], ["div", 1, 0, None], ["mul", 2, 3, None]]),
-    *(_number_shape(op, k) for op in ("sub_k", "rsub_k", "div_k", "rdiv_k") for k in (2, 0.5)),
+    ("??", [["truediv", 0, 1, None], ["truediv", 1, 0, None], ["mul", 2, 3, None]]),
+    *(_number_shape(op, k) for op in ("sub-number-on-right", "sub-number-on-left", "truediv-number-on-right", "truediv-number-on-left") for k in (2, 0.5)),
     # the same operation twice in one graph: op(a) * op(b)
     *(_twice_shape(op) for op in ("neg", "exp", "tanh", "sigmoid")),
     ("++", [["log", 0, None, None], ["log", 1, None, None], ["mul", 2, 3, None]]),
     ("+-", [["relu", 0, None, None], ["relu", 1, None, None], ["add", 2, 3, None]]),
-    ("??", [["pow_k", 0, None, 3], ["pow_k", 1, None, 2], ["mul", 2, 3, None]]),
+    ("??", [["pow", 0, None, 3], ["pow", 1, None, 2], ["mul", 2, 3, None]]),
     # a negative base under an int exponent in every draw: a `**` that fails there (as
     # e^(n log x) does) fails this check under every seed, not under some
-    _unary_shape("pow_k", 3, sign="-"),
+    _unary_shape("pow", 3, sign="-"),
 ]
 
 
@@ -341,14 +309,14 @@ SHAPES_LAB03: list[tuple[str, list[list[Any]]]] = [
              ["mul", 0, 2, None], ["add", 7, 1, None], ["mul", 7, 7, None], ["add", 8, 9, None],
              ["add", 6, 10, None], ["add", 0, 0, None], ["mul", 12, 11, None]]),
     ("??", [["tanh", 0, None, None], ["sub", 2, 1, None], ["mul", 3, 3, None],
-            ["add", 4, 2, None], ["pow_k", 5, None, 2], ["add", 6, 3, None]]),
+            ["add", 4, 2, None], ["pow", 5, None, 2], ["add", 6, 3, None]]),
     # every operation lab 02 wrote, its node scaled and used twice: lab 03's value.py hands
     # them over complete, but a student's edit can still break one (relu below 1 and below 0:
     # its slope is 1 on (0, 1) as well)
     *(_unary_shape(op) for op in ("neg", "exp", "tanh", "sigmoid")),
     _unary_shape("log", sign="+"),
     _unary_shape("relu", sign="<"), _unary_shape("relu", sign="-"),
-    _unary_shape("pow_k", 3), _binary_shape("sub"), _binary_shape("div"),
+    _unary_shape("pow", 3), _binary_shape("sub"), _binary_shape("truediv"),
 ]
 
 
@@ -356,12 +324,12 @@ def reused_op_graphs(rng: random.Random) -> list[Graph]:
     """op(a) + a for every operation of lab02 (and (a op b) + a + b for - and /): a node that
     overwrites its input's gradient loses the + a, whatever the op."""
     unary = [("neg", None, "?"), ("exp", None, "?"), ("log", None, "+"), ("tanh", None, "?"),
-             ("relu", None, "+"), ("sigmoid", None, "?"), ("pow_k", 2, "-"), ("pow_k", 0.5, "+")]
+             ("relu", None, "+"), ("sigmoid", None, "?"), ("pow", 2, "-"), ("pow", 0.5, "+")]
     graphs = [{"leaves": _leaf_values(rng, sign), "nodes": [[op, 0, None, k], ["add", 1, 0, None]]}
               for op, k, sign in unary]
     graphs += [{"leaves": _leaf_values(rng, "??"),
                 "nodes": [[op, 0, 1, None], ["add", 2, 0, None], ["add", 3, 1, None]]}
-               for op in ("sub", "div")]
+               for op in ("sub", "truediv")]
     return graphs
 
 
@@ -526,7 +494,7 @@ def _diagnose_error(graph: Graph, got: dict[str, Any], default: str) -> Diagnosi
     if "NoneType' object is not callable" in error:
         return Diagnosis("leaf-backward", finding)
     if got.get("stage") == "build":
-        number = any(OPS[op].number for op, *_ in graph["nodes"])
+        number = any(OPERATIONS[op].number for op, *_ in graph["nodes"])
         return Diagnosis("number-operand" if number else "graph-construction", finding)
     return Diagnosis(default, finding)
 
@@ -572,7 +540,7 @@ def _diagnose_gradient(graph: Graph, wrong: set[int], got_grad: list[float | Non
         local, parts = [], []
         for user, slot in users:
             op, i, j, k = graph["nodes"][user - offset]
-            partial = OPS[op].partials(data[i], data[j] if j is not None else 0.0,
+            partial = OPERATIONS[op].partials(data[i], data[j] if j is not None else 0.0,
                                        k if k is not None else 0.0)[slot]
             local.append(partial)
             parts.append(partial * want["grad"][user])
@@ -606,7 +574,7 @@ def diagnose(graph: Graph, got: dict[str, Any], want: dict[str, Any], default: s
     if data_wrong:
         first = data_wrong[0].node
         op = graph["nodes"][first - len(graph["leaves"])][0] if first >= len(graph["leaves"]) else ""
-        pitfall = "number-operand" if op and OPS[op].number else "graph-construction"
+        pitfall = "number-operand" if op and OPERATIONS[op].number else "graph-construction"
         return Diagnosis(pitfall, _finding("finding-data", node=label[first]))
     calls = got.get("calls")
     if isinstance(calls, list) and all(type(c) is int and 0 <= c < size(graph) for c in calls):
@@ -633,7 +601,7 @@ def drawn_graph(graph: Graph, got: dict[str, Any], want: dict[str, Any],
         op = ""
         if n >= offset:
             spec_op, _i, _j, k = graph["nodes"][n - offset]
-            op = OPS[spec_op].label.format(k=_number_text(k) if k is not None else "")[:8]
+            op = OPERATIONS[spec_op].label.format(k=_number_text(k) if k is not None else "")[:GRAPH_CAPS.op]
         nodes.append({"name": label[n], "op": op,
                       "data": student_data[n] if student_data else want["data"][n],
                       "grad": student_grad[n] if student_grad else None,

@@ -205,18 +205,7 @@ def enter_jail(jail):
             check(libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0), "landlock")
             os.close(ruleset)
         return
-    if how == "userns" and os.getuid() == 0:
-        take_jail_uid(jail)  # root without CAP_SYS_ADMIN: a uid of the jail's own first
-    if how == "userns":
-        uid, gid = os.getuid(), os.getgid()
-        check(libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")  # setuid cleared it
-        check(libc.unshare(CLONE_NEWUSER | JAIL_NAMESPACES), "unshare")
-        for name, text in (("uid_map", f"{uid} {uid} 1"), ("setgroups", "deny"),
-                           ("gid_map", f"{gid} {gid} 1")):
-            with open(f"/proc/self/{name}", "w") as handle:
-                handle.write(text)
-    else:
-        check(libc.unshare(JAIL_NAMESPACES), "unshare")
+    unshare_namespaces(libc, check, jail)
     become_namespace_init()
     build_root(libc, check, jail)
     if how == "root":
@@ -226,6 +215,32 @@ def enter_jail(jail):
     check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
     check(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "not dumpable")  # nobody may ptrace it
     install_seccomp_filter(libc, check)
+
+
+def unshare_namespaces(libc, check, jail):
+    """The jail's new namespaces: inside a new user namespace for "userns" (where root without
+    CAP_SYS_ADMIN first takes the jail's own uid), directly for "root". jail.py's probes run
+    this very function in a forked child to learn whether the machine allows it."""
+    if jail["how"] != "userns":
+        check(libc.unshare(JAIL_NAMESPACES), "unshare")
+        return
+    if os.getuid() == 0:
+        take_jail_uid(jail)  # root without CAP_SYS_ADMIN: a uid of the jail's own first
+    uid, gid = os.getuid(), os.getgid()
+    check(libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")  # setuid cleared it
+    check(libc.unshare(CLONE_NEWUSER | JAIL_NAMESPACES), "unshare")
+    for name, text in (("uid_map", f"{uid} {uid} 1"), ("setgroups", "deny"),
+                       ("gid_map", f"{gid} {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as handle:
+            handle.write(text)
+
+
+def private_tmpfs(libc, check, target, size):
+    """Make every mount private to this namespace, then mount a fresh tmpfs of `size` bytes on
+    `target` (a user namespace may be created yet refused every mount, as by AppArmor)."""
+    check(libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "private mounts")
+    options = f"size={size},mode=0755".encode()
+    check(libc.mount(b"tmpfs", target.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options), target)
 
 
 def take_jail_uid(jail):
@@ -274,10 +289,8 @@ def build_root(libc, check, jail):
             flags = MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | kept_flags(target)
             check(libc.mount(None, target.encode(), None, flags, None), f"read-only {target}")
 
-    check(libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "private mounts")
     root = NEW_ROOT
-    options = f"size={jail['tmp_bytes']},mode=0755".encode()
-    check(libc.mount(b"tmpfs", root.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options), "new root")
+    private_tmpfs(libc, check, root, jail["tmp_bytes"])
     for path in visible_paths():
         if os.path.islink(path):
             os.symlink(os.readlink(path), root + path)
@@ -570,5 +583,6 @@ def main():
         fork_child(request, config, helpers, result_fd, switch)
 
 
-main()
-EXIT(0)
+if __name__ == "__main__":  # the zygote runs this file with `python -c`; jail.py imports it
+    main()
+    EXIT(0)

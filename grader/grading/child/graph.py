@@ -6,6 +6,7 @@ This module's source is executed inside the sandbox child as well as imported by
 process for reference runs, so it must not import anything outside the standard library.
 """
 
+import math
 from typing import Any
 
 
@@ -89,47 +90,79 @@ def node_facts(named: dict[str, Any]) -> dict[str, list]:
 
 
 
+# -- the operations: one vocabulary for the scenarios, the expression builder and the reference --
+
+
+class Operation:
+    """One operation of the engine: how it is written, built, computed on floats, differentiated.
+
+    `code` is the expression with {a} and {b} for the Values and {k} for the plain number;
+    `build(a, b, k)` applies it to the student's Values (or to floats: the same Python);
+    `forward(a, b, k)` is its value on floats; `partials(a, b, k)` is (d/da, d/db) there; `label`
+    names its node in a drawn graph.
+    """
+
+    __slots__ = ("name", "code", "label", "build", "forward", "partials", "binary", "number")
+
+    def __init__(self, name, code, label, build, partials, forward=None):
+        self.name, self.code, self.label = name, code, label
+        self.build, self.partials = build, partials
+        self.forward = forward or build  # Python's operators compute floats as they do Values
+        self.binary, self.number = "{b}" in code, "{k}" in code
+
+
+def sigmoid(x: float) -> float:
+    """The logistic function on a float."""
+    return 1 / (1 + math.exp(-x))
+
+
+# name, written, drawn label, built with Values, local derivatives (d/da, d/db)[, on floats]
+OPERATIONS = {row[0]: Operation(*row) for row in (
+    ("add", "{a} + {b}", "+", lambda a, b, k: a + b, lambda a, b, k: (1.0, 1.0)),
+    ("mul", "{a} * {b}", "*", lambda a, b, k: a * b, lambda a, b, k: (b, a)),
+    ("sub", "{a} - {b}", "-", lambda a, b, k: a - b, lambda a, b, k: (1.0, -1.0)),
+    ("truediv", "{a} / {b}", "/", lambda a, b, k: a / b, lambda a, b, k: (1 / b, -a / b ** 2)),
+    ("add-number-on-right", "{a} + {k}", "+{k}", lambda a, b, k: a + k,
+     lambda a, b, k: (1.0, 0.0)),
+    ("add-number-on-left", "{k} + {a}", "{k}+", lambda a, b, k: k + a,
+     lambda a, b, k: (1.0, 0.0)),
+    ("mul-number-on-right", "{a} * {k}", "*{k}", lambda a, b, k: a * k,
+     lambda a, b, k: (k, 0.0)),
+    ("mul-number-on-left", "{k} * {a}", "{k}*", lambda a, b, k: k * a,
+     lambda a, b, k: (k, 0.0)),
+    ("sub-number-on-right", "{a} - {k}", "-{k}", lambda a, b, k: a - k,
+     lambda a, b, k: (1.0, 0.0)),
+    ("sub-number-on-left", "{k} - {a}", "{k}-", lambda a, b, k: k - a,
+     lambda a, b, k: (-1.0, 0.0)),
+    ("truediv-number-on-right", "{a} / {k}", "/{k}", lambda a, b, k: a / k,
+     lambda a, b, k: (1 / k, 0.0)),
+    ("truediv-number-on-left", "{k} / {a}", "{k}/", lambda a, b, k: k / a,
+     lambda a, b, k: (-k / a ** 2, 0.0)),
+    ("neg", "-{a}", "neg", lambda a, b, k: -a, lambda a, b, k: (-1.0, 0.0)),
+    ("pow", "{a} ** {k}", "**{k}", lambda a, b, k: a ** k,
+     lambda a, b, k: (k * a ** (k - 1), 0.0)),
+    ("exp", "{a}.exp()", "exp", lambda a, b, k: a.exp(), lambda a, b, k: (math.exp(a), 0.0),
+     lambda a, b, k: math.exp(a)),
+    ("log", "{a}.log()", "log", lambda a, b, k: a.log(), lambda a, b, k: (1 / a, 0.0),
+     lambda a, b, k: math.log(a)),
+    ("tanh", "{a}.tanh()", "tanh", lambda a, b, k: a.tanh(),
+     lambda a, b, k: (1 - math.tanh(a) ** 2, 0.0), lambda a, b, k: math.tanh(a)),
+    ("relu", "{a}.relu()", "relu", lambda a, b, k: a.relu(),
+     lambda a, b, k: (1.0 if a > 0 else 0.0, 0.0), lambda a, b, k: max(a, 0.0)),
+    ("sigmoid", "{a}.sigmoid()", "sigmoid", lambda a, b, k: a.sigmoid(),
+     lambda a, b, k: (sigmoid(a) * (1 - sigmoid(a)), 0.0), lambda a, b, k: sigmoid(a)),
+)}
+
+
 def build_expression(Value, graph: dict) -> list:
     """Build a drawn expression graph with `Value`: its values, leaves first, output last.
 
-    `graph` is plain data: {"leaves": [floats], "nodes": [[op, i, j, k]]}, where i and j index
-    earlier values and k is a plain number (see grader.grading.checking.random_graphs for the ops).
+    `graph` is plain data: {"leaves": [floats], "nodes": [[op, i, j, k]]}, where op names one
+    of OPERATIONS, i and j index earlier values and k is a plain number.
     """
     values = [Value(v) for v in graph["leaves"]]
     for op, i, j, k in graph["nodes"]:
-        a = values[i]
-        b = values[j] if j is not None else None
-        if op == "add":
-            out = a + b
-        elif op == "mul":
-            out = a * b
-        elif op == "sub":
-            out = a - b
-        elif op == "div":
-            out = a / b
-        elif op == "add_k":
-            out = a + k
-        elif op == "radd_k":
-            out = k + a
-        elif op == "mul_k":
-            out = a * k
-        elif op == "rmul_k":
-            out = k * a
-        elif op == "sub_k":
-            out = a - k
-        elif op == "rsub_k":
-            out = k - a
-        elif op == "div_k":
-            out = a / k
-        elif op == "rdiv_k":
-            out = k / a
-        elif op == "neg":
-            out = -a
-        elif op == "pow_k":
-            out = a ** k
-        else:  # exp, log, tanh, relu, sigmoid: methods
-            out = getattr(a, op)()
-        values.append(out)
+        values.append(OPERATIONS[op].build(values[i], values[j] if j is not None else None, k))
     return values
 
 
@@ -169,7 +202,8 @@ def run_expressions(Value, graphs: list, record: bool = False) -> list:
 
 
 HELPER_NAMES = ("WrongType", "number", "text", "grad_of", "data_of", "parents_of", "record_calls",
-                "node_facts", "build_expression", "finite_or_none", "run_expressions")
+                "node_facts", "Operation", "sigmoid", "OPERATIONS", "build_expression", "finite_or_none",
+                "run_expressions")
 
 
 def label_of(node: Any, quantity: str) -> Any:

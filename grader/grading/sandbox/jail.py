@@ -3,7 +3,7 @@
 Side: trusted process (it prepares the jail that the child's bootstrap enters).
 
 One jail, entered the strongest way the machine allows (probed once per process, in forked
-children, with the very system calls the child bootstrap makes):
+children that run the child bootstrap's own entry functions):
 
 - level "jail", how "root": root with CAP_SYS_ADMIN. New mount, network, pid, IPC and UTS
   namespaces, a new root holding only the system's programs and libraries, the interpreter, a
@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.grading.child import bootstrap
+
 UID_BASE = 61000
 UID_SPAN = 4000
 PROBE_UID = UID_BASE + UID_SPAN  # never a jail's: only the probes run as it
@@ -47,11 +49,6 @@ HOW_LEVEL = {"root": "jail", "userns": "jail", "setuid": "uid", "none": "limits"
 # GRADER_ISOLATION=setuid tries setuid, then none. It never raises the level.
 ISOLATION_VARIABLE = "GRADER_ISOLATION"
 
-CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x20000, 0x10000000, 0x20000000, 0x40000000
-CLONE_NEWIPC, CLONE_NEWUTS = 0x08000000, 0x04000000
-JAIL_NAMESPACES = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS
-MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV = 16384, 1 << 18, 2, 4
-PR_SET_DUMPABLE = 4
 SYS_LANDLOCK_CREATE_RULESET, LANDLOCK_CREATE_RULESET_VERSION = 444, 1
 # One uid per jail, so one submission's processes (and their limit) are never another's.
 _JAIL_NUMBERS = itertools.count()
@@ -127,7 +124,7 @@ def isolation_of(jail: Jail | None, memory_cgroup: bool) -> Isolation:
     return Isolation(level, how, memory)
 
 
-# -- probes: each runs in a forked child, with the calls the bootstrap itself makes ------------
+# -- probes: each runs in a forked child, and runs the bootstrap's own functions ---------------
 
 def _libc() -> Any:
     import ctypes
@@ -148,42 +145,30 @@ def _in_child(probe: Callable[[], bool]) -> bool:
     return os.waitstatus_to_exitcode(status) == 0
 
 
-def _private_tmpfs(libc: Any) -> bool:
-    """Mounts work in the new mount namespace (a user namespace may be created, yet refused
-    every mount, as by AppArmor's restriction of unprivileged user namespaces)."""
-    return (libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) == 0
-            and libc.mount(b"tmpfs", b"/tmp", b"tmpfs", MS_NOSUID | MS_NODEV, b"size=4096") == 0)
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        raise OSError(f"probe: {what} failed")
+
+
+def _probe_namespaces(how: str) -> bool:  # pragma: no cover - runs in the probe child
+    """The bootstrap's own namespace entry, then a private tmpfs, as the jail's root needs."""
+    libc = _libc()
+    bootstrap.unshare_namespaces(libc, _check, {"how": how, "uid": PROBE_UID, "gid": PROBE_UID})
+    bootstrap.private_tmpfs(libc, _check, "/tmp", 4096)
+    return True
 
 
 def _probe_root() -> bool:  # pragma: no cover - runs in the probe child
-    libc = _libc()
-    return libc.unshare(JAIL_NAMESPACES) == 0 and _private_tmpfs(libc)
+    return _probe_namespaces("root")
 
 
 def _probe_userns() -> bool:  # pragma: no cover - runs in the probe child
-    libc = _libc()
-    if os.getuid() == 0:
-        _take_uid(PROBE_UID)
-        libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
-    uid, gid = os.getuid(), os.getgid()
-    if libc.unshare(CLONE_NEWUSER | JAIL_NAMESPACES) != 0:
-        return False
-    for name, text in (("uid_map", f"{uid} {uid} 1"), ("setgroups", "deny"),
-                       ("gid_map", f"{gid} {gid} 1")):
-        with open(f"/proc/self/{name}", "w") as handle:
-            handle.write(text)
-    return _private_tmpfs(libc)
+    return _probe_namespaces("userns")
 
 
 def _probe_setuid() -> bool:  # pragma: no cover - runs in the probe child
-    _take_uid(PROBE_UID)
+    bootstrap.take_jail_uid({"uid": PROBE_UID, "gid": PROBE_UID})
     return os.getuid() == PROBE_UID
-
-
-def _take_uid(uid: int) -> None:
-    os.setgroups([])
-    os.setgid(uid)
-    os.setuid(uid)
 
 
 PROBES: dict[str, Callable[[], bool]] = {
@@ -375,14 +360,3 @@ def kill_uid(uid: int, keep: Sequence[int] = ()) -> list[int]:
         except ProcessLookupError:
             continue
     return killed
-
-
-def describe(jail: Jail | None) -> str:
-    """One line saying which protections are in force (for logs)."""
-    if jail is None:
-        return "resource limits only (no jail could be entered here)"
-    if jail.how == "setuid":
-        files = f"Landlock ABI {jail.landlock}" if jail.landlock else "file permissions only"
-        return f"uid {jail.uid}, no network sockets (seccomp), files: {files}"
-    return (f"uid {jail.uid}, private mount+network+pid namespaces ({jail.how}), new root with "
-            f"system files only, interpreter {jail.interpreter}")

@@ -17,17 +17,8 @@ from grader.grading.checking.verdict import (
     fail,
     field,
 )
+from grader.grading.child.graph import OPERATIONS
 from grader.grading.child.scenarios.lab02_ops import apply_op
-
-# How each operation of `apply_op` is written, with a for the first Value, b for the second
-# and {k} for the plain number.
-WRITTEN = {
-    "neg": "-a", "sub": "a - b", "truediv": "a / b", "pow": "a ** {k}",
-    "exp": "a.exp()", "log": "a.log()", "tanh": "a.tanh()", "relu": "a.relu()",
-    "sigmoid": "a.sigmoid()",
-    "sub-number-on-right": "a - {k}", "sub-number-on-left": "{k} - a",
-    "truediv-number-on-right": "a / {k}", "truediv-number-on-left": "{k} / a",
-}
 
 # What `apply_op` builds around the operation's node (called `node` there, `op` here).
 AROUND = {"forward": "{op}", "alone": "{op}", "scaled": "({op}) * c", "reused": "{op} + a",
@@ -37,7 +28,7 @@ ACCEPTED_ERRORS = "TypeError, AssertionError, NotImplementedError, ValueError"
 
 def written(op: str, around: str = "alone", k: float | None = None) -> str:
     """The expression `apply_op` evaluates, as the student would write it."""
-    expression = WRITTEN[op].format(k=k)
+    expression = OPERATIONS[op].code.format(a="a", b="b", k=k)
     if around == "reused" and op in ("sub", "truediv"):
         around = "reused-both"
     return AROUND[around].format(op=expression)

@@ -6,7 +6,7 @@ A scenario may use only its parameters and the helpers of `grader.grading.child.
 globals do not travel with it. This module imports nothing of the trusted side.
 """
 
-from grader.grading.child.graph import data_of, grad_of, run_expressions
+from grader.grading.child.graph import OPERATIONS, data_of, grad_of, run_expressions
 from grader.grading.child.scenario import scenario
 
 
@@ -14,24 +14,7 @@ from grader.grading.child.scenario import scenario
 def apply_op(Value, op, x, y=None, k=None, around="alone", z=None):
     a = Value(x)
     b = Value(y) if y is not None else None
-    if op == "neg":
-        node = -a
-    elif op == "sub":
-        node = a - b
-    elif op == "truediv":
-        node = a / b
-    elif op == "pow":
-        node = a ** k
-    elif op == "sub-number-on-right":
-        node = a - k
-    elif op == "sub-number-on-left":
-        node = k - a
-    elif op == "truediv-number-on-right":
-        node = a / k
-    elif op == "truediv-number-on-left":
-        node = k / a
-    else:
-        node = getattr(a, op)()
+    node = OPERATIONS[op].build(a, b, k)
     result: dict = {"data": data_of(node, "out")}
     if around == "forward":
         # which operands the node was built from, through _prev (a node the operation builds

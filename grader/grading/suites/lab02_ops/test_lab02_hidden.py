@@ -36,6 +36,7 @@ from grader.grading.checking.verdict import (
     said,
 )
 from grader.grading.checking.verdicts import lab02_ops as verdicts
+from grader.grading.child.graph import OPERATIONS
 from grader.grading.child.scenarios import lab02_ops as scenarios
 
 H = 1e-5  # central-difference step; f(x ± H) stays away from kinks and singularities
@@ -43,22 +44,6 @@ INT_EXPONENTS = (2, 3, -1, -2)
 FLOAT_EXPONENTS = (0.5, 1.5, 2.5, -0.5)
 
 
-def _sigmoid(x: float) -> float:
-    return 1 / (1 + math.exp(-x))
-
-
-# The value of each operation, f(x, y, k), computed here for central differences.
-FUNCTIONS: dict[str, Callable[[float, Any, Any], float]] = {
-    "neg": lambda x, y, k: -x,
-    "sub": lambda x, y, k: x - y,
-    "truediv": lambda x, y, k: x / y,
-    "pow": lambda x, y, k: x ** k,
-    "exp": lambda x, y, k: math.exp(x),
-    "log": lambda x, y, k: math.log(x),
-    "tanh": lambda x, y, k: math.tanh(x),
-    "relu": lambda x, y, k: max(x, 0.0),
-    "sigmoid": lambda x, y, k: _sigmoid(x),
-}
 # A derivative that reads the wrong number: what it gives at x, what it reads, what it should
 # read, and the check that reports it.
 CONFUSED: dict[str, tuple[Callable[[float], float], str, str, str]] = {
@@ -131,7 +116,7 @@ def _central_difference(op: str, inputs: dict[str, Any], key: str) -> float:
     def value_at(shift: float) -> float:
         point = {"x": inputs["x"], "y": inputs.get("y"), "k": inputs.get("k")}
         point[key] += shift
-        return FUNCTIONS[op](point["x"], point["y"], point["k"])
+        return OPERATIONS[op].forward(point["x"], point["y"], point["k"])
 
     return (value_at(H) - value_at(-H)) / (2 * H)
 
@@ -366,11 +351,9 @@ def test_operation(sandboxed, reference, rng, op, kind):
     KINDS[kind](sandboxed, reference, rng, op)
 
 
-# The nodes of the random graphs (grader.checking.random_graphs) each row of CHECKS judges.
-GRAPH_OPS = {"sub": ("sub", "sub_k", "rsub_k"), "truediv": ("div", "div_k", "rdiv_k"),
-             "pow": ("pow_k",), "sub-number-on-right": ("sub_k",),
-             "sub-number-on-left": ("rsub_k",), "truediv-number-on-right": ("div_k",),
-             "truediv-number-on-left": ("rdiv_k",)}
+# The nodes of the random graphs (grader.grading.checking.random_graphs) each row of CHECKS judges.
+GRAPH_OPS = {"sub": ("sub", "sub-number-on-right", "sub-number-on-left"),
+             "truediv": ("truediv", "truediv-number-on-right", "truediv-number-on-left")}
 NOT_ACCUMULATION = tuple(case.id for case in CHECKS if not case.id.endswith("-accumulates"))
 
 

@@ -129,7 +129,9 @@ class Sandbox:
         # The process that forks this submission's zygotes: the shard's, or one of its own.
         interpreter = jail.interpreter if jail else sys.executable
         self._own_shard_zygote = shard_zygote is None or shard_zygote.interpreter != interpreter
-        self.shard_zygote = ShardZygote(interpreter) if self._own_shard_zygote else shard_zygote
+        if shard_zygote is None or self._own_shard_zygote:
+            shard_zygote = ShardZygote(interpreter)
+        self.shard_zygote = shard_zygote
         # Every process of the submission in one memory cgroup, where one is delegated to us.
         self.memory = (MemoryGroup.create(self.limits.submission_memory_bytes)
                        if memory_cgroups_delegated() else None)

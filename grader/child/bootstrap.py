@@ -2,8 +2,9 @@
 
 Side: sandbox child (the zygote is set up by the trusted process but runs this file alone).
 
-This file is never imported by the grader. Its source is passed to `python -I -S -c` in a
-scratch directory. The zygote (this process) limits itself, enters the jail, compiles the
+This file is never imported by the grader. Its source is passed to `python -I -S -c`: that
+process is a shard's zygote (`main`), which forks one zygote per submission and runs nothing
+else. A submission's zygote (`serve_submission`) limits itself, enters the jail, compiles the
 submission's files WITHOUT running them, and then, for every request, forks a child that
 imports the submission and runs the scenario. Student code therefore only ever runs in a
 child that holds one request, cannot read the request pipe (its stdin is /dev/null), and
@@ -603,7 +604,7 @@ def become_submission_zygote(fds):
 def serve_submission(helpers):
     """One submission's zygote: limit itself, enter the jail, compile the submission's files
     WITHOUT running them, probe that they import, then fork a child per scenario."""
-    stdin = open(0, "rb", closefd=False)  # a reader of its own: nothing the shard's buffered
+    stdin = open(0, "rb", closefd=False)  # a reader of its own pipe (fd 0 was the shard's)
     config = read_frame(stdin)
     if config is None:
         return

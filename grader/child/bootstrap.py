@@ -534,8 +534,10 @@ def main():
     """The shard's zygote: warm once, then fork one submission zygote per request.
 
     Its first frame on stdin gives the control socket's fd and the graph helpers' source.
-    Each request on the control socket carries four descriptors (the submission's request
-    pipe, result pipe, output pipe and folder); the reply is the new zygote's pid. This process
+    A request `fork` on the control socket carries four descriptors (the submission's request
+    pipe, result pipe, output pipe and folder); the reply is the new zygote's pid. A request
+    `wait <pid>` reaps that zygote once the trusted side has killed it: until then its pid
+    stays its own, so a signal the trusted side sends it reaches no other process. This process
     never enters a jail, never limits itself and never runs student code: every classmate's
     zygote is forked from the same state, and whatever one of them changes dies with it.
     """
@@ -559,13 +561,19 @@ def main():
     exec(compile(config["helpers_source"], "<graph helpers>", "exec"), helpers)
     control = socket.socket(fileno=config["control_fd"])
     while True:
-        reap_zygotes()
         try:
             message, fds, _, _ = socket.recv_fds(control, 64, 4)
         except OSError:
             return
         if not message:
             return
+        if message.startswith(b"wait "):  # a zygote the trusted side has killed: reap it
+            try:
+                WAITPID(int(message[5:]), 0)
+            except ChildProcessError:
+                pass
+            control.sendall(b"0\n")
+            continue
         pid = FORK()
         if pid == 0:
             control.close()  # a submission never holds the way to its classmates' zygotes
@@ -575,17 +583,6 @@ def main():
         for fd in fds:
             os.close(fd)
         control.sendall(b"%d\n" % pid)
-
-
-def reap_zygotes():
-    """Reap the submission zygotes that have ended (the trusted side waits on their pidfds)."""
-    while True:
-        try:
-            pid, _ = WAITPID(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
 
 
 def become_submission_zygote(fds):

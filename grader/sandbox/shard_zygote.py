@@ -7,15 +7,15 @@ of a sandbox's start. The shard zygote does that once (`grader/child/bootstrap.p
 and then forks one process per submission on request: that process takes its own session,
 its own pipes and folder and nothing else, and only then enters its jail (its own uid,
 namespaces and limits, as a zygote started from scratch would), so no classmate ever runs in
-a process another one ran in. The trusted side watches each forked zygote through a pidfd:
-it is not this process's child, and a pidfd names exactly that process, never a later one
-that reuses its pid.
+a process another one ran in. A forked zygote is the shard zygote's child, not this
+process's: the shard zygote reaps it when asked (`wait`), after the trusted side has killed it,
+so its pid names no other process while it is signalled (portable: no pidfd, which macOS
+lacks).
 """
 
 from __future__ import annotations
 
 import os
-import select
 import signal
 import socket
 import subprocess
@@ -33,27 +33,26 @@ STOP_WAIT_S = 1.0  # how long a shard zygote may take to end once its socket is 
 
 
 class ForkedZygote:
-    """A submission's zygote forked by the shard zygote: its pid, its request pipe, its pidfd."""
+    """A submission's zygote forked by the shard zygote: its pid and its request pipe."""
 
-    def __init__(self, pid: int, stdin_fd: int) -> None:
+    def __init__(self, pid: int, stdin_fd: int, parent: ShardZygote) -> None:
         self.pid = pid
-        self.pidfd = os.pidfd_open(pid)
         self.stdin = os.fdopen(stdin_fd, "wb")
+        self.parent = parent
+        self.ended = False
 
     def kill(self) -> None:
         """SIGKILL the zygote's process group (and the zygote itself, should it not have made
-        its own session yet), then wait until it has ended."""
-        if self.pidfd < 0:
+        its own session yet), then wait until it has ended and been reaped."""
+        if self.ended:
             return
-        for send in (lambda: signal.pidfd_send_signal(self.pidfd, signal.SIGKILL),
-                     lambda: os.killpg(self.pid, signal.SIGKILL)):
+        for send in (os.kill, os.killpg):
             try:
-                send()
+                send(self.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-        select.select([self.pidfd], [], [])  # readable once the process has ended
-        os.close(self.pidfd)
-        self.pidfd = -1
+        self.parent.reap(self.pid)
+        self.ended = True
         LIVE_ZYGOTES.discard(self.pid)
 
 
@@ -65,6 +64,7 @@ class ShardZygote:
         self._process: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
         self._lock = threading.Lock()  # one request and its reply at a time
+        self._children: set[int] = set()  # the zygotes the running shard zygote forked
 
     def fork(self, folder: Path, result_w: int, output_w: int) -> ForkedZygote:
         """A new submission zygote with `folder` as its cwd, writing replies to result_w and
@@ -73,12 +73,14 @@ class ShardZygote:
         folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
             with self._lock:
+                fds = (stdin_r, result_w, output_w, folder_fd)
                 try:
-                    pid = self._request((stdin_r, result_w, output_w, folder_fd))
+                    pid = self._request(b"fork", fds)
                 except (OSError, EOFError, ValueError):
                     self.close()  # it died: a fresh one, once
-                    pid = self._request((stdin_r, result_w, output_w, folder_fd))
-                zygote = ForkedZygote(pid, stdin_w)  # before the next request can reap it
+                    pid = self._request(b"fork", fds)
+                self._children.add(pid)
+                zygote = ForkedZygote(pid, stdin_w, self)
         except BaseException:
             os.close(stdin_w)
             raise
@@ -88,9 +90,26 @@ class ShardZygote:
         LIVE_ZYGOTES.add(pid)
         return zygote
 
-    def _request(self, fds: tuple[int, int, int, int]) -> int:
+    def reap(self, pid: int) -> None:
+        """Wait until the killed zygote `pid` has ended and reap it: the shard zygote does, if
+        it forked it; this process does if it is its subreaper since (the shard zygote that
+        forked it has died)."""
+        with self._lock:
+            if pid in self._children:
+                self._children.discard(pid)
+                try:
+                    self._request(b"wait %d" % pid, ())
+                    return
+                except (OSError, EOFError, ValueError):
+                    pass  # the shard zygote died: its children came to this process
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+
+    def _request(self, message: bytes, fds: tuple[int, ...]) -> int:
         control = self._control or self._start()
-        socket.send_fds(control, [b"fork"], list(fds))
+        socket.send_fds(control, [message], list(fds))
         reply = b""
         while not reply.endswith(b"\n"):
             chunk = control.recv(32)
@@ -124,6 +143,7 @@ class ShardZygote:
         if self._control is not None:
             self._control.close()
             self._control = None
+        self._children.clear()
         if self._process is not None:
             try:  # the closed socket is its signal to end
                 self._process.wait(STOP_WAIT_S)

@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from grader.sandbox import reaper
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = (ROOT / "demo" / "class" / "lab01_graph", ROOT / "tests" / "fixtures" / "lab01_graph")
 SOLUTION = ROOT / "solutions" / "lab01_graph" / "value.py"
@@ -50,23 +52,15 @@ def make_class(folder: Path, students: int) -> list[Path]:
 
 def tree_rss(root_pid: int) -> int:
     """Bytes resident in root_pid and all its descendants (read from /proc)."""
-    parents: dict[int, int] = {}
-    rss: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        parents[int(entry)] = int(fields[1])
-        rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
     total, pending = 0, [root_pid]
     while pending:
         pid = pending.pop()
-        total += rss.get(pid, 0)
-        pending.extend(child for child, parent in parents.items() if parent == pid)
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as statm:
+                total += int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except OSError:
+            continue
+        pending.extend(reaper.child_pids(pid))
     return total
 
 

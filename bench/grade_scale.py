@@ -3,8 +3,9 @@
 The class cycles through the demo class's students, the lab01 fixtures (correct engines in many
 styles and buggy ones) and, every SLOW_EVERY-th submission, a slow correct engine (the reference
 solution with a sleep in `backward()`), so it holds correct, buggy and slow work. Peak memory is
-the largest sum of the resident set sizes of the grader and every process under it (pytest
-shards, shard zygotes, sandboxes), sampled every SAMPLE_S while it runs.
+the largest sum of the proportional set sizes of the grader and every process under it (pytest
+shards, shard zygotes, sandboxes: pages their forks share count once), sampled every SAMPLE_S
+while it runs.
 
 Usage: python bench/grade_scale.py [--students 1000] [--workers N]
 """
@@ -50,15 +51,18 @@ def make_class(folder: Path, students: int) -> list[Path]:
     return paths
 
 
-def tree_rss(root_pid: int) -> int:
-    """Bytes resident in root_pid and all its descendants (read from /proc)."""
+def tree_memory(root_pid: int) -> int:
+    """Bytes of memory root_pid and all its descendants hold: the sum of their proportional
+    set sizes (a page shared by n forked processes counts 1/n in each, so the zygotes' shared
+    pages count once), read from /proc."""
     total, pending = 0, [root_pid]
     while pending:
         pid = pending.pop()
         try:
-            with open(f"/proc/{pid}/statm", "rb") as statm:
-                total += int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-        except OSError:
+            with open(f"/proc/{pid}/smaps_rollup", "rb") as rollup:
+                total += next(int(line.split()[1]) * 1024 for line in rollup
+                              if line.startswith(b"Pss:"))
+        except (OSError, StopIteration):
             continue
         pending.extend(reaper.child_pids(pid))
     return total
@@ -80,7 +84,7 @@ def main() -> None:
                                    stderr=subprocess.DEVNULL)
         peak = 0
         while process.poll() is None:
-            peak = max(peak, tree_rss(process.pid))
+            peak = max(peak, tree_memory(process.pid))
             time.sleep(SAMPLE_S)
         wall = time.perf_counter() - started
         reports = len(list(out.glob("*/scores.json")))

@@ -7,7 +7,9 @@ classifies it.
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -218,3 +220,28 @@ def test_score_is_the_sum_of_passed_weights(docs: dict[str, dict[str, Any]]) -> 
 def test_checks_of_a_suite_outside_labs_are_hidden(docs: dict[str, dict[str, Any]]) -> None:
     visibility = {c["visibility"] for doc in docs.values() for c in doc["checks"]}
     assert visibility == {"hidden"}, visibility
+
+
+def test_the_run_is_serialized_once_by_pytest_json_report_and_no_report_file_is_left(
+        tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "test_plugin_suite.py").write_text(SUITE, encoding="utf-8")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    shard = [prepare(Submission("good", LAB.solution_dir), LAB, scratch)]
+    workdir = tmp_path / "shard"
+    workdir.mkdir()
+    [doc] = grade_shard(GradingPlan(lab=LAB, suites=(suite,), seed=SEED, lang="en"), shard,
+                        workdir, timeout_s=120)
+    [line] = [json.loads(text) for text in
+              (workdir / "finished.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sorted(p.name for p in workdir.iterdir()) == ["finished.jsonl", "manifest.json"], (
+        "a shard writes no file nobody reads (no report.json)")
+    assert line["submission"] == "good" and line["checks"] == len(line["tests"]) == len(
+        doc["checks"]), line
+    for test in line["tests"]:
+        assert {"nodeid", "lineno", "outcome", "setup", "call", "teardown"} <= set(test), test
+        assert test["metadata"]["grader"]["submission"] == "good", test["metadata"]
+    assert [t["metadata"]["grader"]["check"] for t in line["tests"]] == [
+        c["id"] for c in doc["checks"]]

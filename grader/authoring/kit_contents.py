@@ -24,7 +24,7 @@ from pathlib import Path
 # check's pytest loads by name (`-p`, grader.grading.shard.PLUGINS: a test keeps the two equal); the
 # sources the sandbox reads from files and runs in its child.
 KIT_ENTRY_MODULES = ("grader.__main__", "grader.notebook", "grader.grading.plugin",
-                     "pytest_jsonreport.plugin", "pytest_metadata.plugin")
+                     "pytest_jsonreport.plugin")
 KIT_SOURCE_FILES = ("grading/child/bootstrap.py", "grading/child/graph.py")  # relative to the package
 # Written on the line of a function-level import the kit leaves out, with the reason after it.
 NOT_IN_KIT = "# not in the student kit:"

@@ -85,7 +85,7 @@ class BatchOptions:
 
     out_dir: Path | None  # None: no report files (`check`), only the documents returned
     workers: int = max(1, os.cpu_count() or 1)
-    shard_size: int = 0  # 0: split the class evenly over the workers, at most 25 per shard
+    shard_size: int = 0  # 0: split the class evenly over the workers, at most MAX_SHARD each
     keep_order: bool = False  # shards are contiguous slices of the class (else: dealt, see deal)
     resume: bool = False
     # A shard's limit: this, plus each of its submissions' budget (GradingPlan.budget_s), so
@@ -203,7 +203,11 @@ def in_shard(submission_id: str, shard: tuple[int, int]) -> bool:
     return number % count == index - 1
 
 
-MAX_SHARD = 25  # submissions per shard when BatchOptions.shard_size is 0
+# Submissions per shard when BatchOptions.shard_size is 0. A shard is one pytest session (its
+# start and collection, and its shard zygote's, are paid once per shard) that streams each
+# submission's document as it finishes, so a large shard costs neither progress nor interrupts.
+MAX_SHARD = 100
+ORDERED_SHARD = 25  # keep_order's slices, as grading cut shards before dealing
 
 
 def shard_count(count: int, workers: int, size: int = 0) -> int:
@@ -225,11 +229,11 @@ def deal(costs: Sequence[float], workers: int, size: int = 0,
     the least expected time so far among those with room (no shard holds more than the
     class divided evenly, rounded up), so no worker idles while another has a queue; each
     shard keeps the class's order. keep_order: contiguous slices of the class in its order,
-    `size` each (0: the class over the workers, at most MAX_SHARD), as grading did before
+    `size` each (0: the class over the workers, at most ORDERED_SHARD), as grading did before
     dealing (the red-team corpus puts each attack beside the control that shows its harm).
     """
     if keep_order:
-        size = size or max(1, min(MAX_SHARD, -(-len(costs) // max(1, workers))))
+        size = size or max(1, min(ORDERED_SHARD, -(-len(costs) // max(1, workers))))
         return [list(range(i, min(i + size, len(costs)))) for i in range(0, len(costs), size)]
     count = shard_count(len(costs), workers, size)
     if count == 0:

@@ -5,7 +5,8 @@ Side: trusted process (the pytest process of a shard; student code runs only in 
 Loaded with `-p grader.grading.plugin --grader-manifest FILE`. The manifest names the lab and
 the prepared submissions; every test that asks for `run` is parametrized over them. The
 plugin validates `check` markers at collection, turns failed prerequisites into not-run,
-and attaches one `grader` user property per test for pytest-json-report.
+and gives pytest-json-report each test's `grader` entry as the test's metadata; pytest-json-report
+is the one serializer of the run, read per finished submission (`SubmissionStream`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import dataclasses
 import json
 import os
 import random
-from collections.abc import Callable, Iterator
+import sys
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,7 @@ from grader.grading.checking.marker import (
     spec_from_marker,
     validate_suite,
 )
-from grader.grading.checking.reference import load_reference_class, run_reference
+from grader.grading.checking.reference import ReferenceRuns, load_reference_class
 from grader.grading.checking.todos import NOT_WRITTEN, not_written, untouched_todos
 from grader.grading.checking.verdict import CheckFailed, NotRun
 from grader.grading.child.scenario import Scenario
@@ -35,6 +37,7 @@ from grader.grading.sandbox import reaper
 from grader.grading.sandbox.inprocess import InProcessRunner
 from grader.grading.sandbox.jail import default_jail
 from grader.grading.sandbox.sandbox import Limits, Outcome, Sandbox
+from grader.grading.sandbox.shard_zygote import ShardZygotes
 from grader.intake.notebook_module import CellStart, cell_frame, cells_from_data
 from grader.labs import COURSE_ROOT, Lab, get_lab
 
@@ -64,6 +67,7 @@ NOT_STATE_KEY = pytest.StashKey[dict[str, Any]]()
 # `requires` it did not pass; for `defers_to` it takes no blame.
 DECLINED = "declined"
 STREAM_KEY = pytest.StashKey["SubmissionStream"]()
+ENTRY_KEY = pytest.StashKey[dict[str, Any]]()  # the check's entry once its verdict is decided
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -96,7 +100,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     stream = config.getoption("--grader-stream")
     if stream:
-        config.stash[STREAM_KEY] = SubmissionStream(stream)
+        config.stash[STREAM_KEY] = SubmissionStream(stream, config)
         config.pluginmanager.register(config.stash[STREAM_KEY], "grader-stream")
     reaper.enable_subreaper()
 
@@ -126,16 +130,23 @@ def _visibility(item: pytest.Item) -> str:
         return "hidden"
 
 
-def _check_key(item: pytest.Item) -> str:
-    """The item's node id without its submission: one key per check, whatever the submission.
+CheckKey = tuple[str, int]
 
-    A parametrized check (`pytest.param(..., marks=pytest.mark.check(...))`) keeps the id of
-    its parameters, so each parameter is a check of its own.
-    """
-    base, _, ids = item.nodeid.partition("[")
-    submission_id = _submission_id(item)
-    ids = ids.removesuffix("]").removesuffix(submission_id).removesuffix("-")
-    return f"{base}[{ids}]" if ids else base
+
+def _check_marker(item: pytest.Item) -> pytest.Mark | None:
+    """The item's check marker: its parameter's (`pytest.param(..., marks=pytest.mark.check(
+    ...))`, in `item.callspec.marks`), else its function's."""
+    callspec = getattr(item, "callspec", None)
+    marks = callspec.marks if callspec is not None else []
+    return next((mark for mark in marks if mark.name == "check"),
+                item.get_closest_marker("check"))
+
+
+def _check_key(item: pytest.Item) -> CheckKey:
+    """One key per check, whatever the submission: the test function and its check marker,
+    the very same marker object in every submission's item (so a parametrized check is a
+    check per parameter)."""
+    return item.nodeid.partition("[")[0], id(_check_marker(item))
 
 
 def _submission_index(item: pytest.Item, order: dict[str, int]) -> int:
@@ -149,15 +160,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     state = config.stash.get(STATE_KEY, None)
     if state is None:
         return
-    specs: dict[str, CheckSpec] = {}
+    specs: dict[CheckKey, CheckSpec] = {}
     try:
         for item in items:
             key = _check_key(item)
-            if key not in specs:
-                marker = item.get_closest_marker("check")
+            if key not in specs:  # the check's first item names it in messages
+                marker = _check_marker(item)
                 if marker is None:
-                    raise CheckDefinitionError(f"{key}: has no @pytest.mark.check(...) marker")
-                specs[key] = spec_from_marker(key, marker.args, dict(marker.kwargs),
+                    raise CheckDefinitionError(f"{item.nodeid}: has no @pytest.mark.check(...) "
+                                               "marker")
+                specs[key] = spec_from_marker(item.nodeid, marker.args, dict(marker.kwargs),
                                               _visibility(item))
             item.stash[SPEC_KEY] = specs[key]
         validate_suite(specs.values())
@@ -235,7 +247,18 @@ def load_problem(context: SubmissionContext, main_file: str) -> dict[str, Any] |
 
 
 @pytest.fixture(scope="session")
-def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionContext]:
+def shard_zygotes() -> Iterator[ShardZygotes]:
+    """The shard's zygotes: every submission's sandbox forks its zygote from one of them."""
+    zygotes = ShardZygotes()
+    try:
+        yield zygotes
+    finally:
+        zygotes.close()
+
+
+@pytest.fixture(scope="session")
+def submission(request: pytest.FixtureRequest,
+               shard_zygotes: ShardZygotes) -> Iterator[SubmissionContext]:
     """The submission these checks are parametrized with, its sandbox open for the duration."""
     entry = request.param
     state = _grading_state(request.config)
@@ -246,8 +269,10 @@ def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionContext]:
         runner = InProcessRunner(workdir, lab.module, lab.class_name, lab.files)
     else:
         jail = default_jail()  # the child sees the system's libraries and its submission only
+        interpreter = jail.interpreter if jail else sys.executable
         runner = Sandbox(workdir, lab.module, lab.class_name, lab.files,
-                         Limits(timeout_s=lab.timeout_s, budget_s=state.budget_s), jail=jail)
+                         Limits(timeout_s=lab.timeout_s, budget_s=state.budget_s), jail=jail,
+                         shard_zygote=shard_zygotes.for_interpreter(interpreter))
     try:
         context = SubmissionContext(entry["id"], entry.get("digest", ""), runner,
                                     untouched=_untouched(workdir, lab),
@@ -336,12 +361,18 @@ def reference_class(request: pytest.FixtureRequest) -> Any:
     return load_reference_class(_grading_state(request.config).lab)
 
 
+@pytest.fixture(scope="session")
+def reference_runs(reference_class: Any) -> ReferenceRuns:
+    """The reference's results, each input's computed once for the whole shard."""
+    return ReferenceRuns(reference_class)
+
+
 @pytest.fixture
-def reference(reference_class: Any) -> Callable[..., Any]:
+def reference(reference_runs: ReferenceRuns) -> Callable[..., Any]:
     """`reference(scenario, **params)`: the same scenario run on the reference solution."""
 
     def run_on_reference(scen: Scenario, **params: Any) -> Any:
-        return run_reference(reference_class, scen, params)
+        return reference_runs.run(scen, params)
 
     return run_on_reference
 
@@ -393,98 +424,120 @@ def _deferred_to(item: pytest.Item, spec: CheckSpec, submission_id: str) -> list
             if statuses.get((submission_id, check), "passed") not in ("passed", DECLINED)]
 
 
-def _classify(item: pytest.Item, call: pytest.CallInfo[None],
-              report: pytest.TestReport) -> tuple[str, dict[str, Any] | None, str, str | None]:
-    """(status, detail, captured output, pitfall named by the failure) for a finished setup or
-    call phase; the pitfall is None when it is the check's own."""
+@dataclass(frozen=True)
+class Verdict:
+    """What a finished check concluded for one submission, decided once (see `_verdict`)."""
+
+    status: str  # passed | failed | not-run | error
+    detail: dict[str, Any] | None = None
+    output: str = ""  # what the student's code printed (failures only)
+    pitfall: str | None = None  # the pitfall the failure names, when not the check's own
+    declined: bool = False  # the check's own verdict raised NotRun (see DECLINED)
+
+
+def _verdict(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport,
+             spec: CheckSpec, submission_id: str) -> Verdict:
+    """The check's verdict for a finished setup or call phase, in the order the rules apply:
+    a prerequisite that did not pass (setup skipped it); no exception; a failure, unless a
+    check it defers to failed first (then it is not run, except for code not written yet,
+    which is always said); the check declining to judge; anything else, the grader's error."""
     not_run = item.stash.get(NOT_STATE_KEY, None)
     if report.skipped and not_run is not None:
-        return "not-run", not_run, "", None
-    excinfo = call.excinfo
-    if excinfo is None:
-        return "passed", None, "", None
-    if isinstance(excinfo.value, CheckFailed):
-        return ("failed", excinfo.value.detail, _check_output(item) or excinfo.value.output,
-                excinfo.value.pitfall)
-    if isinstance(excinfo.value, NotRun):
-        return "not-run", excinfo.value.detail, "", None
+        return Verdict("not-run", not_run)
+    if call.excinfo is None:
+        return Verdict("passed")
+    error = call.excinfo.value
+    if isinstance(error, CheckFailed):
+        unwritten = (error.detail or {}).get("kind") == NOT_WRITTEN
+        deferred = [] if unwritten else _deferred_to(item, spec, submission_id)
+        if deferred:
+            return Verdict("not-run", {"kind": "prerequisite", "params": {"checks": deferred}})
+        return Verdict("failed", error.detail, _check_output(item) or error.output,
+                       error.pitfall)
+    if isinstance(error, NotRun):
+        return Verdict("not-run", error.detail, declined=True)
     where = {"kind": "reference-check-raised", "params": {
-        "type": excinfo.type.__name__, "check": item.stash[SPEC_KEY].id, "stage": report.when}}
-    return "error", {"kind": "grader-error", "params": {"reference": where}}, "", None
+        "type": call.excinfo.type.__name__, "check": spec.id, "stage": report.when}}
+    return Verdict("error", {"kind": "grader-error", "params": {"reference": where}})
 
 
-@pytest.hookimpl(wrapper=True)
+def _entry(item: pytest.Item, spec: CheckSpec, submission_id: str,
+           verdict: Verdict) -> dict[str, Any]:
+    """The check's data for the report: its verdict, weight and what the sandbox recorded."""
+    context = item.funcargs.get("submission") if hasattr(item, "funcargs") else None
+    ran = context if isinstance(context, SubmissionContext) else None
+    return {
+        "submission": submission_id, "check": spec.id, "pitfall": verdict.pitfall or spec.pitfall,
+        "weight": _grading_state(item.config).weights.get(spec.id, spec.weight),
+        "visibility": spec.visibility, "status": verdict.status, "detail": verdict.detail,
+        "output": verdict.output or None, "flags": list(ran.flags) if ran else [],
+        "isolation": ran.runner.isolation.as_dict() if ran else None,
+        "problem": ran.problem if ran else None,
+    }
+
+
+# trylast: the innermost wrapper, so the entry exists before pytest-json-report's wrapper
+# asks for the test's metadata (pytest_json_runtest_metadata) once the report is made.
+@pytest.hookimpl(wrapper=True, trylast=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Iterator[None]:
-    """Record the check's status and attach it to the test for the JSON report."""
+    """Decide the check's verdict, record its status for the checks that follow, and keep
+    its entry for the JSON report."""
     report: pytest.TestReport = yield  # type: ignore[misc, assignment]
     spec = item.stash.get(SPEC_KEY, None)
     if spec is None or (report.when == "setup" and report.passed) or report.when == "teardown":
         return report  # type: ignore[return-value]
-    status, detail, output, named = _classify(item, call, report)
     submission_id = _submission_id(item)
-    if status == "failed" and (detail or {}).get("kind") != NOT_WRITTEN:  # a TODO is said
-        deferred = _deferred_to(item, spec, submission_id)
-        if deferred:
-            status, named = "not-run", None
-            detail = {"kind": "prerequisite", "params": {"checks": deferred}}
-    context = item.funcargs.get("submission") if hasattr(item, "funcargs") else None
-    flags = list(context.flags) if isinstance(context, SubmissionContext) else []
-    isolation = context.runner.isolation.as_dict() if isinstance(context, SubmissionContext) else None
-    declined = status == "not-run" and call.excinfo is not None and isinstance(call.excinfo.value, NotRun)
-    _grading_state(item.config).statuses[(submission_id, spec.id)] = DECLINED if declined else status
-    item.user_properties.append(("grader", {
-        "submission": submission_id, "check": spec.id, "pitfall": named or spec.pitfall,
-        "weight": _grading_state(item.config).weights.get(spec.id, spec.weight),
-        "visibility": spec.visibility, "status": status,
-        "detail": detail, "output": output or None, "flags": flags, "isolation": isolation,
-        "problem": context.problem if isinstance(context, SubmissionContext) else None,
-    }))
+    verdict = _verdict(item, call, report, spec, submission_id)
+    _grading_state(item.config).statuses[(submission_id, spec.id)] = (
+        DECLINED if verdict.declined else verdict.status)
+    item.stash[ENTRY_KEY] = _entry(item, spec, submission_id, verdict)
     return report  # type: ignore[return-value]
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_json_runtest_metadata(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """pytest-json-report's metadata of the test: the check's entry, once it is decided."""
+    entry = item.stash.get(ENTRY_KEY, None)
+    return {"grader": entry} if entry is not None else None
+
+
+def json_report_tests(config: pytest.Config) -> Mapping[str, dict[str, Any]]:
+    """pytest-json-report's entry of every test reported so far, by node id: what its report's
+    `tests` will hold. Read from its plugin object while the run goes on (1.5's attribute;
+    pyproject pins the version this is read from), so that each submission is out as soon as
+    its checks are."""
+    tests: Mapping[str, dict[str, Any]] = config._json_report._json_tests  # type: ignore[attr-defined]
+    return tests
+
 
 class SubmissionStream:
-    """Writes one JSON line per submission as soon as its last check has finished.
+    """Writes one JSON line per submission as soon as its last check has finished: its tests
+    as pytest-json-report serialized them, so the batch builds that submission's document at
+    once instead of waiting for the rest of the shard."""
 
-    A line has the shape of pytest-json-report's `tests` (node id, phase durations, user
-    properties), so the batch builds that submission's document from it at once, as it would
-    from the whole report, instead of waiting for the rest of the shard.
-    """
-
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, config: pytest.Config) -> None:
         self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        self.submission_of: dict[str, str] = {}  # node id -> submission id
-        self.last_of: dict[str, str] = {}  # submission id -> node id of its last check
-        self.count_of: dict[str, int] = {}  # submission id -> number of its checks
-        self.tests: dict[str, list[dict[str, Any]]] = {}  # submission id -> finished tests
+        self.config = config
+        self.nodes_of: dict[str, list[str]] = {}  # submission id -> node ids of its checks
+        self.closing: dict[str, str] = {}  # node id of a submission's last check -> submission
 
     def plan(self, items: list[pytest.Item]) -> None:
-        """Note which item closes each submission (items are already in run order)."""
+        """Note which items each submission has, and which one closes it (items are already
+        in run order)."""
         for item in items:
-            self.submission_of[item.nodeid] = _submission_id(item)
-            self.last_of[_submission_id(item)] = item.nodeid
-            self.count_of[_submission_id(item)] = self.count_of.get(_submission_id(item), 0) + 1
+            self.nodes_of.setdefault(_submission_id(item), []).append(item.nodeid)
+        self.closing = {nodes[-1]: submission for submission, nodes in self.nodes_of.items()}
 
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Keep each phase's duration and, at teardown, the test's grader property."""
-        submission_id = self.submission_of.get(report.nodeid)
-        if submission_id is None:
-            return
-        tests = self.tests.setdefault(submission_id, [])
-        if not tests or tests[-1]["nodeid"] != report.nodeid:
-            tests.append({"nodeid": report.nodeid})
-        tests[-1][report.when] = {"duration": report.duration}
-        if report.when == "teardown":
-            tests[-1]["user_properties"] = [{key: value} for key, value in report.user_properties]
-
+    @pytest.hookimpl(trylast=True)
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
         """After a submission's last check, write its line: whole, in one write, or not at all."""
-        submission_id = self.submission_of.get(nodeid)
-        if submission_id is None or self.last_of.get(submission_id) != nodeid:
+        submission_id = self.closing.get(nodeid)
+        if submission_id is None:
             return
-        tests = self.tests.pop(submission_id, [])
-        line = json.dumps({"submission": submission_id, "checks": self.count_of[submission_id],
-                           "tests": tests}) + "\n"
+        reported = json_report_tests(self.config)
+        nodes = self.nodes_of[submission_id]
+        line = json.dumps({"submission": submission_id, "checks": len(nodes),
+                           "tests": [reported[n] for n in nodes if n in reported]}) + "\n"
         os.write(self.fd, line.encode("utf-8"))

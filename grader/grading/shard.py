@@ -31,7 +31,9 @@ PYTEST_INI = PACKAGE_DIR / "grading" / "pytest-grader.ini"
 PYTEST_ROOT = Path(os.path.commonpath([COURSE_ROOT, PACKAGE_DIR]))
 # Only the plugins grading needs: autoloading every installed plugin (hypothesis's among
 # them) costs more start-up time than a whole submission's checks.
-PLUGINS = ("pytest_jsonreport.plugin", "pytest_metadata.plugin", "grader.grading.plugin")
+# pytest-json-report serializes the run (grader.grading.plugin streams its entries per submission);
+# it writes no file (--json-report-file none): nothing would read one.
+PLUGINS = ("pytest_jsonreport.plugin", "grader.grading.plugin")
 REPORT_OMIT = ("collectors", "keywords", "log", "streams", "warnings", "traceback")
 POLL_S = 0.05  # how often the stream of finished submissions is read
 ENDED_EARLY = {"kind": "reference-ended-early", "params": {}}  # no document, and no failure seen
@@ -70,17 +72,19 @@ def suites_for(lab: Lab, hidden: bool) -> tuple[Path, ...]:
     return tuple(suites)
 
 
-def pytest_command(plan: GradingPlan, manifest: Path, report: Path, quiet: bool = True,
+def pytest_command(plan: GradingPlan, manifest: Path, quiet: bool = True,
                    stream: Path | None = None) -> list[str]:
     """The pytest invocation for one shard."""
     # The suites come first: --json-report-omit takes every word that follows it.
     return [
         sys.executable, "-m", "pytest", *(str(path) for path in plan.suites),
-        "-q" if quiet else "-v", "-c", str(PYTEST_INI),
+        # --tb=no: a failed check is said by its detail; pytest's traceback of it (source read
+        # and parsed per failure) is read by nobody
+        *(("-q", "--tb=no") if quiet else ("-v",)), "-c", str(PYTEST_INI),
         "--rootdir", str(PYTEST_ROOT), *(arg for name in PLUGINS for arg in ("-p", name)),
         "--grader-manifest", str(manifest),
         *(["--grader-stream", str(stream)] if stream else []),
-        "--json-report", "--json-report-file", str(report), "--json-report-omit", *REPORT_OMIT,
+        "--json-report", "--json-report-file", "none", "--json-report-omit", *REPORT_OMIT,
         *(["-s"] if plan.in_process else []),
         *(["-k", plan.keyword] if plan.keyword else []),
     ]
@@ -113,7 +117,6 @@ def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir:
     if stop is not None and stop.is_set():
         return []
     manifest = workdir / "manifest.json"
-    report_path = workdir / "report.json"
     stream = ShardStream(workdir / "finished.jsonl", plan, shard, on_document)
     manifest.write_text(json.dumps({
         "lab": plan.lab.name, "seed": plan.seed, "in_process": plan.in_process,
@@ -122,7 +125,7 @@ def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir:
                          "notebook": s.notebook, "cells": cells_as_data(s.cells)}
                         for s in shard],
     }), encoding="utf-8")
-    command = pytest_command(plan, manifest, report_path, stream=stream.path)
+    command = pytest_command(plan, manifest, stream=stream.path)
     returncode, tail = _run_pytest(command, timeout_s, interactive, stream, stop)
     stream.read()
     if stop is not None and stop.is_set():

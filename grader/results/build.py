@@ -32,13 +32,14 @@ DOC_STRING_CAP = 16384
 
 
 def entries_by_submission(report: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """The `grader` property of every test in the report, grouped by submission, in run order.
+    """The `grader` metadata of every test in a pytest-json-report report (or the part of its
+    `tests` one submission's stream line holds), grouped by submission, in run order.
 
     Each entry gets `duration_s` (setup + call + teardown of its test) added.
     """
     grouped: dict[str, list[dict[str, Any]]] = {}
     for test in report.get("tests", []):
-        entry = next((p["grader"] for p in test.get("user_properties", []) if "grader" in p), None)
+        entry = (test.get("metadata") or {}).get("grader")
         if entry is None:
             continue
         duration = sum(test.get(stage, {}).get("duration", 0.0)

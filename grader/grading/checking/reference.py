@@ -28,3 +28,20 @@ def run_reference(value_class: Any, scen: Scenario, params: dict[str, Any]) -> A
     """Run a scenario in-process and return its result as the same plain data the child sends."""
     result = scen.load()(value_class, **params)
     return json.loads(json.dumps(result))
+
+
+class ReferenceRuns:
+    """The reference's result of each scenario, computed once per input and kept for the
+    session: every submission of a shard is compared with the same fixed inputs, and a
+    scenario is a pure function of its parameters (random ones are seeded by a parameter)."""
+
+    def __init__(self, value_class: Any) -> None:
+        self.value_class = value_class
+        self._results: dict[tuple[str, str], str] = {}  # (source, parameters) -> result as JSON
+
+    def run(self, scen: Scenario, params: dict[str, Any]) -> Any:
+        """run_reference's result, a fresh copy each time (a check may change what it gets)."""
+        key = (scen.source, json.dumps(params, sort_keys=True))
+        if key not in self._results:
+            self._results[key] = json.dumps(scen.load()(self.value_class, **params))
+        return json.loads(self._results[key])

@@ -2,8 +2,9 @@
 
 Side: sandbox child (the zygote is set up by the trusted process but runs this file alone).
 
-This file is never imported by the grader. Its source is passed to `python -I -S -c` in a
-scratch directory. The zygote (this process) limits itself, enters the jail, compiles the
+This file is never imported by the grader. Its source is passed to `python -I -S -c`: that
+process is a shard's zygote (`main`), which forks one zygote per submission and runs nothing
+else. A submission's zygote (`serve_submission`) limits itself, enters the jail, compiles the
 submission's files WITHOUT running them, and then, for every request, forks a child that
 imports the submission and runs the scenario. Student code therefore only ever runs in a
 child that holds one request, cannot read the request pipe (its stdin is /dev/null), and
@@ -539,18 +540,88 @@ def fork_child(request, config, helpers, result_fd, switch):
     write_frame(result_fd, {"status": "exited", "code": os.waitstatus_to_exitcode(status)})
 
 
+RESULT_FD = 3  # where a submission's zygote writes its replies (the shard zygote puts it there)
+
+
 def main():
-    stdin = sys.stdin.buffer
-    config = read_frame(stdin)
-    result_fd = config["result_fd"]
+    """The shard's zygote: warm once, then fork one submission zygote per request.
+
+    Its first frame on stdin gives the control socket's fd and the graph helpers' source.
+    A request `fork` on the control socket carries four descriptors (the submission's request
+    pipe, result pipe, output pipe and folder); the reply is the new zygote's pid. A request
+    `wait <pid>` reaps that zygote once the trusted side has killed it: until then its pid
+    stays its own, so a signal the trusted side sends it reaches no other process. This process
+    never enters a jail, never limits itself and never runs student code: every classmate's
+    zygote is forked from the same state, and whatever one of them changes dies with it.
+    """
+    import socket
+
+    config = read_frame(sys.stdin.buffer)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    if config.get("jail"):
-        enter_jail(config["jail"])
-    apply_limits(config["limits"])
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # no process of the grader's uid may ptrace it
+    del libc
     for name in WARM_MODULES:
         __import__(name)
     import importlib.util  # noqa: F401 - warm for the finder
+    import platform  # noqa: F401 - warm for the seccomp filter
 
+    platform.machine()
+    # Trusted work done once here, inherited by every zygote: the graph helpers.
+    helpers = {"__name__": "grader_graph_helpers"}
+    exec(compile(config["helpers_source"], "<graph helpers>", "exec"), helpers)
+    control = socket.socket(fileno=config["control_fd"])
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(control, 64, 4)
+        except OSError:
+            return
+        if not message:
+            return
+        if message.startswith(b"wait "):  # a zygote the trusted side has killed: reap it
+            try:
+                WAITPID(int(message[5:]), 0)
+            except ChildProcessError:
+                pass
+            control.sendall(b"0\n")
+            continue
+        pid = FORK()
+        if pid == 0:
+            control.close()  # a submission never holds the way to its classmates' zygotes
+            become_submission_zygote(fds)
+            serve_submission(helpers)
+            EXIT(0)
+        for fd in fds:
+            os.close(fd)
+        control.sendall(b"%d\n" % pid)
+
+
+def become_submission_zygote(fds):
+    """In the forked zygote: its own session, its submission's folder as the cwd, its own
+    pipes as stdin, stdout, stderr and RESULT_FD, and no other descriptor at all."""
+    stdin_fd, result_fd, output_fd, folder_fd = fds
+    os.setsid()
+    os.fchdir(folder_fd)
+    os.dup2(stdin_fd, 0)
+    os.dup2(output_fd, 1)
+    os.dup2(output_fd, 2)
+    os.dup2(result_fd, RESULT_FD)  # last: any of the others may have had number 3
+    os.closerange(RESULT_FD + 1, os.sysconf("SC_OPEN_MAX"))
+
+
+def serve_submission(helpers):
+    """One submission's zygote: limit itself, enter the jail, compile the submission's files
+    WITHOUT running them, probe that they import, then fork a child per scenario."""
+    stdin = open(0, "rb", closefd=False)  # a reader of its own pipe (fd 0 was the shard's)
+    config = read_frame(stdin)
+    if config is None:
+        return
+    result_fd = RESULT_FD
+    if config.get("jail"):
+        enter_jail(config["jail"])
+    apply_limits(config["limits"])
     try:
         codes = compile_submission(config["files"], os.getcwd())
     except (SyntaxError, ValueError, OSError) as exc:
@@ -567,9 +638,6 @@ def main():
     sys.meta_path.insert(0, PrecompiledFinder(codes))
     sys.path.append(os.curdir)  # for support files imported by name (the cwd: see above)
     switch = install_guard()
-    # Trusted work done once here, inherited by every child: the helpers, compiled scenarios.
-    helpers = {"__name__": "grader_graph_helpers"}
-    exec(compile(config["helpers_source"], "<graph helpers>", "exec"), helpers)
     compiled = {}
     fork_child({"probe": True}, config, helpers, result_fd, switch)
     while True:

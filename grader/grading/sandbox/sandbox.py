@@ -2,10 +2,17 @@
 
 Side: trusted process.
 
-One zygote per submission compiles the student's files without running them, probes that
-they import, then forks a fresh child per scenario that imports them and runs the scenario
-(`grader/grading/child/bootstrap.py`), so isolation costs a fork, not an interpreter start, and student code never
-runs in the process that holds the request pipe. Every reply is decoded by `protocol`; a
+One zygote per submission, forked from the shard's zygote (`shard_zygote`), enters its jail,
+compiles the student's files without running them, probes that they import, then forks a
+fresh child per scenario that imports them and runs the scenario (`grader/grading/child/bootstrap.py`),
+so isolation costs a fork, not an interpreter start, and student code never runs in the
+process that holds the request pipe. Every reply is decoded by `protocol`; a
+
+# A zygote restarted after a timeout or a crash gets this many tries at its import probe, each
+# with RESTART_PATIENCE times the time of the one before.
+RESTART_ATTEMPTS = 3
+RESTART_PATIENCE = 3.0
+
 timeout kills the zygote's whole process group and the next scenario starts a new zygote;
 after every scenario whatever the child left running is killed and reaped. Nothing but
 plain data ever comes back.
@@ -17,7 +24,6 @@ import contextlib
 import os
 import selectors
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -25,20 +31,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from grader.grading.child.scenario import HELPERS_SOURCE, Scenario
+from grader.grading.child.scenario import Scenario
 from grader.grading.sandbox import protocol, reaper
 from grader.grading.sandbox.jail import Isolation, Jail, isolation_of, kill_uid
 from grader.grading.sandbox.memory import MemoryGroup, memory_cgroups_delegated
+from grader.grading.sandbox.shard_zygote import LIVE_ZYGOTES, ForkedZygote, ShardZygote
 from grader.text import clean_text
 
-CHILD_SOURCE = (Path(__file__).parent.parent / "child" / "bootstrap.py").read_text(encoding="utf-8")
 # A zygote restarted after a timeout or a crash gets this many tries at its import probe, each
 # with RESTART_PATIENCE times the time of the one before.
 RESTART_ATTEMPTS = 3
 RESTART_PATIENCE = 3.0
-# Pids of the zygotes of every open Sandbox in this process: an orphan sweep must spare them,
-# or closing one sandbox would kill another's zygote.
-LIVE_ZYGOTES: set[int] = set()
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,7 @@ class _Zygote:
     """One running bootstrap process and its pipes."""
 
     def __init__(
-        self, process: subprocess.Popen[bytes], result_fd: int, output_fd: int, max_bytes: int
+        self, process: ForkedZygote, result_fd: int, output_fd: int, max_bytes: int
     ) -> None:
         self.process = process
         self.result_fd = result_fd
@@ -99,27 +102,20 @@ class _Zygote:
         self.output = bytearray()
         self.output_total = 0
         self.result_closed = False
-        LIVE_ZYGOTES.add(process.pid)
 
     def kill(self) -> None:
         """Kill the zygote's whole process group and release its pipes."""
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        self.process.wait()
-        LIVE_ZYGOTES.discard(self.process.pid)
+        self.process.kill()
         self.selector.close()
         for fd in (self.result_fd, self.output_fd):
             try:
                 os.close(fd)
             except OSError:
                 pass
-        if self.process.stdin:
-            try:
-                self.process.stdin.close()
-            except OSError:
-                pass
+        try:
+            self.process.stdin.close()
+        except OSError:
+            pass
 
 
 class Sandbox:
@@ -133,6 +129,7 @@ class Sandbox:
         files: tuple[str, ...],
         limits: Limits | None = None,
         jail: Jail | None = None,
+        shard_zygote: ShardZygote | None = None,
     ) -> None:
         self.workdir = Path(workdir)
         self.module = module
@@ -140,6 +137,12 @@ class Sandbox:
         self.files = files
         self.limits = limits or Limits()
         self.jail = jail
+        # The process that forks this submission's zygotes: the shard's, or one of its own.
+        interpreter = jail.interpreter if jail else sys.executable
+        self._own_shard_zygote = shard_zygote is None or shard_zygote.interpreter != interpreter
+        if shard_zygote is None or self._own_shard_zygote:
+            shard_zygote = ShardZygote(interpreter)
+        self.shard_zygote = shard_zygote
         # Every process of the submission in one memory cgroup, where one is delegated to us.
         self.memory = (MemoryGroup.create(self.limits.submission_memory_bytes)
                        if memory_cgroups_delegated() else None)
@@ -172,6 +175,8 @@ class Sandbox:
             self.memory = None
         if self.jail is not None:
             self.jail.release()  # nothing of it runs any more: its uid may serve another jail
+        if self._own_shard_zygote:
+            self.shard_zygote.close()
 
     @property
     def isolation(self) -> Isolation:
@@ -248,7 +253,6 @@ class Sandbox:
         zygote.output.clear()
         zygote.output_total = 0
         try:
-            assert zygote.process.stdin is not None
             zygote.process.stdin.write(protocol.encode_frame(request))
             zygote.process.stdin.flush()
         except (BrokenPipeError, OSError):
@@ -348,19 +352,11 @@ class Sandbox:
         result_r, result_w = os.pipe()
         output_r, output_w = os.pipe()
         try:
-            process = subprocess.Popen(
-                [self.jail.interpreter if self.jail else sys.executable,
-                 # -u: the student's output is written as it is printed, so a child has nothing
-                 # to flush once it has replied (a flush is code a submission can make block)
-                 "-I", "-S", "-u", "-c", CHILD_SOURCE],
-                cwd=self.workdir,
-                env={},
-                stdin=subprocess.PIPE,
-                stdout=output_w,
-                stderr=output_w,
-                pass_fds=(result_w,),
-                start_new_session=True,
-            )
+            process = self.shard_zygote.fork(self.workdir, result_w, output_w)
+        except BaseException:
+            os.close(result_r)
+            os.close(output_r)
+            raise
         finally:
             os.close(result_w)
             os.close(output_w)
@@ -371,15 +367,12 @@ class Sandbox:
         os.set_blocking(output_r, False)
         zygote = _Zygote(process, result_r, output_r, self.limits.message_bytes)
         config = {
-            "result_fd": result_w,
             "module": self.module,
             "class_name": self.class_name,
             "files": list(self.files),
-            "helpers_source": HELPERS_SOURCE,
             "limits": self.child_limits(),
             "jail": self.jail.config() if self.jail else None,
         }
-        assert process.stdin is not None
         process.stdin.write(protocol.encode_frame(config))
         process.stdin.flush()
         return self._await_ready(zygote, import_timeout_s)

@@ -34,13 +34,10 @@ from grader.batch import (
     read_reports,
 )
 from grader.console import print_summary, progress_display, say
-from grader.course_config import ConfigError, load_course_config
 from grader.i18n import LANGUAGES, Catalogue, default_language, format_number
 from grader.intake import Submission
 from grader.labs import COURSE_ROOT, LABS, Lab
-from grader.merging import MergeRefused, merge
-from grader.platforms import fill_in, lms
-from grader.platforms.gradebook import CANVAS_TITLE_AND_ID
+from grader.platforms import lms
 from grader.render import isolation_notes, render_feedback, render_summary
 from grader.sandbox.jail import available_isolation
 from grader.shard import GradingPlan, suites_for
@@ -78,7 +75,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not path.exists():
         raise UsageError("no_such_path", path=str(path))
     started = time.perf_counter()
-    doc = check_submission(lab, path, args.lang, debug=args.debug, seed=args.seed)
+    doc = check_submission(lab, path, args.lang, debug=args.debug, seed=args.seed, here=True)
     color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     print(render_feedback(doc, args.format, color=color and args.format == "terminal"))
     if args.json:
@@ -142,6 +139,9 @@ def _refuse_classes(lab: Lab, paths: Sequence[Path]) -> None:
 def _gradebook_options(args: argparse.Namespace, lab: Lab, lms_kind: str | None,
                        merging: bool = False) -> None:
     """Refuse, before grading, gradebook options the LMS would not import as meant."""
+    from grader.platforms import fill_in  # class files: `check` never imports them
+    from grader.platforms.gradebook import CANVAS_TITLE_AND_ID
+
     if args.gradebook:
         path = Path(args.gradebook)
         try:
@@ -168,6 +168,8 @@ def _say_gradebook_absent(args: argparse.Namespace, out_dir: Path) -> None:
     """Name the graded students the downloaded gradebook has no row for (they get no grade)."""
     if not args.gradebook:
         return
+    from grader.platforms import fill_in  # class files: `check` never imports them
+
     path = Path(args.gradebook)
     missing = fill_in.absent(path.read_bytes(), path.name, read_reports(out_dir))
     if missing:
@@ -192,6 +194,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
     weights: dict[str, float] = {}
     record = None
     if args.config:
+        from grader.course_config import ConfigError, load_course_config  # a course's own file
+
         try:
             config = load_course_config(Path(args.config))
         except ConfigError as exc:
@@ -267,6 +271,8 @@ def say_unwritable(failed: OutputUnwritable, lang: str) -> None:
 
 def cmd_merge(args: argparse.Namespace) -> int:
     """Join the report folders of shards into one, with one class CSV and one dashboard."""
+    from grader.merging import MergeRefused, merge  # not a student's check
+
     folders = [Path(folder) for folder in args.folders]
     missing = [str(folder) for folder in folders if not folder.is_dir()]
     if missing:

@@ -129,6 +129,7 @@ def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir:
                         for s in shard],
     }), encoding="utf-8")
     command = pytest_command(plan, manifest, report_path, stream=stream.path)
+    returncode: int | None
     if plan.here:
         returncode, tail = run_pytest_here(command)
     else:

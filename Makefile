@@ -17,7 +17,7 @@ help:
 	@echo "make grade SUBMISSIONS='a b'   grade submissions with the hidden suite (instructors)"
 	@echo "make labs                      regenerate labs/ stubs from solutions/"
 	@echo "make kit LAB=lab02_ops          the student kit of a release in dist/ (that lab and earlier ones)"
-	@echo "make bench                     run the grading benchmark"
+	@echo "make bench                     measure grading and write README's performance table"
 	@echo "make screenshots               grade the demo class and write docs/feedback.png, docs/dashboard.png"
 	@echo "make notebook-screenshots JUPYTERLAB=<venv>  the notebook check cell in JupyterLab: docs/notebook-check.{en,es}.png"
 	@echo "make mutation                  mutation score of each hidden suite (slow; not in make test)"
@@ -72,8 +72,9 @@ labs: venv
 kit: venv
 	$(PY) -m grader kit --release $(LAB)
 
+# Every row of README's performance table, side by side in one run; writes the table.
 bench: venv
-	$(PY) bench/grade_class.py
+	$(PY) bench/performance.py --write-readme
 
 # Not part of `make test`: mutants of every reference solution graded with the hidden suites.
 mutation: venv

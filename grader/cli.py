@@ -33,16 +33,12 @@ from grader.grading.batch import (
     grade_class,
     read_reports,
 )
-from grader.grading.course_config import ConfigError, load_course_config
-from grader.grading.merging import MergeRefused, merge
 from grader.grading.sandbox.jail import available_isolation
 from grader.grading.shard import GradingPlan, suites_for
 from grader.intake import lms
 from grader.intake.collect import Submission
 from grader.labs import COURSE_ROOT, LABS, Lab
-from grader.results import fill_in
 from grader.results.console import print_summary, progress_display, say
-from grader.results.gradebook import CANVAS_TITLE_AND_ID
 from grader.results.i18n import LANGUAGES, Catalogue, default_language, format_number
 from grader.results.render import isolation_notes, render_feedback, render_summary
 
@@ -79,7 +75,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not path.exists():
         raise UsageError("no_such_path", path=str(path))
     started = time.perf_counter()
-    doc = check_submission(lab, path, args.lang, debug=args.debug, seed=args.seed)
+    doc = check_submission(lab, path, args.lang, debug=args.debug, seed=args.seed, here=True)
     color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     print(render_feedback(doc, args.format, color=color and args.format == "terminal"))
     if args.json:
@@ -143,6 +139,9 @@ def _refuse_classes(lab: Lab, paths: Sequence[Path]) -> None:
 def _gradebook_options(args: argparse.Namespace, lab: Lab, lms_kind: str | None,
                        merging: bool = False) -> None:
     """Refuse, before grading, gradebook options the LMS would not import as meant."""
+    from grader.results import fill_in  # class files: `check` never imports them
+    from grader.results.gradebook import CANVAS_TITLE_AND_ID
+
     if args.gradebook:
         path = Path(args.gradebook)
         try:
@@ -169,6 +168,8 @@ def _say_gradebook_absent(args: argparse.Namespace, out_dir: Path) -> None:
     """Name the graded students the downloaded gradebook has no row for (they get no grade)."""
     if not args.gradebook:
         return
+    from grader.results import fill_in  # class files: `check` never imports them
+
     path = Path(args.gradebook)
     missing = fill_in.absent(path.read_bytes(), path.name, read_reports(out_dir))
     if missing:
@@ -193,6 +194,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
     weights: dict[str, float] = {}
     record = None
     if args.config:
+        from grader.grading.course_config import ConfigError, load_course_config  # a course's own file
+
         try:
             config = load_course_config(Path(args.config))
         except ConfigError as exc:
@@ -268,6 +271,8 @@ def say_unwritable(failed: OutputUnwritable, lang: str) -> None:
 
 def cmd_merge(args: argparse.Namespace) -> int:
     """Join the report folders of shards into one, with one class CSV and one dashboard."""
+    from grader.grading.merging import MergeRefused, merge  # not a student's check
+
     folders = [Path(folder) for folder in args.folders]
     missing = [str(folder) for folder in folders if not folder.is_dir()]
     if missing:

@@ -38,7 +38,6 @@ from grader.intake.collect import (
     unique_ids,
 )
 from grader.labs import Lab
-from grader.results import fill_in, gradebook
 from grader.results.build import grader_error_document, ungradable_document
 from grader.results.render import render_dashboard, render_feedback
 
@@ -321,6 +320,8 @@ def _lms_file(out_dir: Path, docs: Sequence[dict[str, Any]], lms: str,
               settings: dict[str, Any], lang: str) -> str | None:
     """The gradebook file of one LMS: the download filled in, else a fresh one, else None
     (no points or column were given: `grade` refuses that before grading)."""
+    from grader.results import fill_in, gradebook  # class files: not a student's check
+
     download = out_dir / GRADEBOOK_DOWNLOAD
     if settings["gradebook"] and download.is_file():
         raw = download.read_bytes()
@@ -337,6 +338,8 @@ def _lms_file(out_dir: Path, docs: Sequence[dict[str, Any]], lms: str,
 
 def write_class_files(out_dir: Path, lang: str, options: BatchOptions | None = None) -> list[Path]:
     """class.csv, the dashboard and the gradebook files, from every report in the folder."""
+    from grader.results import gradebook  # class files: not a student's check
+
     docs = read_reports(out_dir)
     settings = _gradebook_settings(out_dir, options or BatchOptions(out_dir=out_dir))
     written = [out_dir / "class.csv", out_dir / "dashboard.html"]
@@ -431,16 +434,19 @@ def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: 
 
 
 def check_submission(lab: Lab, path: Path, lang: str, debug: bool = False,
-                     seed: str = DEFAULT_SEED) -> dict[str, Any]:
+                     seed: str = DEFAULT_SEED, here: bool = False) -> dict[str, Any]:
     """The score document of the public checks on one lab folder, file or notebook (`check`).
 
-    `make check` and the notebook's check cell both come here, so both say the same.
+    `make check` and the notebook's check cell both come here, so both say the same. `here`:
+    pytest in this process (GradingPlan.here), for a command line that ends after it; a
+    notebook's kernel lives on, and gets a pytest process of its own. --debug runs pytest in
+    a child, so that the student's breakpoint() has the terminal.
     """
     # Where no sandbox can run (Windows outside WSL), the student's own code runs in-process,
     # as with --debug: it is their code on their machine.
     in_process = debug or available_isolation().how == "in-process"
     plan = GradingPlan(lab, suites_for(lab, hidden=False), seed, lang, in_process=in_process,
-                       student=True)
+                       student=True, here=here and not debug)
     options = BatchOptions(out_dir=None, workers=1, shard_timeout_s=300, interactive=debug)
     [doc] = grade_class(plan, [path], options, progress=lambda *_: None)
     return doc
@@ -478,6 +484,13 @@ def _grade_pending(plan: GradingPlan, pending: Sequence[PreparedSubmission],
                    stop: threading.Event) -> None:
     """Grade the shards in parallel; every document reaches `finished` as it is built."""
     shards = _shards(pending, options)
+    if plan.here:  # pytest in this process: in its main thread, one shard after the other
+        for index, shard in enumerate(shards):
+            workdir = scratch / f"shard-{index}"
+            workdir.mkdir()
+            grade_shard(plan, shard, workdir, options.shard_timeout_s, options.interactive,
+                        finished, stop)
+        return
     pool = ThreadPoolExecutor(max_workers=options.workers)
     futures = []
     try:

@@ -6,6 +6,8 @@ pytest plugin starts.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import signal
@@ -56,6 +58,10 @@ class GradingPlan:
     weights: dict[str, float] = field(default_factory=dict)
     config: dict[str, Any] | None = None
     budget_s: float = Limits.budget_s  # wall-clock seconds per submission (Limits.budget_s)
+    # pytest runs in this process (run_pytest_here), not in a child: one submission in a
+    # process that ends after it (`check`, a platform's run), where a second Python costs more
+    # than all its checks. The sandbox keeps student code out of this process all the same.
+    here: bool = False
 
     def isolation(self) -> dict[str, str]:
         """The isolation student code gets under this plan (the strongest this machine has)."""
@@ -126,7 +132,11 @@ def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir:
                         for s in shard],
     }), encoding="utf-8")
     command = pytest_command(plan, manifest, stream=stream.path)
-    returncode, tail = _run_pytest(command, timeout_s, interactive, stream, stop)
+    returncode: int | None
+    if plan.here:
+        returncode, tail = run_pytest_here(command)
+    else:
+        returncode, tail = _run_pytest(command, timeout_s, interactive, stream, stop)
     stream.read()
     if stop is not None and stop.is_set():
         return [stream.documents[sub.id] for sub in shard if sub.id in stream.documents]
@@ -221,6 +231,31 @@ def _run_pytest(command: list[str], timeout_s: float, interactive: bool, stream:
         _kill(process)
         raise
     return returncode, output.last_line()
+
+
+def run_pytest_here(command: Sequence[str]) -> tuple[int, str]:
+    """Run pytest_command's pytest in this process, in the main thread; (exit code, last line).
+
+    The same arguments, root and plugins as the child would get. There is no shard timeout:
+    each scenario's own budget bounds the student's code. Ctrl-C stops pytest, then grading.
+    """
+    import pytest  # here: a class's grader process never needs pytest itself
+
+    output = io.StringIO()  # pytest's own terminal lines, which the child's pipe would take
+    autoload = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    try:
+        with contextlib.chdir(PYTEST_ROOT), contextlib.redirect_stdout(output):
+            code = pytest.main(list(command[3:]))  # past `python -m pytest`
+    finally:
+        if autoload is None:
+            os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+        else:
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = autoload
+    if code == pytest.ExitCode.INTERRUPTED:
+        raise KeyboardInterrupt
+    lines = output.getvalue().strip().splitlines()
+    return int(code), lines[-1] if lines else ""
 
 
 class _OutputTail:

@@ -27,7 +27,8 @@ def grade_one(lab: Lab, source: Path, submission_id: str, lang: str, seed: str,
     """The score document of the submission at `source` (hidden and public checks)."""
     submission = Submission(submission_id, source, dict(meta or {}))
     try:
-        plan = GradingPlan(lab, suites_for(lab, hidden=True), seed, lang)
+        # pytest in this process: the container grades this one submission, then exits
+        plan = GradingPlan(lab, suites_for(lab, hidden=True), seed, lang, here=True)
         options = BatchOptions(out_dir=None, workers=1, shard_timeout_s=SUBMISSION_TIMEOUT_S)
         [doc] = grade_class(plan, [submission], options, progress=lambda *_: None)
         return doc

@@ -11,8 +11,6 @@ import jinja2
 from markupsafe import Markup, escape
 
 from grader.labs import TEMPLATE_DIR
-from grader.results.dashboard import class_view
-from grader.results.graph_drawing import ROW_KEYS, layout, parse_graph, tree_rows
 from grader.results.i18n import Catalogue, format_number
 from grader.results.messages import (
     attempt_notes,
@@ -146,7 +144,13 @@ def pitfall_notes(pitfall_ids: Sequence[str], catalogue: Catalogue) -> list[dict
 def graph_view(detail: Mapping[str, Any] | None, catalogue: Catalogue) -> dict[str, Any] | None:
     """The drawing (positioned SVG data) and text-tree rows of a detail's graph, if it has one
     that is well formed; None otherwise."""
-    graph = parse_graph((detail or {}).get("graph"))
+    raw = (detail or {}).get("graph")
+    if not raw:
+        return None
+    # Imported here: most feedback draws no graph, and a student's check should not pay for it.
+    from grader.results.graph_drawing import ROW_KEYS, layout, parse_graph, tree_rows
+
+    graph = parse_graph(raw)
     if graph is None:
         return None
     labels = {key: catalogue.text(f"ui.graph.label_{key}") for key in ROW_KEYS}
@@ -278,6 +282,8 @@ def render_summary(docs: Sequence[Mapping[str, Any]], lang: str) -> str:
 def render_dashboard(docs: Sequence[Mapping[str, Any]], lang: str) -> str:
     """Render the class dashboard (HTML): what to reteach, charts, pass rates, submissions
     that need a look of their own, and links to every submission's feedback."""
+    from grader.results.dashboard import class_view  # a class's view: `check` never draws one
+
     catalogue = Catalogue.load(lang)
     context = {**class_view(docs, catalogue), "t": catalogue.text, "lang": catalogue.lang}
     return environment().get_template(DASHBOARD_TEMPLATE).render(context)

@@ -268,3 +268,10 @@ def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (folder / BUILD_LOG).write_text(built.stdout + built.stderr, encoding="utf-8")
 
     return _made_once(_run_folder(tmp_path_factory) / "wheelhouse", make)
+
+
+@pytest.fixture(scope="session")
+def wheel_build_output(wheelhouse: Path) -> str:
+    """What building this project's wheel into the wheelhouse printed (test_packaging reads it:
+    a test file cannot import conftest by name, which the red team's conftest also has)."""
+    return (wheelhouse / BUILD_LOG).read_text(encoding="utf-8")

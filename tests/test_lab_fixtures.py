@@ -321,7 +321,7 @@ def squashed(text: str) -> str:
 def test_a_failed_checks_title_names_the_graph_it_built(
     graded: Callable[[str], LabRun], folder: str
 ) -> None:
-    from grader.i18n import Catalogue
+    from grader.results.i18n import Catalogue
 
     catalogue = Catalogue.load("en")
     unnamed: dict[str, tuple[str, list[str]]] = {}

@@ -11,18 +11,17 @@ import venv
 from pathlib import Path
 
 import pytest
-from conftest import BUILD_LOG
 
 ROOT = Path(__file__).resolve().parent.parent
 BUGGY = ROOT / "tests" / "fixtures" / "lab01_graph" / "grad-overwrite-in-mul"
 
 
 @pytest.fixture(scope="module")
-def built(wheelhouse: Path) -> tuple[Path, str]:
+def built(wheelhouse: Path, wheel_build_output: str) -> tuple[Path, str]:
     """The wheel, built as `pip install` builds it (isolated, quiet), and what the build printed:
     the run's wheelhouse built it (tests/conftest.py) and kept its output."""
     [wheel] = wheelhouse.glob("minigrad_labs-*.whl")
-    return wheel, (wheelhouse / BUILD_LOG).read_text(encoding="utf-8")
+    return wheel, wheel_build_output
 
 
 def test_building_the_package_prints_no_setuptools_warning(built: tuple[Path, str]) -> None:

@@ -202,8 +202,8 @@ def run_expressions(Value, graphs: list, record: bool = False) -> list:
 
 
 HELPER_NAMES = ("WrongType", "number", "text", "grad_of", "data_of", "parents_of", "record_calls",
-                "node_facts", "Operation", "sigmoid", "OPERATIONS", "build_expression", "finite_or_none",
-                "run_expressions")
+                "node_facts", "label_of", "Operation", "sigmoid", "OPERATIONS", "build_expression",
+                "finite_or_none", "run_expressions")
 
 
 def label_of(node: Any, quantity: str) -> Any:

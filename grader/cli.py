@@ -194,7 +194,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
     weights: dict[str, float] = {}
     record = None
     if args.config:
-        from grader.grading.course_config import ConfigError, load_course_config  # a course's own file
+        from grader.grading.course_config import (  # a course's own file
+            ConfigError,
+            load_course_config,
+        )
 
         try:
             config = load_course_config(Path(args.config))

@@ -29,7 +29,9 @@ import traceback
 SCAN = json.decoder.JSONDecoder().scan_once
 C_ENCODER = json.encoder.c_make_encoder
 ENCODE_STRING = json.encoder.c_encode_basestring_ascii
-WRITE, FORK, WAITPID, EXIT = os.write, os.fork, os.waitpid, os._exit
+WRITE, WAITPID, EXIT = os.write, os.waitpid, os._exit
+# None where Python has no fork (Windows): no sandbox starts there, but the grader imports this
+FORK = getattr(os, "fork", None)
 GET_IDENT = _thread.get_ident
 
 CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x20000000, 0x40000000

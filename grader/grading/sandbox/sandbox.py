@@ -7,13 +7,8 @@ compiles the student's files without running them, probes that they import, then
 fresh child per scenario that imports them and runs the scenario (`grader/grading/child/bootstrap.py`),
 so isolation costs a fork, not an interpreter start, and student code never runs in the
 process that holds the request pipe. Every reply is decoded by `protocol`; a
-
-# A zygote restarted after a timeout or a crash gets this many tries at its import probe, each
-# with RESTART_PATIENCE times the time of the one before.
-RESTART_ATTEMPTS = 3
-RESTART_PATIENCE = 3.0
-
-timeout kills the zygote's whole process group and the next scenario starts a new zygote;
+timeout (of the child's own time: waiting for a CPU on a busy machine does not count, see
+`run_queue`) kills the zygote's whole process group and the next scenario starts a new zygote;
 after every scenario whatever the child left running is killed and reaped. Nothing but
 plain data ever comes back.
 """
@@ -32,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.grading.child.scenario import Scenario
-from grader.grading.sandbox import protocol, reaper
+from grader.grading.sandbox import protocol, reaper, run_queue
 from grader.grading.sandbox.jail import Isolation, Jail, isolation_of, kill_uid
 from grader.grading.sandbox.memory import MemoryGroup, memory_cgroups_delegated
 from grader.grading.sandbox.shard_zygote import LIVE_ZYGOTES, ForkedZygote, ShardZygote
@@ -42,6 +37,10 @@ from grader.text import clean_text
 # with RESTART_PATIENCE times the time of the one before.
 RESTART_ATTEMPTS = 3
 RESTART_PATIENCE = 3.0
+# A scenario's deadline moves on by the time its child waited for a CPU (run_queue), up to this
+# many times its limit in all: a busy machine fails no one, and an endless loop still ends.
+MAX_STRETCH = 8.0
+STRETCH_STEP_S = 0.01  # a wait shorter than this moves no deadline
 
 
 @dataclass(frozen=True)
@@ -257,10 +256,9 @@ class Sandbox:
             zygote.process.stdin.flush()
         except (BrokenPipeError, OSError):
             return self._lost(zygote, "how-already-ended")
-        deadline = time.monotonic() + timeout
         try:
-            reply = self._next_message(zygote, deadline, allow_nonfinite)
-            if reply is None and cut_by_budget:
+            reply = self._reply_within(zygote, timeout, allow_nonfinite)
+            if reply is None and (cut_by_budget or time.monotonic() >= self._budget_end):
                 outcome = self._finish(self._over_budget(), zygote)
                 self._discard(zygote)
                 return outcome
@@ -282,6 +280,24 @@ class Sandbox:
             return self._finish(outcome, zygote)
         except EOFError:
             return self._lost(zygote, "how-ended")
+
+    def _reply_within(self, zygote: _Zygote, timeout: float,
+                      allow_nonfinite: bool) -> dict[str, Any] | None:
+        """The child's reply, or None once it has had `timeout` seconds: seconds it ran, slept
+        or blocked, not seconds it was runnable and waiting for a CPU (`run_queue`), so a loaded
+        machine does not time out a correct scenario. Never past MAX_STRETCH times the limit
+        nor past the submission's budget."""
+        started = time.monotonic()
+        last = min(started + timeout * MAX_STRETCH, self._budget_end)
+        deadline = started + timeout
+        while True:
+            reply = self._next_message(zygote, deadline, allow_nonfinite)
+            if reply is not None:
+                return reply
+            moved = min(started + timeout + run_queue.queue_wait_s(zygote.process.pid), last)
+            if moved - deadline < STRETCH_STEP_S:
+                return None
+            deadline = moved
 
     def _finish(self, outcome: Outcome, zygote: _Zygote) -> Outcome:
         outcome.output = _decode_output(zygote, self.limits.output_bytes)

@@ -44,7 +44,7 @@ SLOW_MODULES = frozenset({
     "tests/platforms/test_class_exports.py", "tests/platforms/test_deploy.py",
     "tests/platforms/test_gradescope.py", "tests/platforms/test_prairielearn.py",
     "tests/sandbox/test_isolation_modes.py", "tests/sandbox/test_degraded_platforms.py",
-    "tests/sandbox/test_sandbox_memory.py",
+    "tests/sandbox/test_sandbox_memory.py", "tests/sandbox/test_busy_machine.py",
 })
 # Single tests of unit-test modules that grade a class or walk a huge graph (slow tier only).
 SLOW_TESTS = frozenset({
@@ -67,7 +67,7 @@ ESTIMATED_S = {
     "kit-lab01_graph": 15, "kit-lab02_ops": 20, "kit-lab03_backprop": 25, "kit-lab04_xor": 25,
     "tests/platforms/test_deploy.py": 25, "tests/test_kit.py": 30,
     "tests/test_student_output.py": 15, "tests/platforms/test_prairielearn.py": 25,
-    "tests/test_notebook_check.py": 40,
+    "tests/test_notebook_check.py": 120, "tests/sandbox/test_busy_machine.py": 45,
 }
 # What a lone test of these modules costs (seconds), so they start before the unit tests.
 UNGROUPED_ESTIMATED_S = {"tests/test_interrupt.py": 30, "tests/test_seed_stability.py": 20,

@@ -260,8 +260,22 @@ def test_verdicts_match_the_snapshot(graded: Callable[[str], LabRun], folder: st
     stored = json.loads(path.read_text(encoding="utf-8"))
     moved = {name: {"now": current.get(name), "snapshot": stored.get(name)}
              for name in sorted(set(current) | set(stored)) if current.get(name) != stored.get(name)}
-    assert not moved, (f"{folder}: verdicts differ from {path.name} for {sorted(moved)} "
-                       f"(first: {json.dumps(next(iter(moved.values())))[:1500]})")
+    assert not moved, f"{folder}: verdicts differ from {path.name}: {_differences(moved)}"
+
+
+def _differences(moved: dict[str, dict[str, Any]]) -> str:
+    """What moved, fixture by fixture: the fields and checks whose digest differs."""
+    lines = []
+    for name, pair in moved.items():
+        now, was = pair["now"] or {}, pair["snapshot"] or {}
+        fields = [f"{key} {was.get(key)!r} -> {now.get(key)!r}" for key in sorted(set(now) | set(was))
+                  if key != "checks" and now.get(key) != was.get(key)]
+        checks_now, checks_was = now.get("checks", {}), was.get("checks", {})
+        fields += [f"{check} {checks_was.get(check)} -> {checks_now.get(check)}"
+                   for check in sorted(set(checks_now) | set(checks_was))
+                   if checks_now.get(check) != checks_was.get(check)]
+        lines.append(f"{name}: " + "; ".join(fields))
+    return "\n".join(lines)
 
 
 # -- the README's lab table ---------------------------------------------------------------------

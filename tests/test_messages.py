@@ -342,6 +342,18 @@ def test_exception_without_a_location_has_no_dangling_parenthesis(where: str | N
     assert text == "Your code raised ValueError: bad"
 
 
+@pytest.mark.parametrize("actual", [
+    {"kind": "Neuron", "args": [2]},                 # a network's description (bench/mutation.py, lab04)
+    {"kind": "mismatch", "params": {}},              # student data shaped like a detail
+])
+def test_a_mapping_value_with_a_kind_is_shown_as_a_value(actual: dict) -> None:
+    detail = {"kind": "mismatch", "params": {
+        "quantity": "model", "inputs": {}, "expected": 1.0, "actual": actual,
+        "source": "reference", "net": {"kind": "MLP", "args": [2, [4, 1]]}}}
+    text = describe_detail(detail, Catalogue.load("en"))
+    assert f"kind = {actual['kind']!r}" in text and "expected 1" in text
+
+
 def test_unknown_detail_kind_is_an_error() -> None:
     with pytest.raises(KeyError, match="no-such-kind"):
         describe_detail({"kind": "no-such-kind", "params": {}}, Catalogue.load("en"))

@@ -213,12 +213,15 @@ def _differences(items: Any, catalogue: Catalogue) -> str:
 
 def _format_param(name: str, value: Any, catalogue: Catalogue) -> str:
     """Format one detail parameter, resolving the parameters that are ids, input maps, frames
-    or nested details (a {kind, params} value: a finding, a quantity said in words)."""
+    or nested details (a {kind, params} value whose kind is a detail kind: a finding, a quantity
+    said in words). A value from the student's code (actual, expected) is always a value, and
+    so is a mapping of any other kind, such as a network's description {"kind": "MLP", ...}."""
     if name == SOURCE_PARAM and isinstance(value, str):
         return catalogue.text(f"sources.{value}")
     if name == DIFFERENCES_PARAM:
         return _differences(value, catalogue)
-    if isinstance(value, Mapping) and "kind" in value:
+    if (name not in VALUE_PARAMS and isinstance(value, Mapping)
+            and catalogue.has(f"details.{value.get('kind')}.text")):
         return describe_detail(value, catalogue)
     if name == CHECKS_PARAM:
         return _check_list(value, catalogue)

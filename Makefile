@@ -15,7 +15,7 @@ help:
 	@echo "make test-fast                 lint, type-check, unit tests and the lab01 fixtures (~1 min)"
 	@echo "make demo                      grade the bundled demo class and print where the reports are"
 	@echo "make grade SUBMISSIONS='a b'   grade submissions with the hidden suite (instructors)"
-	@echo "make labs                      regenerate labs/ stubs from solutions/"
+	@echo "make labs                      regenerate labs/ stubs from solutions/ and README.md's tables"
 	@echo "make kit LAB=lab02_ops          the student kit of a release in dist/ (that lab and earlier ones)"
 	@echo "make bench                     measure grading and write README's performance table"
 	@echo "make screenshots               grade the demo class and write docs/feedback.png, docs/dashboard.png"

@@ -359,14 +359,17 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_build_labs(args: argparse.Namespace) -> int:
-    """Regenerate the stubs in labs/ from solutions/, or report drift with --check."""
+    """Regenerate the stubs in labs/ from solutions/ and README.md's tables, or report drift
+    with --check."""
     from grader.authoring.build import build_labs  # not in the student kit: authoring
+    from grader.authoring.readme_tables import ReadmeTableError  # not in the student kit: authoring
     from grader.authoring.stubgen import MarkerError  # not in the student kit: authoring
+    from grader.grading.checking.declared import declared_by_lab  # not in the student kit: tables
 
     lang = default_language()
     try:
-        changed = build_labs(COURSE_ROOT, check=args.check)
-    except MarkerError as exc:
+        changed = build_labs(COURSE_ROOT, check=args.check, declared=declared_by_lab())
+    except (MarkerError, ReadmeTableError) as exc:
         say("cli.grader_failure", lang, reason=str(exc))
         return EXIT_GRADER
     if args.check:

@@ -259,6 +259,19 @@ def test_build_labs_check_passes_on_the_committed_tree() -> None:
     assert result.code == EXIT_OK, result
 
 
+def test_build_labs_with_a_malformed_readme_marker_is_a_grader_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from grader import cli
+
+    (tmp_path / "README.md").write_text("<!-- build-labs: lab-table -->\n", encoding="utf-8")
+    monkeypatch.setenv("GRADER_LANG", "en")
+    monkeypatch.setattr(cli, "COURSE_ROOT", tmp_path)
+    assert cli.main(["build-labs", "--check"]) == 3
+    assert capsys.readouterr().err.startswith(
+        "grader failure: README.md holds no complete block for lab-table, pitfall-points")
+
+
 # --- usage errors are one line, exit 2 ---------------------------------------------------
 
 

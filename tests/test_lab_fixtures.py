@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 from graded_classes import ALL_FIXTURES, FIXTURES, LAB_FOLDERS, ROOT, Fixture, LabRun
 
+from grader.authoring.readme_tables import HEADLINE_PITFALLS, lab_table, points_by_pitfall
+from grader.grading.checking.declared import declared_by_lab
 from grader.labs import LABS
 
 
@@ -128,11 +130,8 @@ def test_correct_engine_scores_full_marks(
 
 # The four headline pitfalls of the course (issue 9): wherever one occurs, it costs at least a
 # tenth of the lab's points (its own checks, the checks that defer to them, the checks gated).
-HEADLINE = ("grad-overwrite", "missing-zero-grad", "mid-flight-mutation", "hash-trap")
-
-
 @pytest.mark.parametrize("fixture", fixture_params(
-    [f for f in ALL_FIXTURES if f.expected["pitfall"] in HEADLINE]))
+    [f for f in ALL_FIXTURES if f.expected["pitfall"] in HEADLINE_PITFALLS]))
 def test_a_headline_pitfall_costs_at_least_a_tenth_of_the_lab(
     graded: Callable[[str], LabRun], fixture: Fixture
 ) -> None:
@@ -278,14 +277,17 @@ def _differences(moved: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-# -- the README's lab table ---------------------------------------------------------------------
+# -- the README's tables ------------------------------------------------------------------------
+# `build-labs` writes them from the declared checks and the fixture folders (readme_tables);
+# these tests hold the generator to what grading the reference solution reports.
 README_ROW = re.compile(r"^\| `(?P<lab>lab\w+)` \|.*\| (?P<hidden>\d+) \+ (?P<public>\d+) \| "
                         r"(?P<pitfalls>\d+) \| (?P<fixtures>\d+) \((?P<correct>\d+) correct\) \|$")
 
 
-def readme_lab_table() -> dict[str, dict[str, int]]:
+def generated_lab_table() -> dict[str, dict[str, int]]:
+    """The counts of each row of the lab table `build-labs` generates."""
     rows = {}
-    for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines():
+    for line in lab_table(ROOT, declared_by_lab(), {}).splitlines():
         match = README_ROW.match(line)
         if match:
             rows[match["lab"]] = {key: int(value) for key, value in match.groupdict().items()
@@ -304,10 +306,23 @@ def test_readme_lab_table_matches_the_code(graded: Callable[[str], LabRun], fold
         "fixtures": len(fixtures),
         "correct": sum(f.correct for f in fixtures),
     }
-    row = readme_lab_table().get(folder)
-    expected_cells = (f"{actual['hidden']} + {actual['public']} | {actual['pitfalls']} | "
-                      f"{actual['fixtures']} ({actual['correct']} correct)")
-    assert row == actual, f"README.md's row for {folder} should end with: | {expected_cells} |"
+    row = generated_lab_table().get(folder)
+    assert row == actual, (
+        f"build-labs counts {row} for {folder}; grading the reference solution and the fixture "
+        f"folders give {actual}: the generator (grader/authoring/readme_tables.py) is wrong")
+
+
+@pytest.mark.parametrize("folder", LAB_FOLDERS)
+def test_readme_points_per_pitfall_match_the_graded_solution(
+    graded: Callable[[str], LabRun], folder: str
+) -> None:
+    graded_points: dict[str, float] = {}
+    for check in graded(folder).solution["checks"]:
+        graded_points[check["pitfall"]] = graded_points.get(check["pitfall"], 0.0) + check["max_score"]
+    counted = points_by_pitfall(declared_by_lab()[folder])
+    assert counted == pytest.approx(graded_points), (
+        f"build-labs counts {counted} points per pitfall for {folder}; the graded reference "
+        f"solution has {graded_points}")
 
 
 # -- titles describe the graph the check builds -------------------------------------------------

@@ -1,4 +1,5 @@
-"""`make labs`: write every lab's stubs and notebook from the reference solutions.
+"""`make labs`: write every lab's stubs and notebook from the reference solutions, and the
+README's tables that the code decides.
 
 Side: trusted (authoring). Nothing here grades; `build-labs --check` reports drift.
 """
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from grader.authoring import readme_tables
 from grader.authoring.notebooks import lab_notebook, notebook_name, notebook_text
 from grader.authoring.stubgen import generate_stub
 from grader.labs import LABS
@@ -45,15 +47,30 @@ def _notebooks(repo_root: Path, stubs: dict[Path, str]) -> dict[Path, str]:
     return notebooks
 
 
-def build_labs(repo_root: Path, check: bool = False) -> list[str]:
-    """Generate labs/<lab>/<file> from every solutions/<lab>/<file>.py, and the lab notebooks.
+def _readme(repo_root: Path, declared: readme_tables.Declared | None) -> dict[Path, str]:
+    """Return README.md with its generated tables made again, when there are checks to count
+    and a README.md to hold them (a tree of solutions alone has none)."""
+    path = repo_root / "README.md"
+    if declared is None or not path.is_file():
+        return {}
+    return {path: readme_tables.with_tables(path.read_bytes().decode("utf-8"), repo_root, declared)}
+
+
+def build_labs(repo_root: Path, check: bool = False,
+               declared: readme_tables.Declared | None = None) -> list[str]:
+    """Generate labs/<lab>/<file> from every solutions/<lab>/<file>.py, the lab notebooks and,
+    given every lab's ``declared`` checks, README.md's generated tables.
 
     Every registered lab whose main file has a solution also gets labs/<lab>/<lab>.ipynb,
     built from that file's stub and the titles of the lab's READMEs (grader.authoring.notebooks).
-    Returns the repo-relative paths of the stubs and notebooks that are missing or differ from
-    what the generator makes. With ``check`` nothing is written; without it exactly those files
-    are (re)written and files already up to date are left untouched. Everything is generated
-    before anything is written, so a MarkerError (or NotebookError) leaves labs/ as it was.
+    The README's tables (grader.authoring.readme_tables) count the checks the caller read
+    (authoring does not import grading: the command line passes
+    grader.grading.checking.declared's) and the fixtures of tests/fixtures/.
+    Returns the repo-relative paths of the files that are missing or differ from what the
+    generator makes. With ``check`` nothing is written; without it exactly those files are
+    (re)written and files already up to date are left untouched. Everything is generated before
+    anything is written, so a MarkerError (or NotebookError, ReadmeTableError) leaves the tree
+    as it was.
     """
     stubs: dict[Path, str] = {}
     for solution in _solution_files(repo_root):
@@ -61,7 +78,7 @@ def build_labs(repo_root: Path, check: bool = False) -> list[str]:
         source = solution.read_bytes().decode("utf-8")
         relative = solution.relative_to(repo_root).as_posix()
         stubs[repo_root / "labs" / lab / solution.name] = generate_stub(source, lab, relative)
-    generated = {**stubs, **_notebooks(repo_root, stubs)}
+    generated = {**stubs, **_notebooks(repo_root, stubs), **_readme(repo_root, declared)}
 
     outdated: list[str] = []
     for target, text in generated.items():

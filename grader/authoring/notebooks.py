@@ -164,7 +164,7 @@ def notebook_text(notebook: NotebookNode) -> str:
     return str(nbformat.writes(notebook)) + "\n"
 
 
-def _title(readme: str, fallback: str) -> str:
+def readme_title(readme: str, fallback: str) -> str:
     """Return the text of a README's first level-1 heading, or the fallback."""
     for line in readme.splitlines():
         if line.startswith("# ") and line[2:].strip():
@@ -271,8 +271,8 @@ def _intro(lab: str, readme_en: str, readme_es: str) -> str:
     files = ", ".join(f"`{name}`" for name in LABS[lab].support_files) if lab in LABS else ""
     support = {"support": SUPPORT_EN.format(files=files) if files else "",
                "support_es": SUPPORT_ES.format(files=files) if files else ""}
-    english = INTRO_EN.format(lab=lab, title=_title(readme_en, lab), notebook=notebook, **support)
-    spanish = INTRO_ES.format(lab=lab, title=_title(readme_es, lab), notebook=notebook, **support)
+    english = INTRO_EN.format(lab=lab, title=readme_title(readme_en, lab), notebook=notebook, **support)
+    spanish = INTRO_ES.format(lab=lab, title=readme_title(readme_es, lab), notebook=notebook, **support)
     return f"{english}\n\n---\n\n{spanish}"
 
 

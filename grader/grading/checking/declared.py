@@ -1,7 +1,7 @@
 """The checks a lab declares, read from its suites' markers without running pytest.
 
 Side: trusted process. Imports the public and hidden suite modules (trusted code) and reads
-their `check` markers, so a course file can be validated, and points per pitfall counted,
+their `check` markers, so a course file can be validated, and the README's tables counted,
 before anything is graded.
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.grading.checking.marker import CheckSpec, spec_from_marker
-from grader.labs import Lab
+from grader.labs import LABS, Lab
 
 
 def _marks(obj: Any) -> Iterator[Any]:
@@ -52,9 +52,7 @@ def declared_checks(lab: Lab, hidden: bool = True) -> list[CheckSpec]:
     return found
 
 
-def points_by_pitfall(checks: list[CheckSpec]) -> dict[str, float]:
-    """Total weight per pitfall id."""
-    totals: dict[str, float] = {}
-    for check in checks:
-        totals[check.pitfall] = totals.get(check.pitfall, 0.0) + check.weight
-    return totals
+def declared_by_lab() -> dict[str, list[CheckSpec]]:
+    """Every registered lab's checks, public and hidden, by lab name (what `build-labs` counts
+    in the README's tables)."""
+    return {name: declared_checks(lab) for name, lab in LABS.items()}

@@ -1,0 +1,177 @@
+"""`make labs`: the README's tables that the code decides (the lab table, points per pitfall).
+
+Side: trusted (authoring). README.md marks each generated table with a pair of comments,
+`<!-- build-labs: <table> -->` and `<!-- /build-labs: <table> -->`; what is between them is
+rendered from `readme/<table>.md.j2` and rewritten by `build-labs`, which reports drift with
+`--check`. The checks come from the caller (authoring never imports grading; the command line
+reads them with grader.grading.checking.declared); the fixtures are the folders of
+tests/fixtures/<lab>/ that hold an expected.toml.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import jinja2
+
+from grader.authoring.notebooks import readme_title
+from grader.labs import LABS, Lab
+
+TEMPLATES = Path(__file__).resolve().parent / "readme"
+LAB_TABLE, PITFALL_POINTS = "lab-table", "pitfall-points"
+TABLES = (LAB_TABLE, PITFALL_POINTS)
+# The four headline pitfalls of the course (issue 9): first and in bold in the points table.
+HEADLINE_PITFALLS = ("grad-overwrite", "missing-zero-grad", "mid-flight-mutation", "hash-trap")
+CORRECT_PREFIX = "correct-"  # a fixture folder holding a correct engine, not a bug
+_MARKER = re.compile(r"<!-- (?P<end>/?)build-labs: (?P<name>[a-z-]+) -->")
+_CELL_BORDER = re.compile(r"(?<!\\)\|")  # a cell's `|`, not an escaped `\|` inside it
+
+
+class ReadmeTableError(ValueError):
+    """README.md's markers of a generated table are missing, repeated or out of order."""
+
+
+class DeclaredCheck(Protocol):
+    """What the tables read of a declared check (grader.grading.checking.marker.CheckSpec)."""
+
+    @property
+    def pitfall(self) -> str: ...
+
+    @property
+    def weight(self) -> float: ...
+
+    @property
+    def visibility(self) -> str: ...
+
+
+Declared = Mapping[str, Sequence[DeclaredCheck]]  # lab name -> its public and hidden checks
+
+
+@dataclass(frozen=True)
+class LabRow:
+    """One row of the lab table: the registry's files, the hand-written topic, the counts."""
+
+    lab: str
+    files: tuple[str, ...]
+    given: tuple[str, ...]
+    topic: str
+    hidden: int
+    public: int
+    pitfalls: int
+    fixtures: int
+    correct: int
+
+
+def points_by_pitfall(checks: Sequence[DeclaredCheck]) -> dict[str, float]:
+    """Total weight per pitfall id."""
+    totals: dict[str, float] = {}
+    for check in checks:
+        totals[check.pitfall] = totals.get(check.pitfall, 0.0) + check.weight
+    return totals
+
+
+def lab_row(lab: Lab, checks: Sequence[DeclaredCheck], fixtures_dir: Path, topic: str) -> LabRow:
+    """The lab's row: its checks by visibility, its pitfalls, its fixtures (correct ones apart)."""
+    fixtures = [path.parent.name for path in (fixtures_dir / lab.name).glob("*/expected.toml")]
+    return LabRow(
+        lab=lab.name, files=lab.files, given=lab.support_files, topic=topic,
+        hidden=sum(check.visibility == "hidden" for check in checks),
+        public=sum(check.visibility == "public" for check in checks),
+        pitfalls=len({check.pitfall for check in checks}),
+        fixtures=len(fixtures),
+        correct=sum(name.startswith(CORRECT_PREFIX) for name in fixtures),
+    )
+
+
+def _render(table: str, **context: object) -> str:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), trim_blocks=True,
+                             undefined=jinja2.StrictUndefined, autoescape=False)
+    return env.get_template(f"{table}.md.j2").render(context).rstrip("\n")
+
+
+def topics(block: str) -> dict[str, str]:
+    """The "what it covers" cell of each row of a lab table, by lab: text written by hand."""
+    found = {}
+    for line in block.splitlines():
+        cells = [cell.strip() for cell in _CELL_BORDER.split(line.strip())[1:-1]]
+        if len(cells) >= 3 and re.fullmatch(r"`\w+`", cells[0]):
+            found[cells[0].strip("`")] = cells[2]
+    return found
+
+
+def lab_table(repo_root: Path, declared: Declared, kept_topics: Mapping[str, str]) -> str:
+    """The lab table, one row per registered lab. A row keeps the topic its README row has; a
+    lab new to the table starts with its README's title (labs/<lab>/README.md)."""
+    rows = []
+    for lab in LABS.values():
+        readme = repo_root / "labs" / lab.name / "README.md"
+        topic = kept_topics.get(lab.name) or readme_title(
+            readme.read_text(encoding="utf-8") if readme.is_file() else "", lab.name)
+        rows.append(lab_row(lab, declared[lab.name], repo_root / "tests" / "fixtures", topic))
+    return _render(LAB_TABLE, rows=rows)
+
+
+def pitfall_points_table(declared: Declared) -> str:
+    """Points per pitfall per lab (public + hidden checks), headline pitfalls first.
+
+    A random-graph check is counted under the pitfall it declares; when it fails, it names the
+    pitfall it diagnoses instead.
+    """
+    totals = {name: points_by_pitfall(declared[name]) for name in LABS}
+    pitfalls = sorted({pitfall for points in totals.values() for pitfall in points},
+                      key=lambda p: (HEADLINE_PITFALLS.index(p) if p in HEADLINE_PITFALLS
+                                     else len(HEADLINE_PITFALLS), p))
+    return _render(PITFALL_POINTS, labs=list(LABS), pitfalls=pitfalls, totals=totals,
+                   lab_totals={name: sum(points.values()) for name, points in totals.items()},
+                   headline=HEADLINE_PITFALLS)
+
+
+def blocks(readme: str) -> dict[str, tuple[int, int]]:
+    """Where each generated table's text is in README.md: (start, end) between its markers.
+
+    Every table of TABLES has exactly one begin and one end marker, in that order, and no
+    other `build-labs:` marker appears: anything else is a ReadmeTableError naming the line.
+    """
+    found: dict[str, tuple[int, int]] = {}
+    open_name, open_end = "", 0
+    for match in _MARKER.finditer(readme):
+        name, line = match["name"], readme.count("\n", 0, match.start()) + 1
+        if name not in TABLES:
+            raise ReadmeTableError(f"README.md:{line}: unknown generated table {name!r}; "
+                                   f"known: {', '.join(TABLES)}")
+        if not match["end"]:
+            if open_name:
+                raise ReadmeTableError(f"README.md:{line}: `build-labs: {name}` begins before "
+                                       f"`/build-labs: {open_name}` ends the table above")
+            if name in found:
+                raise ReadmeTableError(f"README.md:{line}: a second `build-labs: {name}` block; "
+                                       "a table has one")
+            open_name, open_end = name, match.end()
+        elif name != open_name:
+            raise ReadmeTableError(f"README.md:{line}: `/build-labs: {name}` ends a table "
+                                   "that did not begin")
+        else:
+            found[name], open_name = (open_end, match.start()), ""
+    missing = [name for name in TABLES if name not in found]
+    if missing:
+        raise ReadmeTableError(f"README.md holds no complete block for {', '.join(missing)}: "
+                               "`<!-- build-labs: <table> -->` ... `<!-- /build-labs: <table> -->`")
+    return found
+
+
+def with_tables(readme: str, repo_root: Path, declared: Declared) -> str:
+    """README.md's text with every generated table made again from the code."""
+    spans = blocks(readme)
+    start, end = spans[LAB_TABLE]
+    tables = {LAB_TABLE: lab_table(repo_root, declared, topics(readme[start:end])),
+              PITFALL_POINTS: pitfall_points_table(declared)}
+    text, offset = readme, 0
+    for name, (start, end) in sorted(spans.items(), key=lambda item: item[1]):
+        block = f"\n{tables[name]}\n"
+        text = text[:start + offset] + block + text[end + offset:]
+        offset += len(block) - (end - start)
+    return text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import struct
 import zipfile
@@ -10,6 +11,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from grader.intake import archive as archive_rules
+from grader.intake.archive import MAX_MEMBER_BYTES, MAX_RATIO
 from grader.intake.collect import (
     MAX_FILE_BYTES,
     Submission,
@@ -258,6 +261,84 @@ def test_oversize_member_of_a_zip_is_too_large(tmp_path: Path) -> None:
     assert archive.stat().st_size < MAX_FILE_BYTES, "the archive itself should be small"
     assert ungradable_detail(archive) == {
         "kind": "too-large", "params": {"file": "value.py", "limit": MAX_FILE_BYTES}}
+
+
+@pytest.mark.parametrize("form", ["folder", "zip"])
+def test_macos_appledouble_files_beside_a_renamed_file_compete_with_nothing(
+        tmp_path: Path, form: str) -> None:
+    # A Mac writes `._<name>` beside each file it copies to a USB stick or zips without
+    # __MACOSX: without the skip, `._my_engine.py` is a second top-level .py file.
+    files = {"my_engine.py": VALUE, "._my_engine.py": b"\x00\x05\x16\x07", ".DS_Store": b"\x00"}
+    path = (write_tree(tmp_path / "alice", files) if form == "folder"
+            else write_zip(tmp_path / "alice.zip", files))
+    assert read_files(path, LAB) == {"value.py": VALUE}
+
+
+def test_zip_members_out_of_the_folder_or_links_are_never_read(tmp_path: Path) -> None:
+    archive = tmp_path / "alice.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.writestr("../value.py", b"# climbs out\n")
+        bundle.writestr("/abs/value.py", b"# absolute\n")
+        link = zipfile.ZipInfo("lab01/value.py")
+        link.external_attr = 0o120777 << 16
+        bundle.writestr(link, "../../solutions/lab01_graph/value.py")
+        bundle.writestr("alice/value.py", VALUE)
+    assert read_files(archive, LAB) == {"value.py": VALUE}
+
+
+def test_a_zip_made_with_windows_separators_is_read(tmp_path: Path) -> None:
+    archive = write_zip(tmp_path / "alice.zip", {"alice\\lab01\\value.py": VALUE})
+    assert read_files(archive, LAB) == {"value.py": VALUE}
+
+
+def test_a_large_file_beside_the_lab_file_in_a_zip_is_not_read(tmp_path: Path) -> None:
+    """MAX_FILE_BYTES bounds the lab's files only: a student's data or figures may be larger."""
+    archive = write_zip(tmp_path / "alice.zip", {"value.py": VALUE,
+                                                 "data.csv": b"1,2\n" * MAX_FILE_BYTES})
+    assert read_files(archive, LAB) == {"value.py": VALUE}
+
+
+@functools.lru_cache(maxsize=1)
+def zip_bomb() -> bytes:
+    """A zip of value.py and 80 MiB of zeros in two members, in about 370 KB (a ratio over 200)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as bundle:
+        bundle.writestr("value.py", VALUE)
+        for name in ("a.bin", "b.bin"):
+            bundle.writestr(name, bytes(40 << 20))
+    return buffer.getvalue()
+
+
+def test_a_zip_bomb_is_unreadable_with_the_ratio(tmp_path: Path) -> None:
+    archive = tmp_path / "alice.zip"
+    archive.write_bytes(zip_bomb())
+    assert ungradable_detail(archive) == {"kind": "unreadable-submission", "params": {
+        "reason": {"kind": "why-zip-ratio", "params": {"limit": MAX_RATIO}}}}
+
+
+def test_a_zip_member_over_the_archive_limit_makes_the_zip_too_large(tmp_path: Path) -> None:
+    archive = write_zip(tmp_path / "alice.zip", {"value.py": VALUE,
+                                                 "lab/data.bin": bytes(MAX_MEMBER_BYTES + 1)})
+    assert ungradable_detail(archive) == {
+        "kind": "too-large", "params": {"file": "data.bin", "limit": MAX_MEMBER_BYTES}}
+
+
+@pytest.mark.parametrize(("limit", "kind"), [("MAX_MEMBERS", "why-zip-too-many-files"),
+                                             ("MAX_TOTAL_BYTES", "why-zip-too-large")])
+def test_a_zip_over_an_archive_limit_is_unreadable_with_the_limit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: str, kind: str) -> None:
+    monkeypatch.setattr(archive_rules, limit, 2)  # the real limits take 2 GiB to reach
+    archive = write_zip(tmp_path / "alice.zip", {"value.py": VALUE, "a.txt": b"a", "b.txt": b"b"})
+    assert ungradable_detail(archive) == {"kind": "unreadable-submission", "params": {
+        "reason": {"kind": kind, "params": {"limit": 2}}}}
+
+
+def test_a_hostile_zip_beside_the_files_of_a_folder_is_not_the_submission(
+        tmp_path: Path) -> None:
+    # As a zip zipfile cannot open is: opened, its value.py would make two candidates.
+    folder = write_tree(tmp_path / "alice", {"value.py": b"# mine\n"})
+    (folder / "bomb.zip").write_bytes(zip_bomb())
+    assert read_files(folder, LAB) == {"value.py": b"# mine\n"}
 
 
 # --- bare files and notebooks ----------------------------------------------------------------

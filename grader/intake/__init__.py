@@ -2,5 +2,6 @@
 
 Side: trusted process; nothing here runs student code. A folder, a zip, bare files or a
 notebook (`collect`, `candidates`, `notebook_module`), an LMS's bulk download and its naming of
-students (`lms`), and the static policy scan of the sources (`policy`).
+students (`lms`), the one set of rules both read a zip by (`archive`), and the static policy
+scan of the sources (`policy`).
 """

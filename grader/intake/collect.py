@@ -12,13 +12,12 @@ import hashlib
 import os
 import re
 import tempfile
-import zipfile
-import zlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from grader.intake import archive as zips
 from grader.intake.candidates import (
     NOTEBOOK_SUFFIX,
     Ambiguous,
@@ -31,17 +30,12 @@ from grader.intake.candidates import (
 from grader.intake.notebook_module import CellStart, NotebookError, NotebookModule, notebook_module
 from grader.intake.policy import scan_files
 from grader.labs import Lab
-from grader.text import clean_text, clean_value
+from grader.text import clean_value
 
+# The largest lab file read, from a folder, a zip or on its own (other files are never read).
 MAX_FILE_BYTES = 1 << 20
 # How much of a name or an error text inside a submission a report quotes.
 QUOTE_CAP = 300
-# What zipfile raises for an archive it cannot read: a bad header or CRC (BadZipFile), an
-# encrypted entry (RuntimeError), a compression method it lacks (NotImplementedError), a corrupt
-# deflate, bzip2 or lzma stream (zlib.error, OSError, EOFError), sizes that make no sense.
-ZIP_ERRORS = (zipfile.BadZipFile, RuntimeError, NotImplementedError, zlib.error, OSError,
-              EOFError, ValueError, OverflowError)
-SKIPPED_DIRS = {"__MACOSX", "__pycache__", ".git", ".ipynb_checkpoints"}
 
 
 class Ungradable(Exception):
@@ -53,7 +47,7 @@ class Ungradable(Exception):
         self.detail = {"kind": kind, "params": params}
 
 
-def _why(kind: str, **params: str) -> dict[str, Any]:
+def _why(kind: str, **params: str | int) -> dict[str, Any]:
     """Why a submission cannot be read, as a detail the catalogue says (details.why-*)."""
     return {"kind": kind, "params": params}
 
@@ -138,12 +132,13 @@ def _read_limited(path: Path) -> bytes:
 
 
 def _folder_entries(folder: Path) -> list[Entry]:
-    """Every file under the folder (tool folders and links skipped), zips opened one level."""
+    """Every file under the folder (what an archive's reader skips and links left out), zips
+    opened one level."""
     root = folder.resolve()
     entries: list[Entry] = []
     for path in sorted(folder.rglob("*")):
         relative = path.relative_to(folder)
-        if SKIPPED_DIRS & set(relative.parts) or not path.is_file() or path.is_symlink():
+        if zips.skipped(relative.parts) or not path.is_file() or path.is_symlink():
             continue
         if not path.resolve().is_relative_to(root):
             continue
@@ -157,35 +152,39 @@ def _folder_entries(folder: Path) -> list[Entry]:
     return entries
 
 
-def _zip_member_reader(archive: Path, name: str, size: int) -> Callable[[], bytes]:
+def _zip_member_reader(archive: Path, member: zips.Member) -> Callable[[], bytes]:
     def read() -> bytes:
-        if size > MAX_FILE_BYTES:
-            raise Ungradable("too-large", file=name.rsplit("/", 1)[-1], limit=MAX_FILE_BYTES)
+        if member.size > MAX_FILE_BYTES:
+            raise Ungradable("too-large", file=member.path.rsplit("/", 1)[-1], limit=MAX_FILE_BYTES)
         try:
-            with zipfile.ZipFile(archive) as bundle:
-                return bundle.read(name)
-        except ZIP_ERRORS as exc:
-            raise Ungradable("unreadable-submission", reason=_why(
-                "why-zip-member", file=name, error=_zip_error(exc))) from None
+            return zips.read(archive, member)
+        except zips.ArchiveError as exc:
+            raise _unreadable_zip(exc) from None
     return read
 
 
-def _zip_error(exc: BaseException) -> str:
-    """What went wrong in a zip, in a few words (zipfile's own message, cut)."""
-    return clean_text(f"{type(exc).__name__}: {exc}", QUOTE_CAP // 2)
+def _unreadable_zip(exc: zips.ArchiveError) -> Ungradable:
+    """A zip the archive rules refuse, as the submission's reason (details.why-* in the catalogue)."""
+    if exc.reason == "member-too-large":  # as any file over a limit is
+        return Ungradable("too-large", file=exc.member.rsplit("/", 1)[-1], limit=exc.limit)
+    if exc.reason == "member-unreadable":
+        return Ungradable("unreadable-submission",
+                          reason=_why("why-zip-member", file=exc.member, error=exc.error))
+    if exc.reason == "unreadable":
+        return Ungradable("unreadable-submission", reason=_why("why-bad-zip", error=exc.error))
+    kinds = {"too-many-members": "why-zip-too-many-files", "too-large": "why-zip-too-large",
+             "ratio": "why-zip-ratio"}
+    return Ungradable("unreadable-submission", reason=_why(kinds[exc.reason], limit=exc.limit))
 
 
 def _zip_entries(archive: Path, prefix: str = "") -> list[Entry]:
     """The zip's files as entries (paths under `prefix`); zips inside it are not opened."""
     try:
-        with zipfile.ZipFile(archive) as bundle:
-            members = [m for m in bundle.infolist() if not m.is_dir()]
-    except ZIP_ERRORS as exc:
-        raise Ungradable("unreadable-submission",
-                         reason=_why("why-bad-zip", error=_zip_error(exc))) from None
-    return [Entry(prefix + m.filename, _zip_member_reader(archive, m.filename, m.file_size))
-            for m in members if not SKIPPED_DIRS & set(m.filename.split("/"))
-            and not m.filename.endswith(".zip")]
+        members = zips.members(archive)
+    except zips.ArchiveError as exc:
+        raise _unreadable_zip(exc) from None
+    return [Entry(prefix + m.path, _zip_member_reader(archive, m))
+            for m in members if not m.path.endswith(".zip")]
 
 
 def _choose_files(entries: list[Entry], lab: Lab, student: bool = False) -> SubmissionFiles:

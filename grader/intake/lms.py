@@ -31,20 +31,16 @@ from __future__ import annotations
 
 import re
 import shutil
-import stat
 import unicodedata
 import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from grader.intake import archive
 from grader.labs import Lab
 
 LMS_KINDS = ("canvas", "moodle", "folders")
-SKIPPED_NAMES = frozenset({"__MACOSX", ".DS_Store", "Thumbs.db", "desktop.ini"})
-MAX_MEMBER_BYTES = 64 << 20     # one file of the export
-MAX_EXPORT_BYTES = 2 << 30      # the whole export, unpacked
-MAX_EXPORT_MEMBERS = 200_000
 
 _CANVAS_PREFIX = r"^(?:(?!(?i:late)_)(?P<name>.+?)_)?(?:(?P<late>(?i:late))_)?(?P<user>anon_[0-9A-Za-z]+|\d+)_"
 CANVAS_FILE = re.compile(_CANVAS_PREFIX + r"(?P<attachment>\d+)_(?P<original>.+)$", re.DOTALL)
@@ -112,48 +108,38 @@ def _with_id(member: ClassMember, submission_id: str) -> ClassMember:
 # --- unpacking -------------------------------------------------------------------------------
 
 
-def _member_path(info: zipfile.ZipInfo) -> PurePosixPath | None:
-    """The member's relative path, or None for one that must not be extracted."""
-    if stat.S_ISLNK(info.external_attr >> 16):
-        return None
-    path = PurePosixPath(info.filename.replace("\\", "/"))
-    if path.is_absolute() or ".." in path.parts or not path.parts:
-        return None
-    if SKIPPED_NAMES & set(path.parts):
-        return None
-    return path
-
-
 def unpack(export: Path, scratch: Path) -> Path:
-    """The export as a folder: a zip is unpacked under `scratch` (no links, no paths outside)."""
+    """The export as a folder: a zip is unpacked under `scratch` by the archive rules
+    (`grader.intake.archive`: no links, no paths outside, limits on its size)."""
     if export.is_dir():
         return export
     if not zipfile.is_zipfile(export):
         raise ExportError("not_a_zip", export=str(export))
     target = scratch / "export"
     target.mkdir(parents=True, exist_ok=True)
-    total = 0
-    with zipfile.ZipFile(export) as bundle:
-        members = [m for m in bundle.infolist() if not m.is_dir()]
-        if len(members) > MAX_EXPORT_MEMBERS:
-            raise ExportError("too_many_files", export=str(export), limit=str(MAX_EXPORT_MEMBERS))
-        for info in members:
-            path = _member_path(info)
-            if path is None:
-                continue
-            total += info.file_size
-            if info.file_size > MAX_MEMBER_BYTES or total > MAX_EXPORT_BYTES:
-                raise ExportError("too_large", export=str(export), member=info.filename)
-            destination = target.joinpath(*path.parts)
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            with bundle.open(info) as source, destination.open("wb") as sink:
-                shutil.copyfileobj(source, sink)
+    try:
+        archive.extract(export, target)
+    except archive.ArchiveError as exc:
+        raise _refused(exc, str(export)) from None
     return target
+
+
+def _refused(exc: archive.ArchiveError, export: str) -> ExportError:
+    """An export the archive rules refuse, as the key the command line says (cli.errors.lms)."""
+    if exc.reason in ("member-too-large", "too-large"):
+        return ExportError("too_large", export=export, member=exc.member)
+    if exc.reason == "too-many-members":
+        return ExportError("too_many_files", export=export, limit=str(exc.limit))
+    if exc.reason == "ratio":
+        return ExportError("compression_ratio", export=export, limit=str(exc.limit))
+    if exc.reason == "member-unreadable":
+        return ExportError("bad_member", export=export, member=exc.member, error=exc.error)
+    return ExportError("bad_zip", export=export, error=exc.error)
 
 
 def _top_entries(folder: Path) -> list[Path]:
     """The folder's entries, descending through a lone wrapping folder (an unzipped download)."""
-    entries = sorted(p for p in folder.iterdir() if p.name not in SKIPPED_NAMES
+    entries = sorted(p for p in folder.iterdir() if not archive.skipped((p.name,))
                      and not p.name.startswith("."))
     if len(entries) == 1 and entries[0].is_dir() and not _looks_like_student_entry(entries[0]):
         return _top_entries(entries[0])
@@ -309,7 +295,8 @@ def moodle(export: Path, scratch: Path, label: str) -> list[ClassMember]:
             source = paths[0]
         else:
             staged = [(p.name, p) for folder in paths for p in sorted(folder.rglob("*"))
-                      if p.is_file()] + loose
+                      if p.is_file() and not archive.skipped(p.relative_to(folder).parts)]
+            staged += loose
             source = _stage(staged, scratch / "moodle" / submission_id)
         shown = [p.name for p in paths] + [p.name for _, p in loose]
         members.append(ClassMember(submission_id, participant, name, "moodle", source,

@@ -9,15 +9,20 @@ import pytest
 from lms_archives import (
     BUGGY,
     CANVAS_EXPECTED,
+    CANVAS_FILES,
     MOODLE_EXPECTED,
     SOLUTION,
     canvas_export,
     moodle_export,
+    notebook,
     write_zip,
+    zipped,
 )
+from test_submission import damaged_zip  # the broken zips intake refuses
 
-from grader.intake import lms
+from grader.intake import archive, lms
 from grader.intake.candidates import named_as
+from grader.intake.collect import MAX_FILE_BYTES, Ungradable, read_files
 from grader.labs import get_lab
 
 LAB = get_lab("lab01_graph")
@@ -134,6 +139,103 @@ def test_unpack_refuses_paths_outside_and_links(tmp_path: Path) -> None:
     found = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
     assert found == ["ok/value.py"]
     assert not (tmp_path / "escape.py").exists()
+
+
+def test_a_broken_export_is_refused_naming_the_member_and_zipfiles_words(tmp_path: Path) -> None:
+    """A download damaged on its way is the instructor's to fetch again: a usage error, not a
+    grader failure (it was `BadZipFile` and exit 3)."""
+    export = tmp_path / "submissions.zip"
+    export.write_bytes(damaged_zip("bad-crc", name="doejane_1001_5001_value.py",
+                                   content=SOLUTION))
+    with pytest.raises(lms.ExportError) as refused:
+        lms.read_export("canvas", export, tmp_path / "scratch")
+    assert refused.value.key == "bad_member", refused.value
+    assert refused.value.params["member"] == "doejane_1001_5001_value.py", refused.value
+    assert "CRC" in refused.value.params["error"], refused.value
+
+
+def test_an_export_that_zipfile_cannot_open_is_refused(tmp_path: Path) -> None:
+    data = bytearray(zipped({"doejane_1001_5001_value.py": SOLUTION}))
+    central = data.rindex(b"PK\x01\x02")
+    data[central + 3] = 0  # the directory's first entry loses its signature; its end is intact
+    export = tmp_path / "submissions.zip"
+    export.write_bytes(bytes(data))
+    with pytest.raises(lms.ExportError) as refused:
+        lms.read_export("canvas", export, tmp_path / "scratch")
+    assert refused.value.key == "bad_zip", refused.value
+    assert refused.value.params["error"].startswith("BadZipFile"), refused.value
+
+
+def test_an_export_bomb_is_refused_for_its_ratio(tmp_path: Path) -> None:
+    export = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(export, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as bundle:
+        bundle.writestr("doejane_1001_5001_value.py", SOLUTION)
+        for attachment in (5002, 5003):
+            bundle.writestr(f"smithbob_1002_{attachment}_data.bin", bytes(40 << 20))
+    with pytest.raises(lms.ExportError) as refused:
+        lms.read_export("canvas", export, tmp_path / "scratch")
+    assert refused.value.key == "compression_ratio", refused.value
+    assert refused.value.params["limit"] == str(archive.MAX_RATIO), refused.value
+
+
+@pytest.mark.parametrize(("limit", "key"), [("MAX_MEMBERS", "too_many_files"),
+                                            ("MAX_MEMBER_BYTES", "too_large"),
+                                            ("MAX_TOTAL_BYTES", "too_large")])
+def test_an_export_over_a_limit_is_refused_with_the_key_it_always_had(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: str, key: str) -> None:
+    monkeypatch.setattr(archive, limit, 4)  # the real limits take gigabytes to reach
+    export = write_zip(tmp_path / "submissions.zip", {"doejane_1001_5001_value.py": SOLUTION,
+                                                      "a_1_2_x.txt": b"x", "b_3_4_y.txt": b"y",
+                                                      "c_5_6_z.txt": b"z", "d_7_8_w.txt": b"w"})
+    with pytest.raises(lms.ExportError) as refused:
+        lms.read_export("canvas", export, tmp_path / "scratch")
+    assert refused.value.key == key, refused.value
+
+
+def test_a_student_file_over_the_lab_file_limit_is_unpacked(tmp_path: Path) -> None:
+    """The export's member limit is the archive rules' (64 MiB), not collect's 1 MiB for a lab
+    file: a notebook with its figures, a zip holding a dataset, are one student's to answer for."""
+    big = notebook(SOLUTION)[:-1] + b', "padding": "' + b"x" * (2 * MAX_FILE_BYTES) + b'"}'
+    export = write_zip(tmp_path / "submissions.zip", {
+        "doejane_1001_5001_lab01_graph.ipynb": big, "smithbob_1002_5002_value.py": SOLUTION})
+    members = lms.read_export("canvas", export, tmp_path / "scratch")
+    assert sorted(m.student_id for m in members) == ["1001", "1002"], members
+    jane = next(m for m in members if m.student_id == "1001")
+    assert jane.source.stat().st_size == len(big)
+
+
+def test_a_damaged_student_zip_in_an_export_is_only_that_students_problem(tmp_path: Path) -> None:
+    files = dict(CANVAS_FILES)
+    files["kimmin_1005_5006_lab01.zip"] = damaged_zip("bad-crc", content=SOLUTION)
+    export = write_zip(tmp_path / "submissions.zip", files)
+    members = {m.student_id: m for m in lms.read_export("canvas", export, tmp_path / "scratch")}
+    assert sorted(members) == sorted(e.student_id for e in CANVAS_EXPECTED), sorted(members)
+    with pytest.raises(Ungradable) as caught:
+        read_files(members["1005"].source, LAB)
+    assert caught.value.detail["params"]["reason"]["kind"] == "why-zip-member", caught.value
+    assert read_files(members["1001"].source, LAB) == {"value.py": SOLUTION}
+
+
+@pytest.mark.parametrize("form", ["zip", "folder"])
+def test_tool_files_in_a_moodle_download_are_never_staged(tmp_path: Path, form: str) -> None:
+    """A checkpoint notebook or bytecode staged beside the student's files would compete with
+    them: the archive rules' skip list holds for an unpacked export as for a zip."""
+    files = {
+        "Jane Doe_200001_assignsubmission_file/value.py": SOLUTION,
+        "Jane Doe_200001_assignsubmission_file/.ipynb_checkpoints/lab01_graph-checkpoint.ipynb":
+            notebook(BUGGY),
+        "Jane Doe_200001_assignsubmission_file/__pycache__/value.cpython-311.pyc": b"\x00",
+        "Jane Doe_200001_assignsubmission_file_notes.txt": b"notes",
+    }
+    if form == "zip":
+        export = write_zip(tmp_path / "moodle.zip", files)
+    else:
+        export = tmp_path / "moodle"
+        for name, content in files.items():
+            (export / name).parent.mkdir(parents=True, exist_ok=True)
+            (export / name).write_bytes(content)
+    [jane] = lms.read_export("moodle", export, tmp_path / "scratch")
+    assert sorted(p.name for p in jane.source.iterdir()) == ["notes.txt", "value.py"]
 
 
 def test_a_folder_of_student_folders_looks_like_a_class(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ its own pitfall, so the public checks a student runs are shown to catch the bug 
 
 from __future__ import annotations
 
-import json
+import difflib
 import os
 import re
 from collections.abc import Callable
@@ -23,6 +23,7 @@ from graded_classes import ALL_FIXTURES, FIXTURES, LAB_FOLDERS, ROOT, Fixture, L
 from grader.authoring.readme_tables import HEADLINE_PITFALLS, lab_table, points_by_pitfall
 from grader.grading.checking.declared import declared_by_lab
 from grader.labs import LABS
+from grader.results.messages import names_a_pitfall
 
 
 def fixture_params(fixtures: list[Fixture]) -> list[Any]:
@@ -225,56 +226,100 @@ def test_every_fixture_has_an_expected_toml() -> None:
 
 
 # -- verdict snapshots -------------------------------------------------------------------------
-# tests/data/verdicts/<lab>.json keeps, per fixture (and the solution and the stub), what the
-# grader decided: status, score, pitfalls, flags and each check's status, score and detail kind.
-# A change that moves a verdict fails here, so a refactoring cannot change a grade unnoticed.
-# When a verdict changes on purpose (a new check, a reweighting), regenerate the snapshots with
+# tests/data/verdicts/<lab>.txt keeps what the grader concluded about each fixture (and the
+# solution and the stub), one sorted line per fixture and check: its status, the pitfall its
+# failure names (else -) and the kind of its detail (else -); and one `(feedback)` line per
+# fixture: the document's status, the pitfalls its feedback names and its flags. No points: a
+# reweighting moves nothing here (each score is the weight of its passed checks, asserted below,
+# so the statuses pinned here pin the scores the code's weights give), and a regression is a
+# one-line diff. When a verdict changes on purpose (a new check, a new fixture), regenerate with
 #     UPDATE_VERDICTS=1 .venv/bin/python -m pytest tests/test_lab_fixtures.py -k snapshot
 # and say in the commit message which verdicts moved and why.
 VERDICTS = ROOT / "tests" / "data" / "verdicts"
+FEEDBACK_ROW = "(feedback)"  # sorts before every check id
+# Fixed widths, from the longest names today: a longer new name pushes its own line, no other.
+COLUMN_WIDTHS = (40, 50, 9, 28)
+DIFF_LINES = 200  # of the failure message; the rest are counted
 
 
-def verdict_digest(doc: dict[str, Any]) -> dict[str, Any]:
-    """What the grader decided about one submission, without timings or texts."""
-    return {
-        "status": doc["status"], "score": doc["score"], "max_score": doc["max_score"],
-        "pitfalls": sorted(doc["pitfalls"]), "flags": sorted({f["id"] for f in doc["flags"]}),
-        "checks": {c["id"]: [c["status"], c["score"], (c.get("detail") or {}).get("kind")]
-                   for c in doc["checks"]},
-    }
+def snapshot_row(*cells: str) -> str:
+    """One line of the snapshot: the cells in fixed-width columns, two spaces at least."""
+    padded = [(cell + "  ").ljust(width) for cell, width in zip(cells, COLUMN_WIDTHS, strict=False)]
+    return "".join(padded) + cells[-1]
 
 
-def lab_digests(run: LabRun) -> dict[str, Any]:
-    return {**{name: verdict_digest(doc) for name, doc in run.fixtures.items()},
-            "(solution)": verdict_digest(run.solution), "(stub)": verdict_digest(run.stub)}
+def concluded_pitfall(check: dict[str, Any]) -> str:
+    """The pitfall a failed check names (`-` if it passed, was not run, or its code is not
+    written yet)."""
+    named = check["status"] == "failed" and names_a_pitfall(check.get("detail"))
+    return check["pitfall"] if named else "-"
+
+
+def verdict_rows(name: str, doc: dict[str, Any]) -> list[str]:
+    """What the grader concluded about one submission, without points, timings or texts."""
+    feedback = snapshot_row(name, FEEDBACK_ROW, doc["status"],
+                            ",".join(sorted(doc["pitfalls"])) or "-",
+                            ",".join(sorted({f["id"] for f in doc["flags"]})) or "-")
+    return [feedback] + [
+        snapshot_row(name, c["id"], c["status"], concluded_pitfall(c),
+                     (c.get("detail") or {}).get("kind") or "-") for c in doc["checks"]]
+
+
+def lab_documents(run: LabRun) -> dict[str, dict[str, Any]]:
+    """The lab's documents by fixture name, with the solution and the stub."""
+    return {**run.fixtures, "(solution)": run.solution, "(stub)": run.stub}
+
+
+def snapshot_text(folder: str, run: LabRun) -> str:
+    """The lab's snapshot file: a header that says how to read and write it, then sorted rows."""
+    rows = sorted(row for name, doc in lab_documents(run).items()
+                  for row in verdict_rows(name, doc))
+    header = [
+        f"# {folder}: what the grader concluded about each fixture, the solution and the stub.",
+        "# Written by UPDATE_VERDICTS=1 .venv/bin/python -m pytest tests/test_lab_fixtures.py "
+        "-k snapshot",
+        snapshot_row("# fixture", "check", "status", "pitfall named", "detail kind"),
+        snapshot_row("# fixture", FEEDBACK_ROW, "status", "pitfalls named", "flags"),
+    ]
+    return "\n".join(header + rows) + "\n"
 
 
 @pytest.mark.parametrize("folder", LAB_FOLDERS)
 def test_verdicts_match_the_snapshot(graded: Callable[[str], LabRun], folder: str) -> None:
-    path = VERDICTS / f"{folder}.json"
-    current = lab_digests(graded(folder))
+    path = VERDICTS / f"{folder}.txt"
+    current = snapshot_text(folder, graded(folder))
     if os.environ.get("UPDATE_VERDICTS"):
-        path.write_text(json.dumps(current, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        path.write_text(current, encoding="utf-8")
     assert path.is_file(), f"no snapshot {path}: run with UPDATE_VERDICTS=1 to write one"
-    stored = json.loads(path.read_text(encoding="utf-8"))
-    moved = {name: {"now": current.get(name), "snapshot": stored.get(name)}
-             for name in sorted(set(current) | set(stored)) if current.get(name) != stored.get(name)}
-    assert not moved, f"{folder}: verdicts differ from {path.name}: {_differences(moved)}"
+    stored = path.read_text(encoding="utf-8")
+    if current != stored:  # the diff alone: pytest's own comparison of the texts adds noise
+        pytest.fail(f"{folder}: verdicts differ from {path.name} (- snapshot, + now); if the "
+                    f"change is meant, run with UPDATE_VERDICTS=1 and say why in the commit:\n"
+                    f"{snapshot_diff(stored, current, path.name)}", pytrace=False)
 
 
-def _differences(moved: dict[str, dict[str, Any]]) -> str:
-    """What moved, fixture by fixture: the fields and checks whose digest differs."""
-    lines = []
-    for name, pair in moved.items():
-        now, was = pair["now"] or {}, pair["snapshot"] or {}
-        fields = [f"{key} {was.get(key)!r} -> {now.get(key)!r}" for key in sorted(set(now) | set(was))
-                  if key != "checks" and now.get(key) != was.get(key)]
-        checks_now, checks_was = now.get("checks", {}), was.get("checks", {})
-        fields += [f"{check} {checks_was.get(check)} -> {checks_now.get(check)}"
-                   for check in sorted(set(checks_now) | set(checks_was))
-                   if checks_now.get(check) != checks_was.get(check)]
-        lines.append(f"{name}: " + "; ".join(fields))
-    return "\n".join(lines)
+def snapshot_diff(stored: str, current: str, name: str) -> str:
+    """The changed lines of the snapshot as a unified diff, cut at DIFF_LINES lines."""
+    lines = list(difflib.unified_diff(stored.splitlines(), current.splitlines(),
+                                      f"{name} (snapshot)", f"{name} (now)", n=0, lineterm=""))
+    cut = lines[:DIFF_LINES]
+    if len(lines) > DIFF_LINES:
+        cut.append(f"... and {len(lines) - DIFF_LINES} more lines")
+    return "\n".join(cut)
+
+
+@pytest.mark.parametrize("folder", LAB_FOLDERS)
+def test_each_score_is_the_weight_of_its_passed_checks(
+    graded: Callable[[str], LabRun], folder: str
+) -> None:
+    # With this, the statuses the snapshot pins pin every score the code's weights give. The
+    # same floats added in the same order as the document's: equal exactly.
+    for name, doc in lab_documents(graded(folder)).items():
+        passed = sum(c["max_score"] for c in doc["checks"] if c["status"] == "passed")
+        total = sum(c["max_score"] for c in doc["checks"])
+        assert (doc["score"], doc["max_score"]) == (passed, total), (
+            f"{folder}/{name}: scores {doc['score']:g} / {doc['max_score']:g}, but its passed "
+            f"checks weigh {passed:g} of {total:g}")
 
 
 # -- the README's tables ------------------------------------------------------------------------

@@ -110,7 +110,7 @@ def test_a_child_that_spins_forever_is_stopped_at_its_stretch_limit(sandbox: San
     started = time.monotonic()
     outcome = sandbox.run(spin_for, {"cpu_s": 3600}, timeout_s=LIMIT_S)
     took = time.monotonic() - started
-    assert outcome.status in ("timeout", "crash"), outcome  # RLIMIT_CPU may end it first
+    assert outcome.status == "timeout", outcome  # its RLIMIT_CPU may end it first: a timeout too
     assert took < MAX_STRETCH * LIMIT_S + 2, f"an endless loop took {took:.2f} s"
 
 

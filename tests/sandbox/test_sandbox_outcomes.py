@@ -106,6 +106,16 @@ def spin(Value):
 
 
 @scenario
+def cpu_limit_signal(Value):
+    import os
+    import signal
+
+    # what the kernel sends at the soft RLIMIT_CPU (the sandbox sets it; a submission may not):
+    # on a busy machine it can come before the stretched wall-clock deadline
+    os.kill(os.getpid(), signal.SIGXCPU)
+
+
+@scenario
 def shout(Value, size):
     return {"size": Value(1.0).shout(size)}
 
@@ -240,6 +250,16 @@ def test_sigkill_is_a_crash_naming_the_signal(tmp_path: Path) -> None:
     assert outcome.status == "crash", shown(outcome)
     assert outcome.detail["how"] == {"kind": "how-killed", "params": {"signal": "SIGKILL"}}, \
         shown(outcome)
+
+
+def test_a_child_ended_by_its_cpu_limit_timed_out_and_the_next_scenario_runs(
+        tmp_path: Path) -> None:
+    with make_sandbox(tmp_path) as sandbox:
+        outcome = sandbox.run(cpu_limit_signal, {}, timeout_s=4.0)
+        after = sandbox.run(add_data, {"x": 1.0, "y": 2.0})
+    assert outcome.status == "timeout", shown(outcome)
+    assert outcome.detail == {"seconds": 4.0}, shown(outcome)
+    assert after.ok, f"the next scenario must run normally: {shown(after)}"
 
 
 # --- import errors ---------------------------------------------------------------------------

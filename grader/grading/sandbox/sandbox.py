@@ -264,6 +264,10 @@ class Sandbox:
                 return outcome
             if reply is None:
                 return self._timed_out(zygote, timeout)
+            if reply.get("status") == "exited" and reply.get("code") == -signal.SIGXCPU:
+                # its CPU-time limit (RLIMIT_CPU, the timeout and a second) ended it: on a busy
+                # machine it may come before the stretched deadline, and it is the same limit
+                return self._finish(Outcome("timeout", detail={"seconds": timeout}), zygote)
             if reply.get("status") == "exited":
                 return self._finish(Outcome("crash", detail=_crash_detail(reply)), zygote)
             exited = self._next_message(zygote, time.monotonic() + 1.0, False)

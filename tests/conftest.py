@@ -53,6 +53,10 @@ SLOW_TESTS = frozenset({
     "tests/results/test_build.py::test_resume_keeps_unchanged_reports_and_regrades_changed_ones",
     "tests/test_course_config.py::test_the_weights_are_scored_and_recorded_in_the_document",
 })
+# Tests of an otherwise light module that share one costly module fixture: the tests of the
+# module whose names hold the word are one group (the fixture is set up once, not once per
+# worker), in the slow tier.
+SHARED_FIXTURE_GROUPS = {("tests/test_batch.py", "tarpit"): "batch-tarpit-class"}
 # Modules whose tests are independent (no costly module fixture): slow, but not grouped, so
 # both workers take them.
 UNGROUPED = frozenset({"tests/test_interrupt.py", "tests/test_seed_stability.py",
@@ -68,6 +72,7 @@ ESTIMATED_S = {
     "tests/platforms/test_deploy.py": 25, "tests/test_kit.py": 30,
     "tests/test_student_output.py": 15, "tests/platforms/test_prairielearn.py": 25,
     "tests/test_notebook_check.py": 120, "tests/sandbox/test_busy_machine.py": 45,
+    "batch-tarpit-class": 35,
 }
 # What a lone test of these modules costs (seconds), so they start before the unit tests.
 UNGROUPED_ESTIMATED_S = {"tests/test_interrupt.py": 30, "tests/test_seed_stability.py": 20,
@@ -120,6 +125,9 @@ def group_of_nodeid(nodeid: str) -> str | None:
         return f"lab-{FAST_LAB}"  # the pages of the lab01 class test_lab_fixtures graded
     if module == "tests/test_release_kits.py":
         return f"kit-{params}"
+    for (shared_module, word), group in SHARED_FIXTURE_GROUPS.items():
+        if module == shared_module and word in rest.partition("[")[0]:
+            return group
     if module in SLOW_MODULES and module not in UNGROUPED:
         return module
     return None
@@ -135,6 +143,7 @@ def _is_slow(item: pytest.Item, group: str | None) -> bool:
     if module == "tests/test_lab_fixtures.py":
         return group not in (None, f"lab-{FAST_LAB}")
     return (module in SLOW_MODULES or module.startswith("tests/browser/")
+            or group in SHARED_FIXTURE_GROUPS.values()
             or f"{module}::{getattr(item, 'originalname', item.name)}" in SLOW_TESTS)
 
 

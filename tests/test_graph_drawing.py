@@ -1,4 +1,5 @@
-"""Tests for grader.results.graph_drawing: the detail graph is validated, laid out and written as a tree."""
+"""Tests for grader.results.graph_drawing and graph_layout: the detail graph is validated, laid out
+and written as a tree."""
 
 from __future__ import annotations
 
@@ -13,12 +14,12 @@ import pytest
 from grader.results.graph_drawing import (
     MAX_NODES,
     Graph,
-    _crossings,
-    layout,
+    drawing,
     parse_graph,
     tree_rows,
     wrong_reasons,
 )
+from grader.results.graph_layout import _crossings
 from grader.results.render import render_feedback
 
 DATA = Path(__file__).parent / "data"
@@ -83,12 +84,12 @@ def test_a_malformed_graph_is_not_drawn(case: str) -> None:
 
 @pytest.mark.parametrize("check_id", [SIBLING, "diamond-accumulates", "self-add-accumulates"])
 def test_boxes_stay_inside_the_drawing_and_never_overlap(check_id: str) -> None:
-    drawing = layout(parsed(sample_graph(check_id)), LABELS)
-    boxes = drawing["nodes"]
+    drawn = drawing(parsed(sample_graph(check_id)), LABELS)
+    boxes = drawn["nodes"]
     for box in boxes:
-        assert box["x"] - (drawing["op_radius"] * 2 if box["op"] else 0) >= 0 and box["y"] >= 0
-        assert box["x"] + box["width"] <= drawing["width"]
-        assert box["y"] + box["height"] <= drawing["height"]
+        assert box["x"] - (drawn["op_radius"] * 2 if box["op"] else 0) >= 0 and box["y"] >= 0
+        assert box["x"] + box["width"] <= drawn["width"]
+        assert box["y"] + box["height"] <= drawn["height"]
     for k, one in enumerate(boxes):
         for other in boxes[k + 1:]:
             apart = (one["x"] + one["width"] <= other["x"] or other["x"] + other["width"] <= one["x"]
@@ -98,66 +99,66 @@ def test_boxes_stay_inside_the_drawing_and_never_overlap(check_id: str) -> None:
 
 
 def test_parents_are_drawn_left_of_the_nodes_built_from_them() -> None:
-    drawing = layout(parsed(sample_graph(SIBLING)), LABELS)
-    box = {b["name"]: b for b in drawing["nodes"]}
-    for edge in drawing["edges"]:
+    drawn = drawing(parsed(sample_graph(SIBLING)), LABELS)
+    box = {b["name"]: b for b in drawn["nodes"]}
+    for edge in drawn["edges"]:
         assert box[edge["from"]]["x"] + box[edge["from"]]["width"] < box[edge["to"]]["x"]
         assert edge["curves"][0]["x1"] == box[edge["from"]]["x"] + box[edge["from"]]["width"]
 
 
 def test_the_sibling_graph_is_drawn_without_crossings() -> None:
-    drawing = layout(parsed(sample_graph(SIBLING)), LABELS)
+    drawn = drawing(parsed(sample_graph(SIBLING)), LABELS)
     columns: dict[float, list[str]] = {}
-    for box in sorted(drawing["nodes"], key=lambda b: b["y"]):
+    for box in sorted(drawn["nodes"], key=lambda b: b["y"]):
         columns.setdefault(box["x"], []).append(box["name"])
     ordered = [columns[x] for x in sorted(columns)]
-    pairs = [(edge["from"], edge["to"]) for edge in drawing["edges"]]
+    pairs = [(edge["from"], edge["to"]) for edge in drawn["edges"]]
     assert _crossings(ordered, pairs) == 0
 
 
 def test_a_chain_is_drawn_level() -> None:
     raw = {"nodes": [node("a"), node("b", "+"), node("c", "*")], "edges": edges("a>b", "b>c")}
-    drawing = layout(parsed(raw), LABELS)
-    centres = {round(b["y"] + b["height"] / 2, 1) for b in drawing["nodes"]}
+    drawn = drawing(parsed(raw), LABELS)
+    centres = {round(b["y"] + b["height"] / 2, 1) for b in drawn["nodes"]}
     assert len(centres) == 1
 
 
 def test_a_parent_used_twice_gets_two_separate_edges() -> None:
-    drawing = layout(parsed(sample_graph("self-add-accumulates")), LABELS)
-    first, second = drawing["edges"]
+    drawn = drawing(parsed(sample_graph("self-add-accumulates")), LABELS)
+    first, second = drawn["edges"]
     assert (first["from"], first["to"]) == (second["from"], second["to"]) == ("a", "out")
     assert first["curves"][0]["y1"] != second["curves"][0]["y1"]
     assert first["curves"][-1]["y2"] != second["curves"][-1]["y2"]
 
 
 def test_an_edge_that_skips_a_column_goes_around_its_boxes() -> None:
-    drawing = layout(parsed(sample_graph("diamond-accumulates")), LABELS)
-    box = {b["name"]: b for b in drawing["nodes"]}["a*b"]
-    skip = next(e for e in drawing["edges"] if (e["from"], e["to"]) == ("a", "out"))
+    drawn = drawing(parsed(sample_graph("diamond-accumulates")), LABELS)
+    box = {b["name"]: b for b in drawn["nodes"]}["a*b"]
+    skip = next(e for e in drawn["edges"] if (e["from"], e["to"]) == ("a", "out"))
     assert len(skip["curves"]) == 2
     lane = skip["curves"][0]["y2"]
     assert lane == skip["curves"][1]["y1"]
     assert lane < box["y"] or lane > box["y"] + box["height"]
-    assert lane >= 0 and lane <= drawing["height"]
+    assert lane >= 0 and lane <= drawn["height"]
 
 
 def test_a_cycle_is_laid_out_with_a_back_edge() -> None:
     raw = {"nodes": [node("a"), node("b", "*"), node("c", "+"), node("out", "*")],
            "edges": edges("a>b", "b>c", "c>b", "c>out")}
-    drawing = layout(parsed(raw), LABELS)
-    assert [(e["from"], e["to"]) for e in drawing["edges"] if e["back"]] == [("c", "b")]
-    assert {b["name"] for b in drawing["nodes"]} == {"a", "b", "c", "out"}
+    drawn = drawing(parsed(raw), LABELS)
+    assert [(e["from"], e["to"]) for e in drawn["edges"] if e["back"]] == [("c", "b")]
+    assert {b["name"] for b in drawn["nodes"]} == {"a", "b", "c", "out"}
 
 
 def test_the_layout_is_deterministic() -> None:
     graph = parsed(sample_graph(SIBLING))
-    assert layout(graph, LABELS) == layout(graph, LABELS)
+    assert drawing(graph, LABELS) == drawing(graph, LABELS)
 
 
 def test_longer_labels_make_wider_boxes() -> None:
     graph = parsed(sample_graph("diamond-accumulates"))
-    short = layout(graph, LABELS)["nodes"][0]["width"]
-    long = layout(graph, {**LABELS, "expected_grad": "expected by the reference"})["nodes"][0]
+    short = drawing(graph, LABELS)["nodes"][0]["width"]
+    long = drawing(graph, {**LABELS, "expected_grad": "expected by the reference"})["nodes"][0]
     assert long["width"] > short
 
 

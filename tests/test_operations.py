@@ -30,7 +30,7 @@ def reference_value() -> type:
 
 def _at(op: Operation) -> tuple[float, float, float]:
     a, b, k = POINT
-    assert random_graphs._valid(op.name, a, b, k), f"{op.name}: the test's point is outside it"
+    assert random_graphs.in_domain(op.name, a, b, k), f"{op.name}: the test's point is outside it"
     return a, b, k
 
 

@@ -1,6 +1,7 @@
-"""The random-graph machinery: drawing, the plain-float model, shrinking, diagnosis, the program.
+"""The random-graph machinery: drawing programs, the plain-float model, shrinking, diagnosis, the
+program as Python.
 
-Hypothesis draws the seeds (and so the graphs); the reference solution is the engine.
+Hypothesis draws the seeds (and so the programs); the reference solution is the engine.
 """
 
 from __future__ import annotations
@@ -26,13 +27,13 @@ def reference_results(graphs: list[dict]) -> list[dict]:
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32))
-def test_drawn_graphs_stay_in_their_domains_and_match_the_plain_float_model(seed: int) -> None:
-    graphs = rg.draw_graphs(random.Random(seed), rg.LAB02_OPS, 6, rg.SHAPES_LAB02)
+def test_drawn_programs_stay_in_their_domains_and_match_the_plain_float_model(seed: int) -> None:
+    graphs = rg.draw_programs(random.Random(seed), rg.LAB02_OPS, 6, rg.SHAPES_LAB02)
     for graph, result in zip(graphs, reference_results(graphs), strict=True):
         values = rg.forward_values(graph)
-        assert values is not None and "error" not in result, rg.program(graph)
+        assert values is not None and "error" not in result, rg.as_python(graph)
         assert all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
-                   for a, b in zip(result["data"], values, strict=True)), rg.program(graph)
+                   for a, b in zip(result["data"], values, strict=True)), rg.as_python(graph)
         assert result["grad"][-1] == 1.0
         assert rg.differences(graph, result, result) == []
 
@@ -40,7 +41,7 @@ def test_drawn_graphs_stay_in_their_domains_and_match_the_plain_float_model(seed
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2**32))
 def test_every_shrink_candidate_is_smaller_and_valid(seed: int) -> None:
-    graph = rg.random_graph(random.Random(seed), rg.LAB02_OPS)
+    graph = rg.random_program(random.Random(seed), rg.LAB02_OPS)
     for candidate in rg.candidates(graph):
         assert rg.size(candidate) < rg.size(graph)
         assert rg.forward_values(candidate) is not None
@@ -50,7 +51,7 @@ def test_every_shrink_candidate_is_smaller_and_valid(seed: int) -> None:
 def test_the_program_runs_and_builds_the_same_graph() -> None:
     graph = {"leaves": [1.5, -2.0], "nodes": [["mul", 0, 1, None], ["sub-number-on-left", 2, None, 3],
                                               ["add", 3, 0, None]]}
-    program = rg.program(graph)
+    program = rg.as_python(graph)
     assert program == ("a = Value(1.5); b = Value(-2.0); t1 = a * b; t2 = 3 - t1; "
                        "out = t2 + a; out.backward()")
     namespace = {"Value": VALUE}
@@ -60,14 +61,14 @@ def test_the_program_runs_and_builds_the_same_graph() -> None:
 
 
 def test_shrinking_keeps_a_failure_and_makes_it_smaller() -> None:
-    graph = rg.random_graph(random.Random(7), rg.LAB01_OPS, max_nodes=12)
+    graph = rg.random_program(random.Random(7), rg.LAB01_OPS, max_nodes=12)
     uses_a = {n for n, users in rg.consumers(graph).items() if users and n == 0}
 
     def fails_when_a_is_used(options: list[dict]) -> list[bool]:
         return [any(i == 0 or j == 0 for _, i, j, _ in g["nodes"]) for g in options]
 
     shrunk = rg.shrink(graph, fails_when_a_is_used)
-    assert uses_a and rg.size(shrunk) <= 3, rg.program(shrunk)
+    assert uses_a and rg.size(shrunk) <= 3, rg.as_python(shrunk)
 
 
 def _as_student(result: dict, **changes: list) -> dict:

@@ -1,16 +1,11 @@
-"""Drawing a check's computation graph (`detail["graph"]`): a layered layout and a text tree.
+"""Drawing a check's computation graph (`detail["graph"]`): what the SVG and the text tree show.
 
-The graph arrives as plain data from a score document (its format is in the score schema and
-the README). This module validates it and turns it into positioned boxes and edge curves for
-`templates/graph.svg.j2`, and into the rows of an indented tree for the Markdown and terminal
-feedback. It draws nothing itself: every mark and every word is in the templates.
-
-The layout is a small layered (Sugiyama-style) one of our own, left to right like the course
-chapter's drawings (leaves on the left, the output on the right): longest-path layers,
-barycentre ordering against crossings, then a least-squares vertical placement that pulls each
-node level with its neighbours. Graphs in feedback have a dozen nodes at most, so plain
-quadratic passes are instant, and nothing outside the standard library is needed (graphviz is
-not installed on grading platforms).
+Side: trusted process. The graph arrives as plain data from a score document (its format is in
+the score schema and the README). This module validates it (`parse_graph`), measures each
+node's box from the rows it will print, has `graph_layout` place the boxes and route the edges,
+and turns the placed layout into the plain data `templates/graph.svg.j2` draws (`drawing`); and
+it writes the graph as the rows of an indented tree for the Markdown and terminal feedback
+(`tree_rows`). It draws nothing itself: every mark and every word is in the templates.
 """
 
 from __future__ import annotations
@@ -20,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from grader.results.graph_layout import OP_RADIUS, Block, Box, Layout, layout
 from grader.results.i18n import format_number
 from grader.results.score_schema import GRAPH_CAPS
 
@@ -29,19 +25,14 @@ MAX_CALLS = GRAPH_CAPS.calls
 MAX_NAME = GRAPH_CAPS.name
 MAX_OP = GRAPH_CAPS.op
 
-# Geometry, in SVG user units (px at natural size). Node text is a 12px monospace font, whose
-# characters are 0.6 em wide in every common monospace face, so widths can be measured here.
+# Text, in SVG user units (px at natural size). Node text is a 12px monospace font, whose
+# characters are 0.6 em wide in every common monospace face, so boxes can be measured here.
 FONT_SIZE = 12
 CHAR_WIDTH = 0.6 * FONT_SIZE
 LINE_HEIGHT = 15
 PADDING = 6
-OP_RADIUS = 11
-LAYER_GAP = 40
-NODE_GAP = 14
-MARGIN = 8
 # Node rows, in the order they are drawn; `expected_grad` is drawn only when it is known.
 ROW_KEYS = ("data", "grad", "expected_grad")
-PLACEMENT_ROUNDS = 4
 
 
 @dataclass(frozen=True)
@@ -164,140 +155,20 @@ def wrong_reasons(graph: Graph) -> dict[str, str]:
     return reasons
 
 
-# -- layers and order ----------------------------------------------------------------------------
+# -- the drawing ---------------------------------------------------------------------------------
 
 
-def _layers(graph: Graph) -> tuple[dict[str, int], set[tuple[str, str]]]:
-    """Longest-path layer of every node, and the edges that close a cycle (drawn backwards).
+def drawing(graph: Graph, labels: Mapping[str, str], lang: str | None = None) -> dict[str, Any]:
+    """Positioned nodes and edges of the graph, plus the drawing's size, as plain data for
+    `templates/graph.svg.j2`.
 
-    Kahn's algorithm; when only nodes on cycles remain, the first of them in document order
-    is taken as if its unfinished parents were done, and those edges count as back edges.
+    `labels` are the row labels the template will print (one per ROW_KEYS entry), used only
+    to measure the boxes.
     """
-    parents, children = graph.parents(), graph.children()
-    waiting = {name: len(set(ps)) for name, ps in parents.items()}
-    layer: dict[str, int] = {}
-    ready = [node.name for node in graph.nodes if waiting[node.name] == 0]
-    back: set[tuple[str, str]] = set()
-    order = [node.name for node in graph.nodes]
-    while len(layer) < len(order):
-        if not ready:
-            stuck = next(name for name in order if name not in layer)
-            back |= {(p, stuck) for p in parents[stuck] if p not in layer}
-            ready.append(stuck)
-        name = ready.pop(0)
-        if name in layer:
-            continue
-        layer[name] = 1 + max((layer[p] for p in parents[name] if p in layer), default=-1)
-        for child in dict.fromkeys(children[name]):
-            waiting[child] -= 1
-            if waiting[child] == 0 and child not in layer:
-                ready.append(child)
-    # A leaf sits just left of its first consumer, not in column 0 (shorter edges).
-    for name, ps in parents.items():
-        forward = [layer[c] for c in children[name] if (name, c) not in back]
-        if not ps and forward:
-            layer[name] = min(forward) - 1
-    return layer, back
-
-
-def _initial_order(graph: Graph, layer: Mapping[str, int]) -> list[list[str]]:
-    """Nodes per layer, in the order a walk from the output through parents first meets them."""
-    parents = graph.parents()
-    sinks = [graph.output] if graph.output else []
-    sinks += [n.name for n in graph.nodes if not graph.children()[n.name] and n.name not in sinks]
-    seen: dict[str, None] = {}
-    stack = list(reversed(sinks))
-    while stack:
-        name = stack.pop()
-        if name in seen:
-            continue
-        seen[name] = None
-        stack.extend(reversed(parents[name]))
-    for node in graph.nodes:  # nodes on a cycle no sink reaches
-        seen.setdefault(node.name, None)
-    columns: list[list[str]] = [[] for _ in range(max(layer.values()) + 1)]
-    for name in seen:
-        columns[layer[name]].append(name)
-    return columns
-
-
-def _crossings(columns: Sequence[Sequence[str]], edges: Sequence[tuple[str, str]]) -> int:
-    """Pairs of edges between the same two columns whose ends are in opposite orders."""
-    place = {name: (c, i) for c, column in enumerate(columns) for i, name in enumerate(column)}
-    spans = [(place[a], place[b]) for a, b in edges]
-    count = 0
-    for k, ((c1, i1), (d1, j1)) in enumerate(spans):
-        for (c2, i2), (d2, j2) in spans[k + 1:]:
-            if c1 == c2 and d1 == d2 and (i1 - i2) * (j1 - j2) < 0:
-                count += 1
-    return count
-
-
-def _barycentre_order(columns: list[list[str]], graph: Graph) -> list[list[str]]:
-    """Reorder each column by the mean position of its neighbours, sweeping both ways;
-    keep the order with the fewest crossings."""
-    parents, children = graph.parents(), graph.children()
-    best = [list(c) for c in columns]
-    best_count = _crossings(best, graph.edges)
-    current = [list(c) for c in columns]
-    for sweep in range(4):
-        downward = sweep % 2 == 0
-        indices = range(1, len(current)) if downward else range(len(current) - 2, -1, -1)
-        neighbours = parents if downward else children
-        for c in indices:
-            position = {n: i / max(1, len(col)) for col in current for i, n in enumerate(col)}
-            keys = {}
-            for name in current[c]:  # a node with no neighbours keeps its place
-                near = [position[n] for n in neighbours[name]]
-                keys[name] = sum(near) / len(near) if near else position[name]
-            current[c].sort(key=keys.__getitem__)
-        count = _crossings(current, graph.edges)
-        if count < best_count:
-            best, best_count = [list(col) for col in current], count
-    return best
-
-
-# -- geometry ------------------------------------------------------------------------------------
-
-
-def _isotonic(targets: Sequence[float]) -> list[float]:
-    """The non-decreasing sequence closest to targets in least squares (pool adjacent violators)."""
-    blocks: list[list[float]] = []  # [sum, count]
-    for target in targets:
-        blocks.append([target, 1.0])
-        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
-            total, count = blocks.pop()
-            blocks[-1][0] += total
-            blocks[-1][1] += count
-    return [total / count for total, count in blocks for _ in range(int(count))]
-
-
-def _pack(desired: Sequence[float], heights: Sequence[float]) -> list[float]:
-    """Top of each box of a column (in order) closest to its desired centre, NODE_GAP apart.
-
-    With offsets c_i (the heights and gaps above box i), the constraint top_{i+1} >= top_i +
-    height_i + gap is z_{i+1} >= z_i for z_i = top_i - c_i: an isotonic regression.
-    """
-    offsets, total = [], 0.0
-    for height in heights:
-        offsets.append(total)
-        total += height + NODE_GAP
-    targets = [d - h / 2 - c for d, h, c in zip(desired, heights, offsets, strict=True)]
-    return [z + c for z, c in zip(_isotonic(targets), offsets, strict=True)]
-
-
-@dataclass
-class _Box:
-    name: str
-    column: int
-    width: float
-    height: float
-    x: float = 0.0
-    top: float = 0.0
-
-    @property
-    def centre(self) -> float:
-        return self.top + self.height / 2
+    calls = _call_positions(graph)
+    blocks = [_block(node, calls[node.name], labels, lang) for node in graph.nodes]
+    placed = layout(blocks, graph.edges, graph.output)
+    return _drawing_view(graph, placed, calls, labels, lang)
 
 
 def _rows(node: GraphNode, lang: str | None = None) -> list[dict[str, str]]:
@@ -306,164 +177,54 @@ def _rows(node: GraphNode, lang: str | None = None) -> list[dict[str, str]]:
     return [{"key": key, "value": value} for key, value in values.items() if value is not None]
 
 
-def _box_size(node: GraphNode, calls: Sequence[int], labels: Mapping[str, str],
-              lang: str | None = None) -> tuple[float, float]:
+def _label_chars(rows: Sequence[Mapping[str, str]], labels: Mapping[str, str]) -> int:
+    """The width of the widest row label of a box, in characters."""
+    return max((len(labels[row["key"]]) for row in rows), default=0)
+
+
+def _block(node: GraphNode, calls: Sequence[int], labels: Mapping[str, str],
+           lang: str | None = None) -> Block:
+    """The node's box, measured: its title (name and `_backward` call numbers) and its rows."""
     rows = _rows(node, lang)
-    label_chars = max((len(labels[row["key"]]) for row in rows), default=0)
     title_chars = len(node.name) + (len(" #" + ",".join(map(str, calls))) if calls else 0)
-    chars = max([title_chars] + [label_chars + 1 + len(row["value"]) for row in rows])
-    return 2 * PADDING + chars * CHAR_WIDTH, 2 * PADDING + LINE_HEIGHT * (1 + len(rows))
-
-
-def _place(columns: list[list[str]], boxes: dict[str, _Box], graph: Graph) -> None:
-    """Vertical positions: alternate passes pull each node level with its parents, then with
-    its children, within the order the columns already have."""
-    parents, children = graph.parents(), graph.children()
-    for column in columns:
-        _set_tops(column, boxes, [boxes[n].height / 2 + i * 60.0 for i, n in enumerate(column)])
-    for round_ in range(PLACEMENT_ROUNDS):
-        rightward = round_ % 2 == 0
-        neighbours = parents if rightward else children
-        for column in (columns if rightward else list(reversed(columns))):
-            desired = []
-            for name in column:
-                near = [boxes[n].centre for n in neighbours[name]] or [boxes[name].centre]
-                desired.append(sum(near) / len(near))
-            _set_tops(column, boxes, desired)
-
-
-def _set_tops(column: Sequence[str], boxes: dict[str, _Box], desired: Sequence[float]) -> None:
-    tops = _pack(desired, [boxes[n].height for n in column])
-    for name, top in zip(column, tops, strict=True):
-        boxes[name].top = top
-
-
-def _edge(start: tuple[float, float], end: tuple[float, float]) -> dict[str, float]:
-    """A cubic curve leaving start rightwards and reaching end from the left."""
-    (x1, y1), (x2, y2) = start, end
-    reach = max(abs(x2 - x1) / 2, LAYER_GAP / 2)
-    return {"x1": x1, "y1": y1, "c1x": x1 + reach, "c1y": y1, "c2x": x2 - reach, "c2y": y2,
-            "x2": x2, "y2": y2}
+    chars = max([title_chars] + [_label_chars(rows, labels) + 1 + len(row["value"]) for row in rows])
+    return Block(node.name, 2 * PADDING + chars * CHAR_WIDTH,
+                 2 * PADDING + LINE_HEIGHT * (1 + len(rows)), bool(node.op))
 
 
 def _round(values: dict[str, Any]) -> dict[str, Any]:
     return {k: round(v, 1) if isinstance(v, float) else v for k, v in values.items()}
 
 
-def layout(graph: Graph, labels: Mapping[str, str], lang: str | None = None) -> dict[str, Any]:
-    """Positioned nodes and edges of the graph, plus the drawing's size, as plain data.
-
-    `labels` are the row labels the template will print (one per ROW_KEYS entry), used only
-    to measure the boxes.
-    """
-    layer, back = _layers(graph)
-    columns = _barycentre_order(_initial_order(graph, layer), graph)
-    calls = _call_positions(graph)
-    reasons = wrong_reasons(graph)
+def _drawing_view(graph: Graph, placed: Layout, calls: Mapping[str, list[int]],
+                  labels: Mapping[str, str], lang: str | None) -> dict[str, Any]:
     by_name = {node.name: node for node in graph.nodes}
-    boxes = {}
-    for c, column in enumerate(columns):
-        for name in column:
-            width, height = _box_size(by_name[name], calls[name], labels, lang)
-            boxes[name] = _Box(name, c, width, height)
-    x = float(MARGIN)
-    for column in columns:
-        has_op = any(by_name[n].op for n in column)
-        for name in column:
-            boxes[name].x = x + (2 * OP_RADIUS if has_op else 0)
-        x += (2 * OP_RADIUS if has_op else 0) + max(boxes[n].width for n in column) + LAYER_GAP
-    _place(columns, boxes, graph)
-    shift = MARGIN - min(box.top for box in boxes.values())
-    for box in boxes.values():
-        box.top += shift
-    edges = _edges(graph, boxes, by_name, back)
-    # A lane above the top boxes moves the whole drawing down.
-    lanes = [curve[key] for edge in edges for curve in edge["curves"] for key in ("y1", "y2")]
-    lift = max(0.0, MARGIN - min(lanes, default=MARGIN))
-    if lift:
-        for box in boxes.values():
-            box.top += lift
-        edges = _edges(graph, boxes, by_name, back)
-    width = max(box.x + box.width for box in boxes.values()) + MARGIN
-    height = max([box.top + box.height for box in boxes.values()]
-                 + [curve[key] for edge in edges for curve in edge["curves"]
-                    for key in ("y1", "y2")]) + MARGIN
+    reasons = wrong_reasons(graph)
     return {
-        "width": round(width, 1), "height": round(height, 1),
+        "width": round(placed.width, 1), "height": round(placed.height, 1),
         "font_size": FONT_SIZE, "line_height": LINE_HEIGHT, "padding": PADDING,
         "op_radius": OP_RADIUS,
-        "nodes": [{**_node_view(by_name[n], boxes[n], calls[n], labels, lang), "reason": reasons.get(n)}
-                  for c in columns for n in c],
-        "edges": edges,
+        "nodes": [{**_node_view(by_name[box.name], box, calls[box.name], labels, lang),
+                   "reason": reasons.get(box.name)} for box in placed.boxes],
+        "edges": [{"curves": list(path.curves), "from": path.parent, "to": path.child,
+                   "back": path.back} for path in placed.paths],
         "calls": list(graph.calls) if graph.calls is not None else None,
         "wrong": [node.name for node in graph.nodes if node.wrong],
     }
 
 
-def _node_view(node: GraphNode, box: _Box, calls: Sequence[int],
+def _node_view(node: GraphNode, box: Box, calls: Sequence[int],
                labels: Mapping[str, str], lang: str | None = None) -> dict[str, Any]:
     rows = _rows(node, lang)
-    label_chars = max((len(labels[row["key"]]) for row in rows), default=0)
     return {
         **_round({"x": box.x, "y": box.top, "width": box.width, "height": box.height,
                   "cx": box.x - OP_RADIUS, "cy": box.centre,
-                  "value_x": box.x + PADDING + (label_chars + 1) * CHAR_WIDTH}),
+                  "value_x": box.x + PADDING + (_label_chars(rows, labels) + 1) * CHAR_WIDTH}),
         "name": node.name, "op": node.op, "leaf": not node.op, "wrong": node.wrong,
         "rows": rows, "calls": list(calls),
         "data": _formatted(node.data, lang), "grad": _formatted(node.grad, lang),
         "expected_grad": _formatted(node.expected_grad, lang),
     }
-
-
-def _lane(source: _Box, target: _Box, start: tuple[float, float], end: tuple[float, float],
-          boxes: Mapping[str, _Box]) -> tuple[float, float, float] | None:
-    """For an edge that skips columns: the height of a lane above or below the boxes of the
-    columns it crosses (the nearer one) and where that lane starts and ends; None when a plain
-    curve passes those columns without touching a box."""
-    between = [b for b in boxes.values() if source.column < b.column < target.column]
-    low, high = min(start[1], end[1]) - 4, max(start[1], end[1]) + 4
-    if not any(b.top < high and b.top + b.height > low for b in between):
-        return None
-    above = min(b.top for b in between) - NODE_GAP / 2
-    below = max(b.top + b.height for b in between) + NODE_GAP / 2
-    middle = (start[1] + end[1]) / 2
-    lane = above if abs(above - middle) <= abs(below - middle) else below
-    return lane, min(b.x for b in between) - 2 * OP_RADIUS - 4, max(b.x + b.width for b in between) + 4
-
-
-def _edges(graph: Graph, boxes: Mapping[str, _Box], by_name: Mapping[str, GraphNode],
-           back: set[tuple[str, str]]) -> list[dict[str, Any]]:
-    """Edge paths from each parent's right side to its child's operation circle (or left side),
-    fanned out where several edges meet one node; an edge that skips columns runs in a lane
-    above or below their boxes instead of through them."""
-    arrivals: dict[str, list[int]] = {}
-    for index, (_parent, child) in enumerate(graph.edges):
-        arrivals.setdefault(child, []).append(index)
-    departures: dict[str, list[int]] = {}
-    for index, (parent, _child) in enumerate(graph.edges):
-        departures.setdefault(parent, []).append(index)
-    views = []
-    for index, (parent, child) in enumerate(graph.edges):
-        source, target = boxes[parent], boxes[child]
-        out_rank = departures[parent].index(index) - (len(departures[parent]) - 1) / 2
-        start = (source.x + source.width, source.centre + out_rank * 6)
-        incoming = sorted(arrivals[child], key=lambda i: (boxes[graph.edges[i][0]].centre, i))
-        in_rank = incoming.index(index) - (len(incoming) - 1) / 2
-        if by_name[child].op:
-            angle = math.pi + in_rank * 0.55
-            end = (target.x - OP_RADIUS + OP_RADIUS * math.cos(angle),
-                   target.centre + OP_RADIUS * math.sin(angle))
-        else:
-            end = (target.x, target.centre + in_rank * 6)
-        lane = None if (parent, child) in back else _lane(source, target, start, end, boxes)
-        if lane is None:
-            curves = [_edge(start, end)]
-        else:
-            y, lane_start, lane_end = lane
-            curves = [_edge(start, (lane_start, y)), _edge((lane_end, y), end)]
-        views.append({"curves": [_round(curve) for curve in curves], "from": parent,
-                      "to": child, "back": (parent, child) in back})
-    return views
 
 
 # -- text tree -----------------------------------------------------------------------------------

@@ -148,13 +148,13 @@ def graph_view(detail: Mapping[str, Any] | None, catalogue: Catalogue) -> dict[s
     if not raw:
         return None
     # Imported here: most feedback draws no graph, and a student's check should not pay for it.
-    from grader.results.graph_drawing import ROW_KEYS, layout, parse_graph, tree_rows
+    from grader.results.graph_drawing import ROW_KEYS, drawing, parse_graph, tree_rows
 
     graph = parse_graph(raw)
     if graph is None:
         return None
     labels = {key: catalogue.text(f"ui.graph.label_{key}") for key in ROW_KEYS}
-    return {"drawing": layout(graph, labels, catalogue.lang),
+    return {"drawing": drawing(graph, labels, catalogue.lang),
             "tree": tree_rows(graph, catalogue.lang),
             "calls": list(graph.calls) if graph.calls is not None else None}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from grader.grading.checking.drawn_graph import GraphShape, graph_on_failure
+from grader.grading.checking.graph_shape import GraphShape, graph_on_failure
 from grader.grading.checking.verdict import (
     CheckFailed,
     NotRun,
@@ -31,7 +31,7 @@ SIBLING_CONSUMERS = {"x": ("x*c", "x*d"), "x*c": ("out",), "x*d": ("out",)}
 SIBLING_INTERNAL = ("out", "x*c", "x*d", "x")
 
 # The shapes of the graphs the scenarios build, with the node names their `node_facts` use:
-# what a failure draws (see grader.grading.checking.drawn_graph).
+# what a failure draws (see grader.grading.checking.graph_shape).
 SIBLING_SHAPE = GraphShape(
     nodes=(("a", ""), ("b", ""), ("c", ""), ("d", ""), ("x", "*"), ("x*c", "*"), ("x*d", "*"),
            ("out", "+")),

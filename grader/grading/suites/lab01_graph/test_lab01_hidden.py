@@ -248,9 +248,9 @@ RANDOM_GRAPHS = 24  # drawn by hypothesis, after the fixed shapes of random_grap
                               "equal-data-leaves-stay-distinct", "equal-data-nodes-stay-distinct",
                               "number-right-operand", "number-left-operand"))
 def test_random_graphs_give_the_reference_data_and_gradients(sandboxed, reference, rng, blame_deferred):
-    graphs = random_graphs.draw_graphs(rng, random_graphs.LAB01_OPS, RANDOM_GRAPHS,
-                                       random_graphs.SHAPES_LAB01)
-    random_graphs.judge(sandboxed, reference, scenarios.random_graphs, graphs,
+    programs = random_graphs.draw_programs(rng, random_graphs.LAB01_OPS, RANDOM_GRAPHS,
+                                           random_graphs.SHAPES_LAB01)
+    random_graphs.judge(sandboxed, reference, scenarios.random_graphs, programs,
                         default_pitfall="topological-order",
                         explain=not blame_deferred)
 

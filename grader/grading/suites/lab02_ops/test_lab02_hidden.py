@@ -351,24 +351,24 @@ def test_operation(sandboxed, reference, rng, op, kind):
     KINDS[kind](sandboxed, reference, rng, op)
 
 
-# The nodes of the random graphs (grader.grading.checking.random_graphs) each row of CHECKS judges.
+# The nodes of the random programs (grader.grading.checking.random_graphs) each row of CHECKS judges.
 GRAPH_OPS = {"sub": ("sub", "sub-number-on-right", "sub-number-on-left"),
              "truediv": ("truediv", "truediv-number-on-right", "truediv-number-on-left")}
 NOT_ACCUMULATION = tuple(case.id for case in CHECKS if not case.id.endswith("-accumulates"))
 
 
-def _judged_apart(graphs, statuses, checks):
-    """The graphs without the operations for which one of `checks` has failed (or was not run
+def _judged_apart(programs, statuses, checks):
+    """The programs without the operations for which one of `checks` has failed (or was not run
     for a failed prerequisite): those cost their own checks. Not run if none is left."""
     broken = set()
     for case in CHECKS:
         if case.id in checks and statuses.get(case.id, "passed") not in ("passed", "declined"):
             op = case.values[0]
             broken.update(GRAPH_OPS.get(op, (op,)))
-    kept = random_graphs.graphs_without(graphs, broken)
+    kept = random_graphs.programs_without(programs, broken)
     judged = {op for case in CHECKS for op in GRAPH_OPS.get(case.values[0], (case.values[0],))}
-    if not any({node[0] for node in graph["nodes"]} & judged for graph in kept):
-        # no graph with an operation of this lab is left: nothing of lab 02 to judge
+    if not any({node[0] for node in program["nodes"]} & judged for program in kept):
+        # no program with an operation of this lab is left: nothing of lab 02 to judge
         raise NotRun("prerequisite", checks=[c for c in checks
                                              if statuses.get(c, "passed") != "passed"])
     return kept
@@ -381,8 +381,8 @@ def test_every_operation_adds_to_the_gradients_of_a_reused_input(sandboxed, refe
                                                                   statuses):
     # every op in one sandbox run: op(a) + a, and (a op b) + a + b for - and /; an op whose
     # own checks (value, derivative) failed is left out: a wrong tanh costs tanh's checks only
-    graphs = _judged_apart(random_graphs.reused_op_graphs(rng), statuses, NOT_ACCUMULATION)
-    random_graphs.judge(sandboxed, reference, scenarios.random_graphs, graphs,
+    programs = _judged_apart(random_graphs.reused_op_programs(rng), statuses, NOT_ACCUMULATION)
+    random_graphs.judge(sandboxed, reference, scenarios.random_graphs, programs,
                         default_pitfall="grad-overwrite", diagnosed=False)
 
 
@@ -393,11 +393,11 @@ RANDOM_GRAPHS = 6  # drawn after the fixed shapes of random_graphs.SHAPES_LAB02
                    defers_to=tuple(case.id for case in CHECKS if case.id.endswith("-accumulates")))
 def test_random_graphs_give_the_reference_data_and_gradients(sandboxed, reference, rng, blame_deferred,
                                                              statuses):
-    # graphs with an operation whose own checks failed are left out; an overwrite anywhere
+    # programs with an operation whose own checks failed are left out; an overwrite anywhere
     # still costs this check (a headline pitfall: defers_to)
-    graphs = _judged_apart(random_graphs.draw_graphs(rng, random_graphs.LAB02_OPS, RANDOM_GRAPHS,
-                                                     random_graphs.SHAPES_LAB02),
-                           statuses, NOT_ACCUMULATION)
-    random_graphs.judge(sandboxed, reference, scenarios.random_graphs, graphs,
+    programs = _judged_apart(random_graphs.draw_programs(rng, random_graphs.LAB02_OPS, RANDOM_GRAPHS,
+                                                         random_graphs.SHAPES_LAB02),
+                             statuses, NOT_ACCUMULATION)
+    random_graphs.judge(sandboxed, reference, scenarios.random_graphs, programs,
                         default_pitfall="wrong-local-derivative",
                         explain=not blame_deferred)

@@ -358,8 +358,8 @@ RANDOM_GRAPHS = 16  # drawn after the fixed shapes (random_graphs.SHAPES_LAB03)
                    defers_to=(EQUAL_DATA, "backward-seeds-output-with-one",
                               "backward-on-expression-tree", *TRAVERSAL))
 def test_random_dags_with_shared_nodes_match_the_reference(sandboxed, reference, rng, blame_deferred):
-    graphs = random_graphs.draw_graphs(rng, random_graphs.LAB02_OPS, RANDOM_GRAPHS,
-                                       random_graphs.SHAPES_LAB03)
-    random_graphs.judge(sandboxed, reference, scenarios.random_graphs, graphs,
+    programs = random_graphs.draw_programs(rng, random_graphs.LAB02_OPS, RANDOM_GRAPHS,
+                                           random_graphs.SHAPES_LAB03)
+    random_graphs.judge(sandboxed, reference, scenarios.random_graphs, programs,
                         default_pitfall="topological-order",
                         explain=not blame_deferred)

@@ -1,4 +1,4 @@
-"""The graph a check is about, as `detail["graph"]` (format: the score schema and README).
+"""The graph a check knows the shape of (`GraphShape`), as `detail["graph"]` (format: the score schema).
 
 Side: trusted process. A check knows the shape of the graph its scenario builds; the scenario
 reports the `[data, grad]` the student's engine left on each named node (`node_facts`); the

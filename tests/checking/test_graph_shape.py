@@ -1,4 +1,4 @@
-"""Tests for grader.grading.checking.drawn_graph: the graph a failed check carries in its detail."""
+"""Tests for grader.grading.checking.graph_shape: the graph a failed check carries in its detail."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from grader.grading.checking.drawn_graph import GraphShape, graph_detail, graph_on_failure
+from grader.grading.checking.graph_shape import GraphShape, graph_detail, graph_on_failure
 from grader.grading.checking.reference import load_reference_class, run_reference
 from grader.grading.checking.verdict import CheckFailed, close, fail
 from grader.grading.checking.verdicts import lab01_graph as verdicts

@@ -72,7 +72,7 @@ ESTIMATED_S = {
     "tests/platforms/test_deploy.py": 25, "tests/test_kit.py": 30,
     "tests/test_student_output.py": 15, "tests/platforms/test_prairielearn.py": 25,
     "tests/test_notebook_check.py": 120, "tests/sandbox/test_busy_machine.py": 45,
-    "batch-tarpit-class": 35,
+    "batch-tarpit-class": 35, "tests/test_notebooks.py": 40,
 }
 # What a lone test of these modules costs (seconds), so they start before the unit tests.
 UNGROUPED_ESTIMATED_S = {"tests/test_interrupt.py": 30, "tests/test_seed_stability.py": 20,

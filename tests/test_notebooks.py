@@ -301,8 +301,8 @@ def test_build_labs_makes_no_notebook_for_an_unregistered_lab(tmp_path: Path) ->
 
 
 def fixture_folder(lab: Lab) -> Path:
-    """Return tests/fixtures/labNN for a lab called labNN_<topic>."""
-    return FIXTURES / lab.name.split("_", 1)[0]
+    """Return tests/fixtures/<lab> (the folder is named after the whole lab)."""
+    return FIXTURES / lab.name
 
 
 def labs_with_fixtures() -> list[Lab]:
@@ -312,9 +312,13 @@ def labs_with_fixtures() -> list[Lab]:
 
 
 def submissions_of(lab: Lab) -> list[Path]:
-    """Return the .py submissions graded both ways: the solution, the stub and every fixture."""
+    """Return the .py submissions graded both ways: the solution, the stub, a correct engine of
+    another style and a buggy one (the notebook's extraction does not depend on the bug, so one
+    of each kind is enough; tests/test_lab_fixtures.py grades every fixture as a folder)."""
     fixtures = sorted(path for path in fixture_folder(lab).iterdir() if path.is_dir())
-    return [lab.solution_dir, lab.student_dir, *fixtures]
+    correct = next(path for path in fixtures if path.name.startswith("correct-"))
+    buggy = next(path for path in fixtures if not path.name.startswith("correct-"))
+    return [lab.solution_dir, lab.student_dir, correct, buggy]
 
 
 Grades = dict[Path, tuple[dict[str, Any], dict[str, Any]]]

@@ -17,11 +17,11 @@ import pytest
 
 from grader.authoring.notebooks import INTRO_EN, INTRO_ES
 from grader.labs import LABS
+from grader.results.i18n import CATALOGUE_DIR, catalogue_files
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 GLOSSARY = REPO_ROOT / "docs" / "glossary.md"
-CATALOGUE = REPO_ROOT / "grader" / "results" / "catalogue"
 REFERENCE = {"en": re.compile(r"section “([^”]+)”"), "es": re.compile(r"sección «([^»]+)»")}
 README = {"en": "README.md", "es": "README.es.md"}
 # Material the course chapter mentions but the kit does not hold.
@@ -52,8 +52,8 @@ NEVER = {lang: sorted({v.strip() for row in TERMS for v in row[column].split(","
 
 def texts(lang: str) -> dict[str, str]:
     """Every student-facing text of a language, by where it comes from."""
-    found = {str(path.relative_to(REPO_ROOT)): path.read_text(encoding="utf-8")
-             for path in [CATALOGUE / f"{lang}.toml", *sorted((CATALOGUE / lang).glob("*.toml"))]}
+    found = {str(path.relative_to(REPO_ROOT)): "\n".join(entries.values())
+             for path, entries in catalogue_files(CATALOGUE_DIR, lang).items()}
     for lab in LABS.values():
         path = lab.student_dir / README[lang]
         found[str(path.relative_to(REPO_ROOT))] = path.read_text(encoding="utf-8")

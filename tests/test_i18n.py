@@ -10,9 +10,13 @@ from pathlib import Path
 import pytest
 from language_rules import english_words, lonely_plurals
 
+from grader.labs import LABS
 from grader.results.i18n import (
+    BILINGUAL_FOLDER,
+    CATALOGUE_DIR,
     LANGUAGES,
     Catalogue,
+    bilingual_entries,
     default_language,
     format_number,
     load_from,
@@ -45,6 +49,77 @@ def write_catalogues(directory: Path, en: str, es: str) -> Path:
     (directory / "en.toml").write_text(en, encoding="utf-8")
     (directory / "es.toml").write_text(es, encoding="utf-8")
     return directory
+
+
+def write_bilingual(directory: Path, name: str, text: str) -> Path:
+    """Write a synthetic bilingual file beside an empty shared en/es pair; return the file."""
+    write_catalogues(directory, en="", es="")
+    (directory / BILINGUAL_FOLDER).mkdir(exist_ok=True)
+    source = directory / BILINGUAL_FOLDER / name
+    source.write_text(text, encoding="utf-8")
+    return source
+
+
+BILINGUAL_FILES = sorted((CATALOGUE_DIR / BILINGUAL_FOLDER).glob("*.toml"))
+
+
+@pytest.mark.parametrize("source", BILINGUAL_FILES, ids=lambda path: path.name)
+def test_every_bilingual_entry_has_a_text_in_every_language(source: Path) -> None:
+    # bilingual_entries raises, naming the file, the key and the language, on a missing one.
+    entries = bilingual_entries(source)
+    assert entries and all(set(texts) == set(LANGUAGES) for texts in entries.values()), source
+
+
+def test_the_bilingual_files_are_the_labs_the_command_line_and_the_platforms() -> None:
+    assert {path.stem for path in BILINGUAL_FILES} == {*LABS, "cli", "platforms"}
+
+
+def test_a_bilingual_entry_missing_a_language_names_the_file_the_check_and_the_language(
+        tmp_path: Path) -> None:
+    write_bilingual(tmp_path, "lab01_graph.toml",
+                    '[checks.add-builds-node]\ntitle.en = "Builds"\ntitle.es = "Construye"\n'
+                    'hint.en = "Look at _prev."\n')
+    for lang in LANGUAGES:
+        with pytest.raises(ValueError, match=r"lab01_graph\.toml: checks\.add-builds-node\.hint "
+                                             r"has no es text \(write checks\.add-builds-node\.hint\.es\)"):
+            load_from(tmp_path, lang)
+
+
+def test_an_empty_text_in_a_bilingual_entry_is_a_missing_translation(tmp_path: Path) -> None:
+    write_bilingual(tmp_path, "lab.toml", '[ui]\nscore.en = "Score"\nscore.es = " "\n')
+    with pytest.raises(ValueError, match=r"lab\.toml: ui\.score has no es text"):
+        load_from(tmp_path, "en")
+
+
+@pytest.mark.parametrize("line", ['title.fr = "Construit"', 'title = "Builds"'])
+def test_a_bilingual_text_under_a_name_that_is_not_a_language_is_an_error(
+        tmp_path: Path, line: str) -> None:
+    write_bilingual(tmp_path, "lab.toml",
+                    f'[checks.x]\nhint.en = "Look."\nhint.es = "Mira."\n{line}\n')
+    with pytest.raises(ValueError, match=r"lab\.toml: checks\.x\.title(\.fr)?: '(fr|title)' is not a "
+                                         r"language of the catalogue"):
+        load_from(tmp_path, "es")
+
+
+def test_a_bilingual_text_that_is_not_a_string_is_an_error(tmp_path: Path) -> None:
+    write_bilingual(tmp_path, "lab.toml", '[ui]\nscore.en = 3\nscore.es = "x"\n')
+    with pytest.raises(ValueError, match=r"lab\.toml: ui\.score\.en must be a string"):
+        load_from(tmp_path, "en")
+
+
+def test_a_bilingual_entry_loads_each_language_under_the_same_key(tmp_path: Path) -> None:
+    write_bilingual(tmp_path, "lab.toml", '[checks.x]\ntitle.en = "Builds {n}"\n'
+                                          'title.es = "Construye {n}"\n')
+    assert load_from(tmp_path, "en").text("checks.x.title", n="2") == "Builds 2"
+    assert load_from(tmp_path, "es").text("checks.x.title", n="2") == "Construye 2"
+
+
+def test_a_key_in_a_shared_file_and_a_bilingual_file_is_an_error_naming_both(
+        tmp_path: Path) -> None:
+    write_bilingual(tmp_path, "lab.toml", '[ui]\nscore.en = "Score"\nscore.es = "Nota"\n')
+    (tmp_path / "en.toml").write_text('[ui]\nscore = "Score"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"lab\.toml: ui\.score is already defined in .*en\.toml"):
+        load_from(tmp_path, "en")
 
 
 def test_real_catalogues_have_every_key_in_every_language() -> None:

@@ -27,7 +27,7 @@ from grader.grading import shard
 from grader.grading.checking.declared import declared_checks
 from grader.grading.child.graph import OPERATIONS
 from grader.labs import LABS, PACKAGE_DIR
-from grader.results.i18n import LANGUAGES, Catalogue
+from grader.results.i18n import BILINGUAL_FOLDER, LANGUAGES, Catalogue
 
 
 @pytest.fixture(scope="module")
@@ -194,15 +194,15 @@ def test_no_hidden_check_id_title_or_hint_is_in_any_built_kit(kits) -> None:
 
 def test_the_kit_catalogue_keeps_every_public_check_and_every_shared_text(kits) -> None:
     folder, _ = kits["lab02_ops"]
-    for lang in LANGUAGES:
-        source = PACKAGE_DIR / "results" / "catalogue" / lang / "lab02_ops.toml"
-        original = tomllib.loads(source.read_text(encoding="utf-8"))
-        kit = tomllib.loads((folder / "grader" / "results" / "catalogue" / lang / "lab02_ops.toml")
-                            .read_text(encoding="utf-8"))
-        public = {check.id for check in declared_checks(LABS["lab02_ops"], hidden=False)}
-        assert set(kit["checks"]) == public, sorted(set(kit["checks"]) ^ public)
-        assert {key: value for key, value in kit.items() if key != "checks"} == \
-            {key: value for key, value in original.items() if key != "checks"}
+    where = Path("results") / "catalogue" / BILINGUAL_FOLDER / "lab02_ops.toml"
+    original = tomllib.loads((PACKAGE_DIR / where).read_text(encoding="utf-8"))
+    kit = tomllib.loads((folder / "grader" / where).read_text(encoding="utf-8"))
+    public = {check.id for check in declared_checks(LABS["lab02_ops"], hidden=False)}
+    assert set(kit["checks"]) == public, sorted(set(kit["checks"]) ^ public)
+    # A check's table holds all its languages: every kept check keeps every translation.
+    assert kit["checks"] == {check: original["checks"][check] for check in public}
+    assert {key: value for key, value in kit.items() if key != "checks"} == \
+        {key: value for key, value in original.items() if key != "checks"}
 
 
 def test_declared_ids_read_from_the_source_are_the_ids_pytest_sees() -> None:
@@ -214,11 +214,13 @@ def test_declared_ids_read_from_the_source_are_the_ids_pytest_sees() -> None:
 def test_filtering_drops_the_hidden_tables_and_refuses_a_file_it_would_change_otherwise(
         tmp_path: Path) -> None:
     source = tmp_path / "lab.toml"
-    source.write_text('# -- hidden checks: x\n[pitfalls.p]\ntitle = "P"\n\n[checks.public]\n'
-                      'title = "shown"\n\n[checks.secret]\ntitle = "hidden"\nhint = "h"\n',
-                      encoding="utf-8")
+    source.write_text('# -- hidden checks: x\n[pitfalls.p]\ntitle.en = "P"\ntitle.es = "E"\n\n'
+                      '[checks.public]\ntitle.en = "shown"\ntitle.es = "visible"\n\n'
+                      '[checks.secret]\ntitle.en = "hidden"\ntitle.es = "oculta"\n'
+                      'hint.en = "h"\nhint.es = "p"\n', encoding="utf-8")
     kept = public_catalogue(source, {"public"}, "lab.toml")
-    assert "secret" not in kept and "hidden" not in kept and "shown" in kept, kept
+    assert "secret" not in kept and "hidden" not in kept and "oculta" not in kept, kept
+    assert "shown" in kept and "visible" in kept, kept
     source.write_text('[checks.public]\ntitle = """\n[checks.secret]\n"""\n', encoding="utf-8")
     with pytest.raises(ClosureError):
         public_catalogue(source, {"public"}, "lab.toml")

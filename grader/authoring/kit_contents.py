@@ -202,7 +202,8 @@ _HEADER = re.compile(r"^\[(?P<key>[^\[\]]+)\]\s*(#.*)?$")
 
 def public_catalogue(source: Path, kept_checks: set[str], name: str) -> str:
     """The catalogue file `source` as the kit carries it: without the `checks.<id>` tables of
-    checks not in kept_checks, and without comments (they name hidden checks' groups)."""
+    checks not in kept_checks (a table holds every language of its check, so one goes with all
+    its translations), and without comments (they name hidden checks' groups)."""
     kept_lines: list[str] = []
     keep = True
     for line in source.read_text(encoding="utf-8").splitlines():

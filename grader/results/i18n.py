@@ -1,4 +1,4 @@
-"""Message catalogues: load the per-language TOML files and look up student-facing strings."""
+"""Message catalogues: read the TOML files of every language and look up student-facing strings."""
 
 from __future__ import annotations
 
@@ -168,17 +168,67 @@ class Catalogue:
             raise KeyError(f"no message {key!r} in the {self.lang!r} catalogue") from None
 
 
+# The texts of one lab, of the command line and of the platforms: one file each, every entry
+# in every language (`title.en`, `title.es`), so a missing translation is a missing line in review.
+BILINGUAL_FOLDER = "bilingual"
+
+
+def _bilingual(table: Mapping[str, Any], prefix: str, source: Path) -> dict[str, dict[str, str]]:
+    """Map each dotted key of a bilingual file to its texts by language; a text under a name
+    that is not a language, or an entry without every language, is an error naming the key."""
+    entries: dict[str, dict[str, str]] = {}
+    texts: dict[str, str] = {}
+    for name, value in table.items():
+        if "." in name:
+            raise ValueError(f"{source}: key {prefix}{name!r} must not contain a dot")
+        if isinstance(value, Mapping):
+            entries.update(_bilingual(value, f"{prefix}{name}.", source))
+        elif name not in LANGUAGES:
+            raise ValueError(f"{source}: {prefix}{name}: {name!r} is not a language of the "
+                             f"catalogue ({', '.join(LANGUAGES)}); a text is one line per "
+                             f"language, as in title.en = \"...\"")
+        elif not isinstance(value, str):
+            raise ValueError(f"{source}: {prefix}{name} must be a string, "
+                             f"not {type(value).__name__}")
+        else:
+            _placeholders(value, f"{source}: {prefix}{name}")
+            texts[name] = value
+    if texts:
+        key = prefix.rstrip(".")
+        for lang in LANGUAGES:
+            if not texts.get(lang, "").strip():
+                raise ValueError(f"{source}: {key} has no {lang} text (write {key}.{lang})")
+        entries[key] = texts
+    return entries
+
+
+def bilingual_entries(source: Path) -> dict[str, dict[str, str]]:
+    """The entries of one bilingual catalogue file: dotted key -> language -> text."""
+    with Path(source).open("rb") as handle:
+        return _bilingual(tomllib.load(handle), "", Path(source))
+
+
+def catalogue_files(directory: Path, lang: str) -> dict[Path, dict[str, str]]:
+    """Each file the catalogue of lang is read from, with the texts of lang it holds:
+    <directory>/<lang>.toml (the shared texts of that language), then every
+    <directory>/bilingual/*.toml (one per lab, the command line, the platforms)."""
+    directory = Path(directory)
+    shared = directory / f"{lang}.toml"
+    with shared.open("rb") as handle:
+        files = {shared: _flatten(tomllib.load(handle), "", shared)}
+    for source in sorted((directory / BILINGUAL_FOLDER).glob("*.toml")):
+        files[source] = {key: texts[lang] for key, texts in bilingual_entries(source).items()}
+    return files
+
+
 def load_from(directory: Path, lang: str) -> Catalogue:
-    """Load <directory>/<lang>.toml and every <directory>/<lang>/*.toml (one per lab) as one
-    catalogue; a key defined in two files is an error naming both."""
+    """Load the catalogue of lang from directory (see catalogue_files) as one catalogue; a key
+    defined in two files is an error naming both."""
     _check_language(lang)
-    sources = [Path(directory) / f"{lang}.toml", *sorted((Path(directory) / lang).glob("*.toml"))]
     entries: dict[str, str] = {}
     origin: dict[str, Path] = {}
-    for source in sources:
-        with source.open("rb") as handle:
-            table = tomllib.load(handle)
-        for key, value in _flatten(table, "", source).items():
+    for source, texts in catalogue_files(directory, lang).items():
+        for key, value in texts.items():
             if key in entries:
                 raise ValueError(f"{source}: {key} is already defined in {origin[key]}")
             entries[key], origin[key] = value, source

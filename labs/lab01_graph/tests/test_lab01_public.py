@@ -39,7 +39,8 @@ def _expect_direct(sandboxed, op, expected, upstream=1.0, same=False, preset=0.0
 
 def _expect_numbers(sandboxed, op, k, data, grad):
     for side in ("right", "left"):
-        result = sandboxed(scenarios.number_operand_direct, side=side, op=op, x=A, k=k)
+        result = sandboxed(scenarios.number_operand, side=side, op=op, x=A, k=k,
+                           own_backward=True)
         written = f"a {op} {k}" if side == "right" else f"{k} {op} a"
         expect_results_close(result, {"data": data, "a.grad": grad},
                              inputs={"out": written, "a": A, "out.grad": 1.0,

@@ -84,24 +84,12 @@ def direct_backward(Value, op, x, y, upstream, same=False, preset=0.0):
 
 
 @scenario
-def number_operand_direct(Value, side, op, x, k):
-    # A plain number on one side of the operator; the gradient through its _backward alone.
-    a = Value(x)
-    if side == "right":
-        out = a + k if op == "+" else a * k
-    else:
-        out = k + a if op == "+" else k * a
-    result = {"data": data_of(out, "out")}
-    out.grad = 1.0
-    out._backward()
-    result["a.grad"] = grad_of(a, "a")
-    return result
-
-
-@scenario
-def seed(Value, x, y):
+def seed(Value, x, y, stale=None):
+    # stale: a gradient the output already holds (out.grad set by hand before backward())
     a, b = Value(x), Value(y)
     out = a * b
+    if stale is not None:
+        out.grad = stale
     seen = []
     original = out._backward
 
@@ -202,14 +190,20 @@ def equal_data_nodes(Value, x, y, z):
 
 
 @scenario
-def number_operand(Value, side, op, x, k):
+def number_operand(Value, side, op, x, k, own_backward=False):
+    # A plain number on one side of the operator; the gradient through backward(), or through
+    # the result's own _backward alone (own_backward: out.grad set to 1 by hand).
     a = Value(x)
     if side == "right":
         out = a + k if op == "+" else a * k
     else:
         out = k + a if op == "+" else k * a
     result = {"data": data_of(out, "out")}
-    out.backward()
+    if own_backward:
+        out.grad = 1.0
+        out._backward()
+    else:
+        out.backward()
     result["a.grad"] = grad_of(a, "a")
     return result
 

@@ -74,6 +74,19 @@ def test_backward_seeds_the_output_with_one(sandboxed, rng):
     verdicts.expect_seeded(result, {"a": inputs["x"], "b": inputs["y"]}, inputs)
 
 
+STALE_GRAD = 2.5  # what the output holds before backward(): a seed that adds ends at 3.5
+
+
+@pytest.mark.check(id="backward-seeds-over-an-output-gradient", pitfall="seed-gradient",
+                   weight=1, requires=("backward-seeds-output",))
+def test_backward_sets_the_seed_whatever_the_output_held(sandboxed, rng):
+    inputs = distinct_values(rng, "x y")
+    result = verdicts.run_backward(sandboxed, scenarios.seed, stale=STALE_GRAD, **inputs)
+    leaves = {"a": inputs["x"], "b": inputs["y"]}
+    verdicts.expect_seeded(result, leaves, {"out": "a * b", **leaves, "out.grad": STALE_GRAD,
+                                            "calls": "out.backward()"})
+
+
 def _check_local_derivative(sandboxed, reference, rng, op):
     inputs = distinct_values(rng, "x y")
     result = sandboxed(scenarios.one_op, op=op, **inputs)

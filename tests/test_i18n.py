@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import os
 import re
 from pathlib import Path
 
@@ -83,6 +84,16 @@ def test_a_bilingual_entry_missing_a_language_names_the_file_the_check_and_the_l
         with pytest.raises(ValueError, match=r"lab01_graph\.toml: checks\.add-builds-node\.hint "
                                              r"has no es text \(write checks\.add-builds-node\.hint\.es\)"):
             load_from(tmp_path, lang)
+
+
+def test_a_bilingual_file_is_read_once_for_every_language_and_again_once_edited(
+        tmp_path: Path) -> None:
+    source = write_bilingual(tmp_path, "lab.toml", '[ui]\nscore.en = "Score"\nscore.es = "Nota"\n')
+    first = bilingual_entries(source)
+    assert bilingual_entries(source) is first  # the es catalogue reuses what en read
+    source.write_text('[ui]\nscore.en = "Points"\nscore.es = "Puntos"\n', encoding="utf-8")
+    os.utime(source, ns=(source.stat().st_atime_ns, source.stat().st_mtime_ns + 1_000_000))
+    assert load_from(tmp_path, "es").text("ui.score") == "Puntos"
 
 
 def test_an_empty_text_in_a_bilingual_entry_is_a_missing_translation(tmp_path: Path) -> None:

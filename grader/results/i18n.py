@@ -203,7 +203,15 @@ def _bilingual(table: Mapping[str, Any], prefix: str, source: Path) -> dict[str,
 
 
 def bilingual_entries(source: Path) -> dict[str, dict[str, str]]:
-    """The entries of one bilingual catalogue file: dotted key -> language -> text."""
+    """The entries of one bilingual catalogue file: dotted key -> language -> text (read once
+    for every language: each language's catalogue reads the same file)."""
+    stat = Path(source).stat()
+    return _read_bilingual(str(source), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _read_bilingual(source: str, _mtime_ns: int, _size: int) -> dict[str, dict[str, str]]:
+    """bilingual_entries, cached by path and version (a file edited since reads again)."""
     with Path(source).open("rb") as handle:
         return _bilingual(tomllib.load(handle), "", Path(source))
 

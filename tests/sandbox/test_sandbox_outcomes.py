@@ -571,13 +571,19 @@ def test_scenario_runs_in_the_submission_folder(tmp_path: Path) -> None:
 # --- a timeout belongs to the check that timed out ------------------------------------------
 
 
+# An import that takes 50 ms whatever the machine: a zygote forked warm imports STUDENT in a
+# few milliseconds, within the probe's first 0.001 s once its deadline moves on by the time it
+# waited for a CPU (run_queue), so the import itself must take longer than that.
+SLOW_IMPORT = STUDENT + "\nimport time\n\ntime.sleep(0.05)\n"
+
+
 def _run_after_a_timeout_under_load(tmp_path: Path, folder: str) -> tuple[Outcome, Outcome]:
     """spin (a timeout), then add_data, beside one CPU hog per core, on a sandbox whose restart
     probe first gets far less time than an import takes: as a loaded machine gives it."""
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
             for _ in range(os.cpu_count() or 2)]
     try:
-        with make_sandbox(tmp_path, folder=folder, timeout_s=0.5) as sandbox:
+        with make_sandbox(tmp_path, SLOW_IMPORT, folder=folder, timeout_s=0.5) as sandbox:
             first = sandbox.run(add_data, {"x": 1.0, "y": 2.0}, timeout_s=30.0)
             assert first.ok, shown(first)
             sandbox.limits = dataclasses.replace(sandbox.limits, import_timeout_s=0.001)

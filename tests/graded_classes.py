@@ -22,6 +22,17 @@ from grader.labs import LABS, Lab
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 SEED = "fixtures"
+# tests/data/verdicts/<lab>.txt: what the grader concluded about each fixture, one line per
+# fixture and check (written and compared by tests/test_lab_fixtures.py).
+VERDICTS = ROOT / "tests" / "data" / "verdicts"
+FEEDBACK_ROW = "(feedback)"  # the check cell of a fixture's line about its whole document
+
+
+def snapshot_rows(lab: str) -> list[list[str]]:
+    """The rows of a lab's verdict snapshot: [fixture, check, status, pitfall named, detail
+    kind], or [fixture, FEEDBACK_ROW, status, pitfalls named, flags] ('-' for none)."""
+    text = (VERDICTS / f"{lab}.txt").read_text(encoding="utf-8")
+    return [line.split() for line in text.splitlines() if line and not line.startswith("#")]
 
 
 @dataclass(frozen=True)

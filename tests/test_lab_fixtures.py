@@ -18,7 +18,16 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from graded_classes import ALL_FIXTURES, FIXTURES, LAB_FOLDERS, ROOT, Fixture, LabRun
+from graded_classes import (
+    ALL_FIXTURES,
+    FEEDBACK_ROW,
+    FIXTURES,
+    LAB_FOLDERS,
+    ROOT,
+    VERDICTS,
+    Fixture,
+    LabRun,
+)
 
 from grader.authoring.readme_tables import HEADLINE_PITFALLS, lab_table, points_by_pitfall
 from grader.grading.checking.declared import declared_by_lab
@@ -235,8 +244,6 @@ def test_every_fixture_has_an_expected_toml() -> None:
 # one-line diff. When a verdict changes on purpose (a new check, a new fixture), regenerate with
 #     UPDATE_VERDICTS=1 .venv/bin/python -m pytest tests/test_lab_fixtures.py -k snapshot
 # and say in the commit message which verdicts moved and why.
-VERDICTS = ROOT / "tests" / "data" / "verdicts"
-FEEDBACK_ROW = "(feedback)"  # sorts before every check id
 # Fixed widths, from the longest names today: a longer new name pushes its own line, no other.
 COLUMN_WIDTHS = (40, 50, 9, 28)
 DIFF_LINES = 200  # of the failure message; the rest are counted

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from graded_classes import FEEDBACK_ROW, snapshot_rows
 
 from grader.grading.checking.reference import load_reference_class, run_reference
 from grader.grading.checking.verdict import CheckFailed, NotRun
@@ -146,11 +147,9 @@ def crash_fixtures() -> dict[str, tuple[str, ...]]:
     """Lab -> its crash fixtures: the named ones and those the snapshot shows raising."""
     found = {}
     for lab, named in NAMED_CRASH_FIXTURES.items():
-        # a row: fixture, check, status, pitfall named, detail kind (tests/test_lab_fixtures.py)
-        rows = (line.split() for line in (ROOT / "tests" / "data" / "verdicts" / f"{lab}.txt")
-                .read_text(encoding="utf-8").splitlines() if line and not line.startswith("#"))
-        raising = {row[0] for row in rows
-                   if not row[0].startswith("(") and row[2:3] == ["failed"] and row[-1] == "exception"}
+        raising = {fixture for fixture, check, status, _pitfall, kind in snapshot_rows(lab)
+                   if not fixture.startswith("(") and check != FEEDBACK_ROW
+                   and status == "failed" and kind == "exception"}
         found[lab] = tuple(sorted(raising | set(named)))
     return found
 

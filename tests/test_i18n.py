@@ -23,6 +23,7 @@ from grader.results.i18n import (
     load_from,
     missing_translations,
     placeholder_mismatches,
+    read_toml,
 )
 
 PITFALL_IDS = (
@@ -94,6 +95,57 @@ def test_a_bilingual_file_is_read_once_for_every_language_and_again_once_edited(
     source.write_text('[ui]\nscore.en = "Points"\nscore.es = "Puntos"\n', encoding="utf-8")
     os.utime(source, ns=(source.stat().st_atime_ns, source.stat().st_mtime_ns + 1_000_000))
     assert load_from(tmp_path, "es").text("ui.score") == "Puntos"
+
+
+def _copy_of(source: Path) -> Path:
+    return source.parent / "__pycache__" / (source.name + ".marshal")
+
+
+def test_a_catalogue_file_is_parsed_once_then_read_from_its_copy_while_unchanged(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.dont_write_bytecode", False)
+    source = tmp_path / "en.toml"
+    source.write_text('[ui]\nscore = "Score"\n', encoding="utf-8")
+    assert read_toml(source) == {"ui": {"score": "Score"}}
+    assert _copy_of(source).is_file()
+    monkeypatch.setattr("tomllib.load", lambda handle: pytest.fail("parsed again"))
+    assert read_toml(source) == {"ui": {"score": "Score"}}  # from the copy
+
+
+def test_a_catalogue_file_edited_since_its_copy_is_parsed_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.dont_write_bytecode", False)
+    source = tmp_path / "en.toml"
+    source.write_text('[ui]\nscore = "Score"\n', encoding="utf-8")
+    read_toml(source)
+    source.write_text('[ui]\nscore = "Points"\n', encoding="utf-8")
+    os.utime(source, ns=(source.stat().st_atime_ns, source.stat().st_mtime_ns + 1_000_000))
+    assert read_toml(source) == {"ui": {"score": "Points"}}
+
+
+@pytest.mark.parametrize("copy", [b"", b"not marshal data", b"\x00" * 7],
+                         ids=["empty", "garbage", "truncated"])
+def test_a_broken_copy_is_ignored_and_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               copy: bytes) -> None:
+    monkeypatch.setattr("sys.dont_write_bytecode", False)
+    source = tmp_path / "en.toml"
+    source.write_text('[ui]\nscore = "Score"\n', encoding="utf-8")
+    _copy_of(source).parent.mkdir()
+    _copy_of(source).write_bytes(copy)
+    assert read_toml(source) == {"ui": {"score": "Score"}}
+    assert _copy_of(source).read_bytes() != copy
+
+
+def test_no_copy_is_written_when_python_writes_no_bytecode_or_the_folder_is_read_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = tmp_path / "en.toml"
+    source.write_text('[ui]\nscore = "Score"\n', encoding="utf-8")
+    monkeypatch.setattr("sys.dont_write_bytecode", True)
+    assert read_toml(source) == {"ui": {"score": "Score"}}
+    assert not _copy_of(source).parent.exists()
+    monkeypatch.setattr("sys.dont_write_bytecode", False)
+    _copy_of(source).parent.write_text("a file where the folder would be", encoding="utf-8")
+    assert read_toml(source) == {"ui": {"score": "Score"}}  # still read, no copy kept
 
 
 def test_an_empty_text_in_a_bilingual_entry_is_a_missing_translation(tmp_path: Path) -> None:

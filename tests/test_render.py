@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
+import jinja2
 import pytest
 
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import check_hint
 from grader.results.render import (
     FEEDBACK_TEMPLATES,
+    _CompiledTemplates,
     environment,
     isolation_notes,
     render_dashboard,
@@ -265,3 +268,59 @@ def test_feedback_says_a_late_attempt_and_its_files_of_one_name(fmt: str, lang: 
     text = flat(render_feedback(doc, fmt, lang))
     for sentence in (late, earlier):
         assert sentence in text, (sentence, text[:600])
+
+
+# --- compiled templates kept in __pycache__ ----------------------------------------------------
+
+
+def _templates_in(folder: Path, text: str) -> jinja2.Environment:
+    """An environment over one template in folder, its compiled form kept as render keeps it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "page.j2").write_text(text, encoding="utf-8")
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(folder),
+                              bytecode_cache=_CompiledTemplates(str(folder / "__pycache__")))
+
+
+def test_a_compiled_template_is_kept_and_found_again_by_a_copy_of_the_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.dont_write_bytecode", False)
+    first = _templates_in(tmp_path / "image", "Hello {{ name }}")
+    assert first.get_template("page.j2").render(name="a") == "Hello a"
+    assert len(list((tmp_path / "image" / "__pycache__").iterdir())) == 1
+    shutil.copytree(tmp_path / "image", tmp_path / "copy")  # as PrairieLearn's run.sh copies
+    copy = _templates_in(tmp_path / "copy", "Hello {{ name }}")
+    monkeypatch.setattr(jinja2.Environment, "compile",
+                        lambda *args, **kwargs: pytest.fail("compiled again"))
+    assert copy.get_template("page.j2").render(name="b") == "Hello b"
+
+
+def test_an_edited_template_is_compiled_again(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.dont_write_bytecode", False)
+    _templates_in(tmp_path, "Hello {{ name }}").get_template("page.j2")
+    assert _templates_in(tmp_path, "Bye {{ name }}").get_template("page.j2").render(
+        name="a") == "Bye a"
+
+
+def test_no_compiled_template_is_written_without_bytecode_or_a_writable_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.dont_write_bytecode", True)
+    assert _templates_in(tmp_path / "a", "x").get_template("page.j2").render() == "x"
+    assert not (tmp_path / "a" / "__pycache__").exists()
+    monkeypatch.setattr("sys.dont_write_bytecode", False)
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "__pycache__").write_text("a file, not a folder", encoding="utf-8")
+    assert _templates_in(tmp_path / "b", "y").get_template("page.j2").render() == "y"
+
+
+@pytest.mark.parametrize("kept", [b"", b"garbage", jinja2.bccache.bc_magic + b"\x80broken"],
+                         ids=["empty", "garbage", "broken-after-the-magic"])
+def test_a_broken_compiled_template_is_compiled_again(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      kept: bytes) -> None:
+    monkeypatch.setattr("sys.dont_write_bytecode", False)
+    _templates_in(tmp_path, "Hello {{ name }}").get_template("page.j2")
+    [entry] = (tmp_path / "__pycache__").iterdir()
+    entry.write_bytes(kept)
+    assert _templates_in(tmp_path, "Hello {{ name }}").get_template("page.j2").render(
+        name="a") == "Hello a"

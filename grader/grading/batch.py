@@ -19,7 +19,6 @@ import signal
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -491,6 +490,8 @@ def _grade_pending(plan: GradingPlan, pending: Sequence[PreparedSubmission],
             grade_shard(plan, shard, workdir, options.shard_timeout_s, options.interactive,
                         finished, stop)
         return
+    from concurrent.futures import ThreadPoolExecutor, as_completed  # here: a check has no pool
+
     pool = ThreadPoolExecutor(max_workers=options.workers)
     futures = []
     try:

@@ -35,7 +35,7 @@ from grader.grading.checking.verdict import CheckFailed, NotRun
 from grader.grading.child.scenario import Scenario
 from grader.grading.sandbox import reaper
 from grader.grading.sandbox.inprocess import InProcessRunner
-from grader.grading.sandbox.jail import default_jail
+from grader.grading.sandbox.jail import default_interpreter, default_jail
 from grader.grading.sandbox.sandbox import Limits, Outcome, Sandbox
 from grader.grading.sandbox.shard_zygote import ShardZygotes
 from grader.intake.notebook_module import CellStart, cell_frame, cells_from_data
@@ -53,6 +53,8 @@ class GradingState:
     statuses: dict[tuple[str, str], str] = field(default_factory=dict)
     weights: dict[str, float] = field(default_factory=dict)  # a course file's, by check id
     budget_s: float = Limits.budget_s  # wall-clock seconds per submission, all checks together
+    # every submission's sandbox forks its zygote from one of these (closed at unconfigure)
+    zygotes: ShardZygotes = field(default_factory=ShardZygotes)
 
 
 # What a failed check shows of the student's output: per scenario the sandbox keeps 4096
@@ -103,6 +105,15 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[STREAM_KEY] = SubmissionStream(stream, config)
         config.pluginmanager.register(config.stash[STREAM_KEY], "grader-stream")
     reaper.enable_subreaper()
+    if not config.stash[STATE_KEY].in_process:  # it starts while pytest collects the checks
+        config.stash[STATE_KEY].zygotes.prestart(default_interpreter())
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Stop the shard's zygotes."""
+    state = config.stash.get(STATE_KEY, None)
+    if state is not None:
+        state.zygotes.close()
 
 
 def _grading_state(config: pytest.Config) -> GradingState:
@@ -247,18 +258,7 @@ def load_problem(context: SubmissionContext, main_file: str) -> dict[str, Any] |
 
 
 @pytest.fixture(scope="session")
-def shard_zygotes() -> Iterator[ShardZygotes]:
-    """The shard's zygotes: every submission's sandbox forks its zygote from one of them."""
-    zygotes = ShardZygotes()
-    try:
-        yield zygotes
-    finally:
-        zygotes.close()
-
-
-@pytest.fixture(scope="session")
-def submission(request: pytest.FixtureRequest,
-               shard_zygotes: ShardZygotes) -> Iterator[SubmissionContext]:
+def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionContext]:
     """The submission these checks are parametrized with, its sandbox open for the duration."""
     entry = request.param
     state = _grading_state(request.config)
@@ -272,7 +272,7 @@ def submission(request: pytest.FixtureRequest,
         interpreter = jail.interpreter if jail else sys.executable
         runner = Sandbox(workdir, lab.module, lab.class_name, lab.files,
                          Limits(timeout_s=lab.timeout_s, budget_s=state.budget_s), jail=jail,
-                         shard_zygote=shard_zygotes.for_interpreter(interpreter))
+                         shard_zygote=state.zygotes.for_interpreter(interpreter))
     try:
         context = SubmissionContext(entry["id"], entry.get("digest", ""), runner,
                                     untouched=_untouched(workdir, lab),

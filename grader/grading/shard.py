@@ -7,6 +7,7 @@ pytest plugin starts.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import json
 import os
@@ -36,6 +37,15 @@ PYTEST_ROOT = Path(os.path.commonpath([COURSE_ROOT, PACKAGE_DIR]))
 # pytest-json-report serializes the run (grader.grading.plugin streams its entries per submission);
 # it writes no file (--json-report-file none): nothing would read one.
 PLUGINS = ("pytest_jsonreport.plugin", "grader.grading.plugin")
+# pytest's own plugins that grading never uses, left out on the command line (where `-p no:`
+# also spares importing them; in the ini file it would only unregister them once imported).
+# Kept: collection and running, the terminal, capture, skipping, assertion rewriting and
+# legacypath (pytest-json-report reads the session's fspath).
+UNUSED_PYTEST_PLUGINS = (
+    "cacheprovider", "debugging", "doctest", "faulthandler", "junitxml", "logging", "monkeypatch",
+    "pastebin", "recwarn", "setuponly", "setupplan", "stepwise", "subtests", "threadexception",
+    "tmpdir", "unittest", "unraisableexception", "warnings",
+)
 REPORT_OMIT = ("collectors", "keywords", "log", "streams", "warnings", "traceback")
 POLL_S = 0.05  # how often the stream of finished submissions is read
 ENDED_EARLY = {"kind": "reference-ended-early", "params": {}}  # no document, and no failure seen
@@ -79,15 +89,22 @@ def suites_for(lab: Lab, hidden: bool) -> tuple[Path, ...]:
 
 
 def pytest_command(plan: GradingPlan, manifest: Path, quiet: bool = True,
-                   stream: Path | None = None) -> list[str]:
-    """The pytest invocation for one shard."""
+                   stream: Path | None = None, plugin_flags: bool = True) -> list[str]:
+    """The pytest invocation for one shard; without plugin_flags, for a pytest in this process
+    that is handed the PLUGINS as modules (a `-p` name makes pytest search every installed
+    distribution's entry points for it first)."""
     # The suites come first: --json-report-omit takes every word that follows it.
     return [
         sys.executable, "-m", "pytest", *(str(path) for path in plan.suites),
         # --tb=no: a failed check is said by its detail; pytest's traceback of it (source read
         # and parsed per failure) is read by nobody
         *(("-q", "--tb=no") if quiet else ("-v",)), "-c", str(PYTEST_INI),
-        "--rootdir", str(PYTEST_ROOT), *(arg for name in PLUGINS for arg in ("-p", name)),
+        # the suites use no bare assert (a check says what failed by its detail): nothing for
+        # pytest to rewrite, so no rewritten bytecode for a fresh container to make each run
+        "--assert=plain",
+        "--rootdir", str(PYTEST_ROOT),
+        *(arg for name in PLUGINS if plugin_flags for arg in ("-p", name)),
+        *(arg for name in UNUSED_PYTEST_PLUGINS for arg in ("-p", f"no:{name}")),
         "--grader-manifest", str(manifest),
         *(["--grader-stream", str(stream)] if stream else []),
         "--json-report", "--json-report-file", "none", "--json-report-omit", *REPORT_OMIT,
@@ -131,7 +148,7 @@ def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir:
                          "notebook": s.notebook, "cells": cells_as_data(s.cells)}
                         for s in shard],
     }), encoding="utf-8")
-    command = pytest_command(plan, manifest, stream=stream.path)
+    command = pytest_command(plan, manifest, stream=stream.path, plugin_flags=not plan.here)
     returncode: int | None
     if plan.here:
         returncode, tail = run_pytest_here(command)
@@ -246,7 +263,8 @@ def run_pytest_here(command: Sequence[str]) -> tuple[int, str]:
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     try:
         with contextlib.chdir(PYTEST_ROOT), contextlib.redirect_stdout(output):
-            code = pytest.main(list(command[3:]))  # past `python -m pytest`
+            code = pytest.main(list(command[3:]),  # past `python -m pytest`
+                               plugins=[importlib.import_module(name) for name in PLUGINS])
     finally:
         if autoload is None:
             os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
 import re
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -95,6 +98,33 @@ def _md_fence(text: Any) -> str:
     return "`" * max(3, longest + 1)
 
 
+class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
+    """Compiled templates kept as Python keeps bytecode: in __pycache__ beside them, checked
+    against each template's source, not written when Python writes no bytecode or where the
+    folder cannot be written (compiling the feedback template is most of rendering it once)."""
+
+    def __init__(self, directory: str) -> None:
+        super().__init__(directory, "%s.jinja2")
+
+    def get_cache_key(self, name: str, filename: str | None = None) -> str:
+        """Keyed by the template's name alone: a copy of the templates elsewhere (PrairieLearn's
+        run.sh copies them) finds the same entries, which the source's checksum still guards."""
+        return super().get_cache_key(name)
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:  # noqa: BLE001 - a copy unreadable for any reason is not used
+            bucket.reset()  # and the template compiles
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if sys.dont_write_bytecode:
+            return
+        with contextlib.suppress(OSError):
+            os.makedirs(self.directory, exist_ok=True)
+            super().dump_bytecode(bucket)
+
+
 @functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     """Return the jinja2 environment for the templates directory, with the feedback filters
@@ -106,6 +136,7 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        bytecode_cache=_CompiledTemplates(str(TEMPLATE_DIR / "__pycache__")),
     )
     env.filters["num"] = _number
     env.filters["plain"] = _plain

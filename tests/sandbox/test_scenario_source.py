@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+import importlib
+import inspect
 import io
 import symtable
 import sys
@@ -25,6 +27,7 @@ from grader.grading.child.graph import (
 from grader.grading.child.scenario import HELPERS_SOURCE, Scenario, helpers_namespace, scenario
 from grader.grading.child.scenarios import lab01_graph
 from grader.grading.sandbox import Limits, Sandbox
+from grader.labs import LABS
 
 MODULE_FACTOR = 3.0  # a module global: scenarios must not see it
 
@@ -101,6 +104,28 @@ def test_only_plain_functions_can_be_scenarios() -> None:
 
     with pytest.raises(TypeError, match="must be a plain function"):
         scenario(coroutine)
+
+
+def test_a_scenario_read_from_its_module_tree_is_the_source_inspect_gives() -> None:
+    # The scenarios of a lab are found in their module's one parse, not tokenized one by one:
+    # each must ship exactly what inspect's own source of the function, parsed, would give.
+    modules = [importlib.import_module(f"grader.grading.child.scenarios.{lab}") for lab in LABS]
+    shipped = [(module, value) for module in modules for value in vars(module).values()
+               if isinstance(value, Scenario)]
+    assert len(shipped) > 40
+    for module, scen in shipped:
+        tree = ast.parse(inspect.getsource(module))
+        [definition] = [node for node in tree.body
+                        if isinstance(node, ast.FunctionDef) and node.name == scen.name]
+        definition.decorator_list = []
+        assert scen.source == ast.unparse(definition), scen.name
+
+
+def test_a_scenario_defined_inside_a_function_is_read_through_inspect() -> None:
+    def nested(Value, x):
+        return {"data": x * 2}  # a comment
+
+    assert scenario(nested).source == "def nested(Value, x):\n    return {'data': x * 2}"
 
 
 @pytest.mark.parametrize("shipped", all_scenarios(), ids=lambda s: s.name)

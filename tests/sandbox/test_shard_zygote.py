@@ -11,7 +11,7 @@ import pytest
 
 from grader.grading.child.scenario import scenario
 from grader.grading.sandbox import Limits, Sandbox
-from grader.grading.sandbox.jail import default_jail, jail_supported
+from grader.grading.sandbox.jail import default_interpreter, default_jail, jail_supported
 from grader.grading.sandbox.shard_zygote import LIVE_ZYGOTES, ShardZygote
 
 ENGINE = "class Value:\n    def __init__(self, data):\n        self.data = data\n"
@@ -47,11 +47,31 @@ def _sandbox(folder: Path, shard: ShardZygote) -> Sandbox:
 
 
 def _interpreter() -> str:
+    return default_interpreter()
+
+
+def test_the_default_interpreter_is_the_one_a_default_jail_runs() -> None:
     jail = default_jail()
-    interpreter = jail.interpreter if jail else None
-    if jail is not None:
-        jail.release()
-    return interpreter or sys.executable
+    try:
+        assert default_interpreter() == (jail.interpreter if jail else sys.executable)
+    finally:
+        if jail is not None:
+            jail.release()
+
+
+def test_a_shard_zygote_started_early_is_the_one_every_submission_forks_from(classroom: Path):
+    shard = ShardZygote(_interpreter())
+    try:
+        shard.start()
+        assert shard._process is not None
+        started = shard._process.pid
+        shard.start()  # already running: not a second one
+        with _sandbox(_submission(classroom, "a"), shard) as box:
+            outcome = box.run(plant_and_look, {"mark": "early"})
+        assert outcome.status == "ok", outcome
+        assert shard._process.pid == started
+    finally:
+        shard.close()
 
 
 def test_classmates_forked_from_one_shard_zygote_share_no_process_state(classroom: Path):

@@ -12,6 +12,7 @@ but it only reads source text, and this module imports nothing beyond the standa
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import textwrap
 from collections.abc import Callable
@@ -29,14 +30,32 @@ def helpers_namespace() -> dict[str, Any]:
     return namespace
 
 
+@functools.cache
+def _module_functions(path: str) -> dict[int, ast.AST]:
+    """The top-level definitions of a source file by their first line, decorators included
+    (parsed once per file, not one tokenized block per scenario)."""
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"), path)
+    return {min([node.lineno, *(d.lineno for d in node.decorator_list)]): node
+            for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
+
+
+def _definition(function: Callable[..., Any]) -> ast.AST:
+    """The function's definition: found in its module's tree when it is defined at the top
+    of a file (a lab's scenarios), else parsed from inspect's source of it."""
+    code = getattr(function, "__code__", None)
+    if code is not None and Path(code.co_filename).is_file():
+        found = _module_functions(code.co_filename).get(code.co_firstlineno)
+        if found is not None:
+            return found
+    return ast.parse(textwrap.dedent(inspect.getsource(function))).body[0]
+
+
 def _function_source(function: Callable[..., Any]) -> str:
     """The function's source without decorators or comments."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
-    definition = tree.body[0]
+    definition = _definition(function)
     if not isinstance(definition, ast.FunctionDef):
         raise TypeError(f"scenario {function.__qualname__} must be a plain function")
-    definition.decorator_list = []
-    return ast.unparse(definition)
+    return ast.unparse(ast.FunctionDef(**{**vars(definition), "decorator_list": []}))
 
 
 @dataclass(frozen=True)

@@ -335,6 +335,13 @@ def default_jail() -> Jail | None:
     return jail_for(_entry())
 
 
+def default_interpreter() -> str:
+    """The Python a default jail's sandbox runs (this one where there is no jail): known
+    before any submission's jail is made, so that its shard zygote can start early."""
+    interpreter = sandbox_interpreter() if _entry() != "none" else None
+    return interpreter or sys.executable
+
+
 def processes_of_uid(uid: int) -> list[int]:
     """Pids of live processes owned by uid (read from /proc)."""
     pids = []

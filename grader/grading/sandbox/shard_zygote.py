@@ -66,6 +66,13 @@ class ShardZygote:
         self._lock = threading.Lock()  # one request and its reply at a time
         self._children: set[int] = set()  # the zygotes the running shard zygote forked
 
+    def start(self) -> None:
+        """Start the shard zygote now, if it is not running, without waiting for it: it gets
+        ready (Python started, the jail entry imported) while the caller does other work."""
+        with self._lock:
+            if self._control is None:
+                self._start()
+
     def fork(self, folder: Path, result_w: int, output_w: int) -> ForkedZygote:
         """A new submission zygote with `folder` as its cwd, writing replies to result_w and
         output to output_w (both stay open here: the caller closes its copies)."""
@@ -159,6 +166,10 @@ class ShardZygotes:
 
     def __init__(self) -> None:
         self._by_interpreter: dict[str, ShardZygote] = {}
+
+    def prestart(self, interpreter: str) -> None:
+        """Start the shard zygote of `interpreter` now, so that it is ready by the first fork."""
+        self.for_interpreter(interpreter).start()
 
     def for_interpreter(self, interpreter: str) -> ShardZygote:
         """The shard zygote running `interpreter`, made on first use."""

@@ -23,7 +23,7 @@ from grader.results.i18n import (
     load_from,
     missing_translations,
     placeholder_mismatches,
-    read_toml,
+    read_entries,
 )
 
 PITFALL_IDS = (
@@ -101,6 +101,11 @@ def _copy_of(source: Path) -> Path:
     return source.parent / "__pycache__" / (source.name + ".marshal")
 
 
+def read_toml(source: Path) -> dict:
+    """The file's table, through read_entries's copy."""
+    return read_entries(source, lambda table, path: table)
+
+
 def test_a_catalogue_file_is_parsed_once_then_read_from_its_copy_while_unchanged(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("sys.dont_write_bytecode", False)
@@ -121,6 +126,28 @@ def test_a_catalogue_file_edited_since_its_copy_is_parsed_again(
     source.write_text('[ui]\nscore = "Points"\n', encoding="utf-8")
     os.utime(source, ns=(source.stat().st_atime_ns, source.stat().st_mtime_ns + 1_000_000))
     assert read_toml(source) == {"ui": {"score": "Points"}}
+
+
+def test_a_copy_made_by_another_version_of_the_reader_is_not_used(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.dont_write_bytecode", False)
+    source = tmp_path / "en.toml"
+    source.write_text('[ui]\nscore = "Score"\n', encoding="utf-8")
+    assert read_entries(source, lambda table, path: {"old": 1}) == {"old": 1}
+    reader = tmp_path / "i18n.py"  # the module that checks the entries, edited since
+    reader.write_text("# a newer reader\n", encoding="utf-8")
+    monkeypatch.setattr("grader.results.i18n._READER", reader)
+    assert read_entries(source, lambda table, path: {"new": 2}) == {"new": 2}
+
+
+def test_a_catalogue_file_with_an_error_says_so_every_time(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.dont_write_bytecode", False)
+    write_bilingual(tmp_path, "lab.toml", '[ui]\nscore.en = "Score"\n')
+    (tmp_path / "en.toml").write_text("", encoding="utf-8")
+    for _ in range(2):  # no copy of a file that did not check
+        with pytest.raises(ValueError, match="no es text"):
+            load_from(tmp_path, "en")
 
 
 @pytest.mark.parametrize("copy", [b"", b"not marshal data", b"\x00" * 7],

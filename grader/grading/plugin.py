@@ -12,6 +12,7 @@ is the one serializer of the run, read per finished submission (`SubmissionStrea
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import random
@@ -34,6 +35,7 @@ from grader.grading.checking.todos import NOT_WRITTEN, not_written, untouched_to
 from grader.grading.checking.verdict import CheckFailed, NotRun
 from grader.grading.child.scenario import Scenario
 from grader.grading.sandbox import reaper
+from grader.grading.sandbox.early import EarlySandbox
 from grader.grading.sandbox.inprocess import InProcessRunner
 from grader.grading.sandbox.jail import default_interpreter, default_jail
 from grader.grading.sandbox.sandbox import Limits, Outcome, Sandbox
@@ -55,6 +57,7 @@ class GradingState:
     budget_s: float = Limits.budget_s  # wall-clock seconds per submission, all checks together
     # every submission's sandbox forks its zygote from one of these (closed at unconfigure)
     zygotes: ShardZygotes = field(default_factory=ShardZygotes)
+    early: dict[str, EarlySandbox] = field(default_factory=dict)  # by submission id
 
 
 # What a failed check shows of the student's output: per scenario the sandbox keeps 4096
@@ -105,14 +108,21 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[STREAM_KEY] = SubmissionStream(stream, config)
         config.pluginmanager.register(config.stash[STREAM_KEY], "grader-stream")
     reaper.enable_subreaper()
-    if not config.stash[STATE_KEY].in_process:  # it starts while pytest collects the checks
-        config.stash[STATE_KEY].zygotes.prestart(default_interpreter())
+    state = config.stash[STATE_KEY]
+    if not state.in_process and state.submissions:  # these start while pytest collects
+        # default_interpreter probes the jail here, in the main thread: the probes fork, which
+        # the early sandbox's thread must not do while pytest imports the suites
+        state.zygotes.prestart(default_interpreter())
+        first = state.submissions[0]
+        state.early[first["id"]] = EarlySandbox(lambda: _new_sandbox(state, first))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Stop the shard's zygotes."""
+    """Stop the shard's zygotes (and a sandbox started early that no check took)."""
     state = config.stash.get(STATE_KEY, None)
     if state is not None:
+        for early in state.early.values():
+            early.close()
         state.zygotes.close()
 
 
@@ -133,9 +143,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
                          indirect=True, scope="session")
 
 
-def _visibility(item: pytest.Item) -> str:
+@functools.lru_cache(maxsize=16)
+def _visibility(suite: Path) -> str:
+    """public for a suite under the course's labs/ (the students have it), else hidden."""
     try:
-        Path(item.path).resolve().relative_to(COURSE_ROOT / "labs")
+        suite.resolve().relative_to(COURSE_ROOT / "labs")
         return "public"
     except ValueError:
         return "hidden"
@@ -181,7 +193,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                     raise CheckDefinitionError(f"{item.nodeid}: has no @pytest.mark.check(...) "
                                                "marker")
                 specs[key] = spec_from_marker(item.nodeid, marker.args, dict(marker.kwargs),
-                                              _visibility(item))
+                                              _visibility(Path(item.path)))
             item.stash[SPEC_KEY] = specs[key]
         validate_suite(specs.values())
     except CheckDefinitionError as exc:
@@ -257,6 +269,16 @@ def load_problem(context: SubmissionContext, main_file: str) -> dict[str, Any] |
     return problem
 
 
+def _new_sandbox(state: GradingState, entry: Mapping[str, Any]) -> Sandbox:
+    """The sandbox of one submission of the manifest, its zygote not started yet."""
+    lab = state.lab
+    jail = default_jail()  # the child sees the system's libraries and its submission only
+    interpreter = jail.interpreter if jail else sys.executable
+    return Sandbox(Path(entry["workdir"]), lab.module, lab.class_name, lab.files,
+                   Limits(timeout_s=lab.timeout_s, budget_s=state.budget_s), jail=jail,
+                   shard_zygote=state.zygotes.for_interpreter(interpreter))
+
+
 @pytest.fixture(scope="session")
 def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionContext]:
     """The submission these checks are parametrized with, its sandbox open for the duration."""
@@ -267,12 +289,10 @@ def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionContext]:
     runner: Sandbox | InProcessRunner
     if state.in_process:
         runner = InProcessRunner(workdir, lab.module, lab.class_name, lab.files)
+    elif entry["id"] in state.early:
+        runner = state.early.pop(entry["id"]).take()
     else:
-        jail = default_jail()  # the child sees the system's libraries and its submission only
-        interpreter = jail.interpreter if jail else sys.executable
-        runner = Sandbox(workdir, lab.module, lab.class_name, lab.files,
-                         Limits(timeout_s=lab.timeout_s, budget_s=state.budget_s), jail=jail,
-                         shard_zygote=state.zygotes.for_interpreter(interpreter))
+        runner = _new_sandbox(state, entry)
     try:
         context = SubmissionContext(entry["id"], entry.get("digest", ""), runner,
                                     untouched=_untouched(workdir, lab),

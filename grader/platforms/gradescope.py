@@ -35,7 +35,6 @@ from typing import Any
 from grader import __version__
 from grader.atomic import write_atomically
 from grader.labs import Lab, get_lab
-from grader.platforms.bundle import copy_grader_tree, pinned_requirements
 from grader.platforms.scaling import scaled_maxima, scaled_score, valid_total
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import attempt_notes, localise_document
@@ -183,6 +182,10 @@ def _add(bundle: zipfile.ZipFile, name: str, text: str | bytes, mode: int = 0o64
 
 def export_bundle(lab: Lab, out: Path, config: Config) -> Path:
     """Write the autograder zip for `lab` at `out`: setup.sh and run_autograder at its root."""
+    # here: the container that grades a submission never builds a bundle (the requirement
+    # pins read every installed distribution's metadata, a tenth of a cold submission's start)
+    from grader.platforms.bundle import copy_grader_tree, pinned_requirements
+
     config.check()
     staging = out.with_name(out.name + ".staging")
     shutil.rmtree(staging, ignore_errors=True)

@@ -49,8 +49,26 @@ def entries_by_submission(report: Mapping[str, Any]) -> dict[str, list[dict[str,
 
 
 def json_bytes(value: Any) -> int:
-    """The size of value as the report writes it (UTF-8 JSON, indented)."""
-    return len(json.dumps(value, indent=2, ensure_ascii=False).encode("utf-8", "replace"))
+    """The size of value as the report writes it (UTF-8 JSON, indented by 2): its one-line
+    form with the same separators, from json's C encoder (indent=2 would take the pure-Python
+    one, most of building a document), plus the line breaks and indents it leaves out."""
+    one_line = json.dumps(value, ensure_ascii=False, separators=(",", ": "))
+    return len(one_line.encode("utf-8", "replace")) + _indent_bytes(value, 1)
+
+
+def _indent_bytes(value: Any, depth: int) -> int:
+    """What indent=2 adds to value written on one line: every item of a non-empty list or
+    object on a line of its own, 2 * depth spaces in, and the closing bracket on the next."""
+    if isinstance(value, dict):
+        items: Sequence[Any] = list(value.values())
+    elif isinstance(value, list | tuple):
+        items = value
+    else:
+        return 0
+    if not items:
+        return 0
+    return (len(items) * (1 + 2 * depth) + 1 + 2 * (depth - 1)
+            + sum(_indent_bytes(item, depth + 1) for item in items))
 
 
 def _cut(value: Any, chars: int, items: int) -> Any:

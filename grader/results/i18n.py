@@ -10,7 +10,7 @@ import re
 import string
 import sys
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -32,31 +32,35 @@ def default_language(environ: Mapping[str, str] | None = None) -> str:
     return "en"
 
 
-# A catalogue file's parsed table is kept beside it, as Python keeps bytecode: in __pycache__,
-# stamped with the file's mtime and size, not written when Python writes no bytecode. Parsing
+# What a catalogue file holds (its entries, parsed and checked) is kept beside it, as Python
+# keeps bytecode: in __pycache__, stamped with the file's mtime and size and this module's (the
+# code that checked them), not written when Python writes no bytecode. Parsing and checking
 # the catalogues is most of a check's own start; reading the copies costs a millisecond.
 TABLE_CACHE = "__pycache__"
 TABLE_CACHE_SUFFIX = ".marshal"
+_READER = Path(__file__)
 
 
-def read_toml(source: Path) -> dict[str, Any]:
-    """The table of a TOML file, through its cached copy while the file is unchanged."""
-    stat = source.stat()
-    stamp = [stat.st_mtime_ns, stat.st_size]
+def read_entries(source: Path, entries_of: Callable[[dict[str, Any], Path], dict[str, Any]],
+                 ) -> dict[str, Any]:
+    """entries_of(the TOML table of source, source), through its copy while neither the file
+    nor this module has changed."""
+    stamp = [number for path in (source, _READER)
+             for stat in [path.stat()] for number in (stat.st_mtime_ns, stat.st_size)]
     cached = source.parent / TABLE_CACHE / (source.name + TABLE_CACHE_SUFFIX)
     try:
-        saved_stamp, table = marshal.loads(cached.read_bytes())
-        if saved_stamp == stamp and isinstance(table, dict):
-            return table
+        saved_stamp, entries = marshal.loads(cached.read_bytes())
+        if saved_stamp == stamp and isinstance(entries, dict):
+            return entries
     except (OSError, EOFError, ValueError, TypeError):
         pass  # no copy, or one from another version: the file is parsed
     import tomllib  # here: with the copies in place, nothing parses TOML
 
     with source.open("rb") as handle:
-        table = tomllib.load(handle)
+        entries = entries_of(tomllib.load(handle), source)
     if not sys.dont_write_bytecode:
-        _keep_copy(cached, [stamp, table])
-    return table
+        _keep_copy(cached, [stamp, entries])
+    return entries
 
 
 def _keep_copy(cached: Path, value: Any) -> None:
@@ -258,7 +262,7 @@ def bilingual_entries(source: Path) -> dict[str, dict[str, str]]:
 @functools.lru_cache(maxsize=64)
 def _read_bilingual(source: str, _mtime_ns: int, _size: int) -> dict[str, dict[str, str]]:
     """bilingual_entries, cached by path and version (a file edited since reads again)."""
-    return _bilingual(read_toml(Path(source)), "", Path(source))
+    return read_entries(Path(source), lambda table, path: _bilingual(table, "", path))
 
 
 def catalogue_files(directory: Path, lang: str) -> dict[Path, dict[str, str]]:
@@ -267,7 +271,7 @@ def catalogue_files(directory: Path, lang: str) -> dict[Path, dict[str, str]]:
     <directory>/bilingual/*.toml (one per lab, the command line, the platforms)."""
     directory = Path(directory)
     shared = directory / f"{lang}.toml"
-    files = {shared: _flatten(read_toml(shared), "", shared)}
+    files = {shared: read_entries(shared, lambda table, path: _flatten(table, "", path))}
     for source in sorted((directory / BILINGUAL_FOLDER).glob("*.toml")):
         files[source] = {key: texts[lang] for key, texts in bilingual_entries(source).items()}
     return files

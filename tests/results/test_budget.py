@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from grader.results.build import (
     CHECK_BYTES,
@@ -27,6 +30,7 @@ CHECK_IDS = ("add-builds-node", "add-local-derivative", "add-passes-upstream-gra
              "backward-calls-each-node-once", "backward-runs-in-topological-order",
              "backward-seeds-output", "course-diamond-example", "course-example-graph",
              "diamond-accumulates", "equal-data-leaves-stay-distinct")
+DATA = Path(__file__).resolve().parents[1] / "data"
 HOSTILE = "\ud800 \x1b[2J\x1b]52;c;ZWNobyBoaQ==\x07 \u202eevil\u202c \u200b" * 20000
 
 
@@ -91,3 +95,30 @@ def test_names_from_an_lms_export_are_cleaned_in_an_ungradable_document(field: s
     doc = ungradable_document("lab01_graph", submission, detail, "en", ISOLATION)
     value = doc["submission"][field]
     assert not invisible(value) and re.search(r"\\x1b\]52", value), value
+
+
+# --- json_bytes: the indented size, counted without the pure-Python encoder -------------------
+
+def _indented_size(value: Any) -> int:
+    """What json_bytes stands for: the value as the report writes it, measured by writing it."""
+    return len(json.dumps(value, indent=2, ensure_ascii=False).encode("utf-8", "replace"))
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True)
+    | st.text(st.characters(codec=None), max_size=20),
+    lambda inner: st.lists(inner, max_size=5) | st.tuples(inner, inner)
+    | st.dictionaries(st.text(max_size=8), inner, max_size=5),
+    max_leaves=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES)
+def test_json_bytes_is_the_size_of_the_indented_json(value: Any) -> None:
+    assert json_bytes(value) == _indented_size(value)
+
+
+@pytest.mark.parametrize("path", sorted(DATA.glob("score_*.json")), ids=lambda p: p.stem)
+def test_json_bytes_of_a_real_document_is_its_indented_size(path: Path) -> None:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert json_bytes(doc) == _indented_size(doc)

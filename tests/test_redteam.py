@@ -945,6 +945,18 @@ def test_nothing_written_outside_the_grader_folders(batch):
     assert not rewritten, f"rewritten during grading: {rewritten}"
 
 
+CACHE_POISON = b"redteam-poison"  # what tests/fixtures/redteam/poison-grader-caches writes
+
+
+def test_no_cache_the_grader_reads_holds_a_submission_s_writing(batch):
+    """The copies the trusted process reads back (parsed catalogues, compiled templates,
+    bytecode: every __pycache__ of the repository) hold nothing a submission wrote."""
+    poisoned = [str(path.relative_to(COURSE_ROOT)) for path in COURSE_ROOT.rglob("__pycache__/*")
+                if ".venv" not in path.parts and path.is_file()
+                and CACHE_POISON in path.read_bytes()]
+    assert not poisoned, f"written by a submission: {poisoned}"
+
+
 def test_no_connection_reached_the_host(batch):
     """Nothing connected to the loopback listener the socket attacks try."""
     assert not batch.connections, f"connections: {batch.connections}"

@@ -1,7 +1,6 @@
 """Entry point for `python -m grader`."""
 
-import sys
-
 from grader.cli import main
+from grader.shutdown import finish
 
-sys.exit(main())
+finish(main())

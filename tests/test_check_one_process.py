@@ -66,3 +66,23 @@ def test_an_older_or_broken_notebook_goes_to_nbformat() -> None:
     assert notebook_module(v3.encode()).code == "x = 1\n"
     assert _plain_v4_sources(b"{not json") is None
     assert _plain_v4_sources(b'{"nbformat": 4, "cells": [{"cell_type": "code"}]}') is None
+
+
+def test_a_grader_process_ends_with_its_code_and_its_objects_frozen(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from grader.shutdown import finish
+
+    frozen: list[bool] = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
+    with pytest.raises(SystemExit) as ended:
+        finish(3)
+    assert ended.value.code == 3 and frozen == [True]
+
+
+@pytest.mark.parametrize(("words", "code"), [(["check", "no_such_lab"], 2), (["--help"], 0)])
+def test_python_m_grader_exits_with_the_command_s_code(words: list[str], code: int) -> None:
+    done = subprocess.run([sys.executable, "-m", "grader", *words], cwd=ROOT,
+                          capture_output=True, text=True, check=False, timeout=120)
+    assert done.returncode == code, done.stderr[-2000:]

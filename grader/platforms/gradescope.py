@@ -23,7 +23,6 @@ import json
 import os
 import shlex
 import shutil
-import sys
 import time
 import zipfile
 from collections.abc import Mapping, Sequence
@@ -39,6 +38,7 @@ from grader.platforms.scaling import scaled_maxima, scaled_score, valid_total
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import attempt_notes, localise_document
 from grader.results.render import environment, pitfall_notes, render_feedback
+from grader.shutdown import finish
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 DEFAULT_HIDDEN_VISIBILITY = "after_published"
@@ -268,4 +268,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main())

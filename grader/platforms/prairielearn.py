@@ -31,7 +31,6 @@ import os
 import re
 import secrets
 import shutil
-import sys
 import tempfile
 import uuid
 from collections.abc import Mapping, Sequence
@@ -45,6 +44,7 @@ from grader.labs import Lab, get_lab
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import localise_document, pitfall_title
 from grader.results.render import environment, render_feedback
+from grader.shutdown import finish
 
 MAX_RESULTS_BYTES = 1_000_000
 ROOT_VARIABLE = "GRADE_ROOT"
@@ -355,4 +355,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main())

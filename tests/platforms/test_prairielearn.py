@@ -290,3 +290,19 @@ def test_the_image_needs_no_hidden_suite_of_its_own(question: Path, tmp_path: Pa
                    check=True)
     grading = oracle.grade((root / "results" / "results.json").read_bytes())
     assert grading.score == 1.0
+
+
+def test_the_entrypoint_never_writes_into_the_image_it_copies(question: Path,
+                                                             tmp_path: Path) -> None:
+    # run.sh copies the image's grader by hard links where it can: a question whose suite file
+    # has the image's name must land in a folder of its own, never in the image's file.
+    suite = ROOT / "grader" / "grading" / "suites" / "lab01_graph"
+    before = {path.name: path.read_bytes() for path in suite.glob("*.py")}
+    edited = tmp_path / "question"
+    shutil.copytree(question, edited)
+    for path in (edited / "tests" / "suite").glob("*.py"):
+        path.write_text(path.read_text(encoding="utf-8") + "\n# the question's own copy\n",
+                        encoding="utf-8")
+    grading, _, _ = grade(edited, tmp_path, SUBMISSIONS["correct"])
+    assert grading.score == 1.0
+    assert {path.name: path.read_bytes() for path in suite.glob("*.py")} == before

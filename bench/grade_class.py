@@ -34,6 +34,13 @@ NAIVE_SUITE = ROOT / "bench" / "naive_lab01" / "test_naive_lab01.py"
 NEVER_RETURN = frozenset({"backward-never-returns"})
 
 
+def python_env() -> dict[str, str]:
+    """The environment, with bytecode written as a student's, an instructor's or a platform's
+    Python writes it (a PYTHONDONTWRITEBYTECODE left in a shell would time compiling, on every
+    run, whatever the environment holds no bytecode for)."""
+    return {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+
+
 def make_class(folder: Path, students: int, lab: str, fixtures: Path = FIXTURES) -> list[Path]:
     """A class of `students` folders cycling through the lab's fixtures (correct and buggy),
     those in NEVER_RETURN left out."""
@@ -52,7 +59,8 @@ def time_grader(paths: list[Path], out: Path, lab: str) -> tuple[float, list[flo
     """Wall time of one grader run over the class, and each submission's in-suite duration."""
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "grader", "grade", lab, *map(str, paths),
-                    "--out", str(out)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
+                    "--out", str(out)], cwd=ROOT, env=python_env(), check=True,
+                   stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
     wall = time.perf_counter() - started
     durations = [json.loads((out / p.name / "scores.json").read_text())["duration_s"]
@@ -69,7 +77,7 @@ def time_baseline(paths: list[Path], out: Path) -> tuple[float, list[float]]:
         subprocess.run([sys.executable, "-m", "pytest", str(NAIVE_SUITE), "-q",
                         "-p", "no:cacheprovider", "--json-report",
                         f"--json-report-file={out / (path.name + '.json')}"],
-                       cwd=ROOT, env={**os.environ, "MINIGRAD_SUBMISSION": str(path / "value.py")},
+                       cwd=ROOT, env={**python_env(), "MINIGRAD_SUBMISSION": str(path / "value.py")},
                        check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                        timeout=120)
         per_submission.append(time.perf_counter() - one)

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from grade_class import make_class, time_baseline, time_grader  # noqa: E402
+from grade_class import make_class, python_env, time_baseline, time_grader  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -96,12 +96,6 @@ def alternate(a: Callable[[], Run], b: Callable[[], Run], runs: int) -> Pair:
         pair.a.append(a())
         pair.b.append(b())
     return pair
-
-
-def python_env() -> dict[str, str]:
-    """The environment, with bytecode written as a student's or a platform's Python writes it
-    (a PYTHONDONTWRITEBYTECODE left in a shell would time compiling, not grading)."""
-    return {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
 
 
 def check_rows(runs: int) -> list[str]:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.grading.child.bootstrap import GC_FIRST_THRESHOLD
 from grader.grading.child.scenario import scenario
 from grader.grading.sandbox import Limits, Sandbox
 from grader.grading.sandbox.jail import default_interpreter, default_jail, jail_supported
@@ -24,6 +25,13 @@ def plant_and_look(Value, mark):
     found = hasattr(builtins, mark)
     setattr(builtins, mark, True)
     return {"found": found}
+
+
+@scenario
+def collector_threshold(Value):
+    import gc
+
+    return {"first": gc.get_threshold()[0]}
 
 
 def _submission(root: Path, name: str) -> Path:
@@ -125,5 +133,17 @@ def test_a_killed_shard_zygote_is_started_again(classroom: Path):
         shard._process.wait()
         with _sandbox(_submission(classroom, "second"), shard) as sandbox:
             assert sandbox.load_problem() is None, "the next submission found no shard zygote"
+    finally:
+        shard.close()
+
+
+def test_a_scenario_child_collects_garbage_less_often_than_python_s_default(classroom: Path):
+    # at Python's 700, an engine's 100,000-node graph is walked by the collector again and again
+    shard = ShardZygote(_interpreter())
+    try:
+        with _sandbox(_submission(classroom, "gc"), shard) as box:
+            outcome = box.run(collector_threshold, {})
+        assert outcome.status == "ok", outcome
+        assert outcome.value == {"first": GC_FIRST_THRESHOLD}
     finally:
         shard.close()

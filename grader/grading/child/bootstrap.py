@@ -69,6 +69,12 @@ DEVICES = ("null", "zero", "random", "urandom")
 WARM_MODULES = ("math", "random", "functools", "itertools", "collections", "operator",
                 "dataclasses", "typing", "numbers")
 
+# The collector's first threshold in every zygote and scenario child (Python's default is 700):
+# an engine's graph is tens of thousands of nodes that all survive until the reply, and at 700
+# the collector walks them again and again (two thirds of lab03's 100,000-node chain); at this
+# threshold garbage cycles are still collected, a few thousand objects later.
+GC_FIRST_THRESHOLD = 10_000
+
 # Standard modules allowed to call sys._getframe: they read the caller's module name and
 # never hand the frame to the caller (namedtuple, Enum, TypeVar need this).
 FRAME_READERS = ("typing.py", "enum.py", "collections/__init__.py", "warnings.py")
@@ -567,6 +573,9 @@ def main():
     del libc
     for name in WARM_MODULES:
         __import__(name)
+    import gc
+
+    gc.set_threshold(GC_FIRST_THRESHOLD, *gc.get_threshold()[1:])
     import importlib.util  # noqa: F401 - warm for the finder
     import platform  # noqa: F401 - warm for the seccomp filter
 

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader.grading.sandbox.jail import IN_PROCESS, available_isolation
+from grader.grading.sandbox import shard_zygote
+from grader.grading.sandbox.jail import IN_PROCESS, available_isolation, default_interpreter
 from grader.grading.sandbox.sandbox import Limits
 from grader.intake.collect import PreparedSubmission
 from grader.intake.notebook_module import cells_as_data
@@ -151,7 +152,7 @@ def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir:
     command = pytest_command(plan, manifest, stream=stream.path, plugin_flags=not plan.here)
     returncode: int | None
     if plan.here:
-        returncode, tail = run_pytest_here(command)
+        returncode, tail = run_pytest_here(command, sandboxed=not plan.in_process)
     else:
         returncode, tail = _run_pytest(command, timeout_s, interactive, stream, stop)
     stream.read()
@@ -250,22 +251,25 @@ def _run_pytest(command: list[str], timeout_s: float, interactive: bool, stream:
     return returncode, output.last_line()
 
 
-def run_pytest_here(command: Sequence[str]) -> tuple[int, str]:
+def run_pytest_here(command: Sequence[str], sandboxed: bool = True) -> tuple[int, str]:
     """Run pytest_command's pytest in this process, in the main thread; (exit code, last line).
 
     The same arguments, root and plugins as the child would get. There is no shard timeout:
     each scenario's own budget bounds the student's code. Ctrl-C stops pytest, then grading.
     """
-    import pytest  # here: a class's grader process never needs pytest itself
-
     output = io.StringIO()  # pytest's own terminal lines, which the child's pipe would take
     autoload = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     try:
+        if sandboxed:  # its shard zygote boots while pytest is imported (the session takes it)
+            shard_zygote.start_early(default_interpreter())
+        import pytest  # here: a class's grader process never needs pytest itself
+
         with contextlib.chdir(PYTEST_ROOT), contextlib.redirect_stdout(output):
             code = pytest.main(list(command[3:]),  # past `python -m pytest`
                                plugins=[importlib.import_module(name) for name in PLUGINS])
     finally:
+        shard_zygote.close_early()
         if autoload is None:
             os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
         else:

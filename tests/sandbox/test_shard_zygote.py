@@ -13,7 +13,7 @@ from grader.grading.child.bootstrap import GC_FIRST_THRESHOLD
 from grader.grading.child.scenario import scenario
 from grader.grading.sandbox import Limits, Sandbox
 from grader.grading.sandbox.jail import default_interpreter, default_jail, jail_supported
-from grader.grading.sandbox.shard_zygote import LIVE_ZYGOTES, ShardZygote
+from grader.grading.sandbox.shard_zygote import LIVE_ZYGOTES, ShardZygote, ShardZygotes
 
 ENGINE = "class Value:\n    def __init__(self, data):\n        self.data = data\n"
 
@@ -147,3 +147,22 @@ def test_a_scenario_child_collects_garbage_less_often_than_python_s_default(clas
         assert outcome.value == {"first": GC_FIRST_THRESHOLD}
     finally:
         shard.close()
+
+
+def test_a_shard_zygote_started_before_pytest_is_the_session_s_or_is_closed() -> None:
+    from grader.grading.sandbox import shard_zygote
+
+    shard_zygote.start_early(_interpreter())
+    early = shard_zygote._STARTED_EARLY[_interpreter()]
+    session = ShardZygotes()
+    try:
+        assert session.for_interpreter(_interpreter()) is early  # taken over, not a second one
+        assert shard_zygote._STARTED_EARLY == {}
+    finally:
+        session.close()
+    shard_zygote.start_early(_interpreter())
+    untaken = shard_zygote._STARTED_EARLY[_interpreter()]
+    assert untaken._process is not None
+    process = untaken._process
+    shard_zygote.close_early()  # no session took it: it is stopped, not left running
+    assert process.poll() is not None and shard_zygote._STARTED_EARLY == {}

@@ -161,6 +161,26 @@ class ShardZygote:
             self._process = None
 
 
+# Shard zygotes started before this process imported pytest (`start_early`), for the pytest
+# session it then runs to take over (`ShardZygotes.for_interpreter`): they boot meanwhile.
+_STARTED_EARLY: dict[str, ShardZygote] = {}
+
+
+def start_early(interpreter: str) -> None:
+    """Start the shard zygote of `interpreter` for this process's next pytest session."""
+    if interpreter not in _STARTED_EARLY:
+        zygote = ShardZygote(interpreter)
+        zygote.start()
+        _STARTED_EARLY[interpreter] = zygote
+
+
+def close_early() -> None:
+    """Stop the zygotes started early that no session took."""
+    for zygote in _STARTED_EARLY.values():
+        zygote.close()
+    _STARTED_EARLY.clear()
+
+
 class ShardZygotes:
     """The shard zygotes of one pytest session (one per interpreter the jails use)."""
 
@@ -174,7 +194,8 @@ class ShardZygotes:
     def for_interpreter(self, interpreter: str) -> ShardZygote:
         """The shard zygote running `interpreter`, made on first use."""
         if interpreter not in self._by_interpreter:
-            self._by_interpreter[interpreter] = ShardZygote(interpreter)
+            early = _STARTED_EARLY.pop(interpreter, None)
+            self._by_interpreter[interpreter] = early or ShardZygote(interpreter)
         return self._by_interpreter[interpreter]
 
     def close(self) -> None:

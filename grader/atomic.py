@@ -15,12 +15,12 @@ from pathlib import Path
 TEMPORARY_SUFFIX = ".tmp"  # the twin a write leaves only while it runs
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write `text` (UTF-8) to `path` through its temporary twin and one rename; a failed
-    write leaves no twin behind and raises the OSError."""
+def write_atomically(path: Path, content: str | bytes) -> None:
+    """Write `content` (text as UTF-8) to `path` through its temporary twin and one rename; a
+    failed write leaves no twin behind and raises the OSError."""
     temporary = path.with_name(path.name + TEMPORARY_SUFFIX)
     try:
-        temporary.write_text(text, encoding="utf-8")
+        temporary.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
         os.replace(temporary, path)
     except OSError:
         with contextlib.suppress(OSError):  # on a read-only folder, even this fails

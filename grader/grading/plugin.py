@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import gc
 import json
 import os
 import random
@@ -34,7 +33,7 @@ from grader.grading.checking.marker import (
 from grader.grading.checking.reference import ReferenceRuns, load_reference_class
 from grader.grading.checking.todos import NOT_WRITTEN, not_written, untouched_todos
 from grader.grading.checking.verdict import CheckFailed, NotRun
-from grader.grading.child.bootstrap import GC_FIRST_THRESHOLD
+from grader.grading.child.bootstrap import collect_seldom
 from grader.grading.child.scenario import Scenario
 from grader.grading.sandbox import reaper
 from grader.grading.sandbox.early import EarlySandbox
@@ -111,7 +110,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(config.stash[STREAM_KEY], "grader-stream")
     reaper.enable_subreaper()
     # the reference's runs build the very graphs the children build: collected as seldom
-    gc.set_threshold(GC_FIRST_THRESHOLD, *gc.get_threshold()[1:])
+    collect_seldom()
     state = config.stash[STATE_KEY]
     if not state.in_process and state.submissions:  # these start while pytest collects
         # default_interpreter probes the jail here, in the main thread: the probes fork, which

@@ -9,12 +9,13 @@ import os
 import re
 import string
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
+
+from grader.atomic import write_atomically
 
 LANGUAGES: tuple[str, ...] = ("en", "es")
 CATALOGUE_DIR = Path(__file__).parent / "catalogue"
@@ -64,19 +65,13 @@ def read_entries(source: Path, entries_of: Callable[[dict[str, Any], Path], dict
 
 
 def _keep_copy(cached: Path, value: Any) -> None:
-    """Write the copy under a name of its own, then rename it into place (two processes that
-    write it at once each write a whole one); a folder that cannot be written keeps none."""
+    """Write the copy atomically; a folder that cannot be written keeps none. Two processes
+    that write it at once leave one whole copy, or one that does not read back and is parsed
+    again (marshal reads one object and stops, and the stamp must match)."""
     with contextlib.suppress(OSError, ValueError):
         data = marshal.dumps(value)
         cached.parent.mkdir(exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=cached.parent, prefix=cached.name)
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-            os.replace(temporary, cached)
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+        write_atomically(cached, data)
 
 
 # The one place numbers get their decimal mark: `numbers.decimal_mark` of each catalogue.

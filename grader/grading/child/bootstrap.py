@@ -160,6 +160,13 @@ def install_guard():
     return switch
 
 
+def collect_seldom():
+    """This process's collector at GC_FIRST_THRESHOLD; the older generations as they were."""
+    import gc
+
+    gc.set_threshold(GC_FIRST_THRESHOLD, *gc.get_threshold()[1:])
+
+
 def apply_limits(limits):
     """The resource limits. On Linux every one must hold; elsewhere (a student's Mac, where
     RLIMIT_AS may be refused) a limit the system refuses is left out rather than crashing."""
@@ -573,9 +580,7 @@ def main():
     del libc
     for name in WARM_MODULES:
         __import__(name)
-    import gc
-
-    gc.set_threshold(GC_FIRST_THRESHOLD, *gc.get_threshold()[1:])
+    collect_seldom()
     import importlib.util  # noqa: F401 - warm for the finder
     import platform  # noqa: F401 - warm for the seccomp filter
 

@@ -27,9 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.public_catch_rate import Engine, engines  # noqa: E402
+from grader.common.labs import LABS  # noqa: E402
 from grader.grading.batch import BatchOptions, grade_class  # noqa: E402
 from grader.grading.shard import GradingPlan, suites_for  # noqa: E402
-from grader.labs import LABS  # noqa: E402
 
 DEFAULT_CORPUS = ROOT / "tests" / "blind"
 

@@ -30,12 +30,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from grader.common.labs import COURSE_ROOT
 from grader.grading.child.scenarios.lab01_graph import diamond
 from grader.grading.sandbox import Limits, Sandbox
 from grader.grading.sandbox.inprocess import InProcessRunner
 from grader.grading.sandbox.jail import HOW_LEVEL, HOWS, can_enter, jail_for
 from grader.grading.sandbox.shard_zygote import ShardZygote
-from grader.labs import COURSE_ROOT
 
 SOLUTION = COURSE_ROOT / "solutions" / "lab01_graph" / "value.py"
 

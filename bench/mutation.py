@@ -29,9 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from grader.common.labs import LABS, Lab  # noqa: E402
 from grader.grading.batch import BatchOptions, grade_class  # noqa: E402
 from grader.grading.shard import GradingPlan, suites_for  # noqa: E402
-from grader.labs import LABS, Lab  # noqa: E402
 
 EQUIVALENT = ROOT / "bench" / "equivalent_mutants.md"
 

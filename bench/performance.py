@@ -119,7 +119,7 @@ def check_rows(runs: int) -> list[str]:
 
 def gradescope_root(scratch: Path) -> Path:
     """An autograder root as Gradescope lays it out, the bundle's venv this one's Python."""
-    from grader.labs import get_lab
+    from grader.common.labs import get_lab
     from grader.platforms import gradescope
 
     bundle = gradescope.export_bundle(get_lab("lab01_graph"), scratch / "autograder.zip",
@@ -143,7 +143,7 @@ def gradescope_root(scratch: Path) -> Path:
 
 def prairielearn_root(scratch: Path) -> Path:
     """A /grade folder as PrairieLearn mounts it, holding an exported question's tests/."""
-    from grader.labs import get_lab
+    from grader.common.labs import get_lab
     from grader.platforms import prairielearn
 
     question = prairielearn.export_question(get_lab("lab01_graph"), scratch / "question",

@@ -28,9 +28,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from grader.common.labs import LABS  # noqa: E402
 from grader.grading.batch import BatchOptions, grade_class  # noqa: E402
 from grader.grading.shard import GradingPlan, suites_for  # noqa: E402
-from grader.labs import LABS  # noqa: E402
 
 DEFAULT_CORPUS = ROOT / "tests" / "independent"
 

@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from grader.common.labs import get_lab
 from grader.grading.batch import BatchOptions, grade_class
 from grader.grading.shard import GradingPlan, suites_for
-from grader.labs import get_lab
 
 LAB = get_lab("lab01_graph")
 SOLUTION = (LAB.solution_dir / LAB.main_file).read_text(encoding="utf-8")

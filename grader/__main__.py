@@ -1,6 +1,6 @@
 """Entry point for `python -m grader`."""
 
 from grader.cli import main
-from grader.shutdown import finish
+from grader.common.shutdown import finish
 
 finish(main())

@@ -22,6 +22,7 @@ from types import FrameType
 from typing import NoReturn
 
 from grader import __version__
+from grader.common.labs import COURSE_ROOT, LABS, Lab
 from grader.grading.batch import (
     DEFAULT_SEED,
     SHARD_RECORD,
@@ -37,7 +38,6 @@ from grader.grading.sandbox.jail import available_isolation
 from grader.grading.shard import GradingPlan, suites_for
 from grader.intake import lms
 from grader.intake.collect import Submission
-from grader.labs import COURSE_ROOT, LABS, Lab
 from grader.results.console import print_summary, progress_display, say
 from grader.results.i18n import LANGUAGES, Catalogue, default_language, format_number
 from grader.results.render import isolation_notes, render_feedback, render_summary

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.common.labs import LABS, Lab
 from grader.grading.batch import check_submission
 from grader.intake.notebook_module import METADATA_KEY
-from grader.labs import LABS, Lab
 from grader.results.i18n import LANGUAGES, Catalogue, default_language
 from grader.results.render import render_feedback, render_notebook_feedback
 

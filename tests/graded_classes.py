@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.common.labs import LABS, Lab
 from grader.grading.batch import BatchOptions, grade_class
 from grader.grading.shard import GradingPlan, suites_for
-from grader.labs import LABS, Lab
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from grader.common.labs import get_lab
 from grader.grading.batch import (
     CLASS_FILES,
     SHARD_RECORD,
@@ -22,7 +23,6 @@ from grader.grading.batch import (
     grade_class,
 )
 from grader.grading.shard import GradingPlan, suites_for
-from grader.labs import get_lab
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_submission import ZIP_DAMAGE, damaged_zip  # noqa: E402 - the broken zips intake refuses

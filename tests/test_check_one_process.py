@@ -72,7 +72,7 @@ def test_a_grader_process_ends_with_its_code_and_its_objects_frozen(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import gc
 
-    from grader.shutdown import finish
+    from grader.common.shutdown import finish
 
     frozen: list[bool] = []
     monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))

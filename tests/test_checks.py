@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from grader.common.labs import get_lab
 from grader.grading.checking.marker import (
     CheckDefinitionError,
     CheckSpec,
@@ -17,7 +18,6 @@ from grader.grading.checking.marker import (
 )
 from grader.grading.shard import GradingPlan, grade_shard
 from grader.intake.collect import Submission, prepare
-from grader.labs import get_lab
 
 TEST = "suite/test_x.py::test_check"
 GOOD = {"id": "value-hashable", "pitfall": "hash-trap", "weight": 1}

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from grader.common.labs import LABS
 from grader.grading.checking.declared import declared_checks
-from grader.labs import LABS
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "contract-clauses.md"

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from grader.cli import main
+from grader.common.labs import LABS
 from grader.grading.course_config import ConfigError, load_course_config
-from grader.labs import LABS
 
 
 def write(tmp_path: Path, text: str) -> Path:

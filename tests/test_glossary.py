@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from grader.authoring.notebooks import INTRO_EN, INTRO_ES
-from grader.labs import LABS
+from grader.common.labs import LABS
 from grader.results.i18n import CATALOGUE_DIR, catalogue_files
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

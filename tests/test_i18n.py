@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from language_rules import english_words, lonely_plurals
 
-from grader.labs import LABS
+from grader.common.labs import LABS
 from grader.results.i18n import (
     BILINGUAL_FOLDER,
     CATALOGUE_DIR,

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from grader.authoring.student_kit import FORBIDDEN_IN_KIT
-from grader.labs import LABS
+from grader.common.labs import LABS
 from grader.results.i18n import Catalogue
 
 pytestmark = pytest.mark.xdist_group("student_kit")

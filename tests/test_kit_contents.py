@@ -23,10 +23,10 @@ from grader.authoring.kit_contents import (
     public_catalogue,
 )
 from grader.authoring.student_kit import release_closure, release_labs
+from grader.common.labs import LABS, PACKAGE_DIR
 from grader.grading import shard
 from grader.grading.checking.declared import declared_checks
 from grader.grading.child.graph import OPERATIONS
-from grader.labs import LABS, PACKAGE_DIR
 from grader.results.i18n import BILINGUAL_FOLDER, LANGUAGES, Catalogue
 
 

@@ -30,8 +30,8 @@ from graded_classes import (
 )
 
 from grader.authoring.readme_tables import HEADLINE_PITFALLS, lab_table, points_by_pitfall
+from grader.common.labs import LABS
 from grader.grading.checking.declared import declared_by_lab
-from grader.labs import LABS
 from grader.results.messages import names_a_pitfall
 
 

@@ -12,11 +12,11 @@ from typing import Any
 import nbformat
 import pytest
 
+from grader.common.labs import get_lab
 from grader.grading.batch import BatchOptions, grade_class
 from grader.grading.shard import GradingPlan, suites_for
 from grader.intake.collect import Submission, read_submission
 from grader.intake.notebook_module import cell_frame, is_check_cell, locate, notebook_module
-from grader.labs import get_lab
 from grader.results.render import render_feedback
 
 LAB = get_lab("lab01_graph")

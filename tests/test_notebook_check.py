@@ -20,9 +20,9 @@ from test_kit_contents import hidden_text_found
 
 from grader.authoring.kit_contents import declared_check_ids
 from grader.authoring.notebooks import lab_notebook, notebook_text
+from grader.common.labs import COURSE_ROOT, LABS, Lab
 from grader.grading.batch import check_submission
 from grader.grading.checking.todos import public_checks_by_todo, untouched_todos
-from grader.labs import COURSE_ROOT, LABS, Lab
 from grader.notebook import (
     Feedback,
     NotebookNotFound,

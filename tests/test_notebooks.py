@@ -14,11 +14,11 @@ import pytest
 from grader.authoring.build import build_labs
 from grader.authoring.notebooks import NotebookError, lab_notebook, notebook_name, notebook_text
 from grader.authoring.stubgen import generate_stub
+from grader.common.labs import COURSE_ROOT, LABS, Lab, get_lab
 from grader.grading.batch import BatchOptions, grade_class
 from grader.grading.shard import GradingPlan, suites_for
 from grader.intake.collect import notebook_code
 from grader.intake.notebook_module import METADATA_KEY, is_check_cell
-from grader.labs import COURSE_ROOT, LABS, Lab, get_lab
 
 FIXTURES = COURSE_ROOT / "tests" / "fixtures"
 LAB01 = get_lab("lab01_graph")

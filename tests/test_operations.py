@@ -12,11 +12,11 @@ import math
 
 import pytest
 
+from grader.common.labs import LABS
 from grader.grading.checking import random_graphs
 from grader.grading.checking.reference import load_reference_class
 from grader.grading.checking.verdicts import lab02_ops as lab02_verdicts
 from grader.grading.child.graph import OPERATIONS, Operation
-from grader.labs import LABS
 
 H = 1e-6
 # A point inside every operation's domain (random_graphs.DOMAINS), away from kinks: a, b, k.

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from grader.common.labs import get_lab
 from grader.grading.shard import GradingPlan, grade_shard
 from grader.intake.collect import Submission, prepare
-from grader.labs import get_lab
 
 LAB = get_lab("lab01_graph")
 SEED = "s"

@@ -12,10 +12,10 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from grader.common.labs import LABS
 from grader.grading.checking import random_graphs as rg
 from grader.grading.checking.reference import load_reference_class, run_reference
 from grader.grading.child.scenarios import lab02_ops as scenarios
-from grader.labs import LABS
 
 VALUE = load_reference_class(LABS["lab02_ops"])
 

@@ -16,8 +16,8 @@ from grader.authoring.readme_tables import (
     pitfall_points_table,
     with_tables,
 )
+from grader.common.labs import LABS
 from grader.grading.checking.declared import declared_by_lab
-from grader.labs import LABS
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DECLARED = declared_by_lab()

@@ -59,9 +59,9 @@ from typing import Any
 
 import pytest
 
+from grader.common.labs import COURSE_ROOT, get_lab
 from grader.grading.batch import REPORT_FILES, RESERVED_IDS, SHARD_RECORD, deal
 from grader.grading.sandbox import reaper
-from grader.labs import COURSE_ROOT, get_lab
 from grader.results.build import CHECK_BYTES, DOC_BYTES
 from grader.results.gradebook import class_csv
 from grader.results.i18n import Catalogue
@@ -139,7 +139,7 @@ LIVE_HTML = re.compile(r"(?<!\\)<\s*(script|img|iframe|svg|object|embed)\b", re.
 GRAPH_FIGURE = re.compile(r'<figure class="graph" id="graph-[a-z0-9-]+">(.*?)</figure>', re.S)
 TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # What a reader cannot see: format characters (bidi overrides, zero-width), separators, and the
-# surrogates no UTF-8 writer takes (looked up in unicodedata, independently of grader.text).
+# surrogates no UTF-8 writer takes (looked up in unicodedata, independently of grader.common.text).
 INVISIBLE_CATEGORIES = frozenset({"Cf", "Zl", "Zp", "Cs"})
 FENCE = re.compile(r"^(`{3,}|~{3,})")
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 
 from grader.authoring.student_kit import kit_files, later_labs, release_labs
+from grader.common.labs import LABS
 from grader.grading.batch import BatchOptions, grade_class
 from grader.grading.shard import GradingPlan
-from grader.labs import LABS
 
 # File of the kit -> (the closed lab it completes, why it may ship).
 ALLOWED_CLOSED_LAB_WORK = {

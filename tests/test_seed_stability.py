@@ -26,10 +26,10 @@ from typing import Any
 import pytest
 from graded_classes import FEEDBACK_ROW, snapshot_rows
 
+from grader.common.labs import LABS, Lab
 from grader.grading.checking.reference import load_reference_class, run_reference
 from grader.grading.checking.verdict import CheckFailed, NotRun
 from grader.grading.sandbox.loader import load_exports
-from grader.labs import LABS, Lab
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"

@@ -11,7 +11,7 @@ import pytest
 
 from grader.authoring.build import build_labs
 from grader.authoring.stubgen import MarkerError, generate_stub
-from grader.todo_format import TODO_NUMBER, UNTOUCHED_TODO
+from grader.common.todo_format import TODO_NUMBER, UNTOUCHED_TODO
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 LAB01_SOLUTION = REPO_ROOT / "solutions" / "lab01_graph" / "value.py"

@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 
 from grader.authoring.stubgen import generate_stub
+from grader.common.labs import LABS, Lab
+from grader.common.todo_format import UNTOUCHED_TODO
 from grader.grading.batch import BatchOptions, grade_class
 from grader.grading.shard import GradingPlan, suites_for
-from grader.labs import LABS, Lab
 from grader.results.messages import is_not_written
-from grader.todo_format import UNTOUCHED_TODO
 
 README_LANGUAGES = {"README.md": "en", "README.es.md": "es"}
 

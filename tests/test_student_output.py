@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from grader.common.labs import COURSE_ROOT, LABS
 from grader.grading.batch import BatchOptions, grade_class
 from grader.grading.plugin import OUTPUT_CAP
 from grader.grading.shard import GradingPlan, suites_for
-from grader.labs import COURSE_ROOT, LABS
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.render import FEEDBACK_TEMPLATES, render_feedback
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from grader.common.labs import get_lab
 from grader.intake import archive as archive_rules
 from grader.intake.archive import MAX_MEMBER_BYTES, MAX_RATIO
 from grader.intake.collect import (
@@ -25,7 +26,6 @@ from grader.intake.collect import (
     submission_id,
     unique_ids,
 )
-from grader.labs import get_lab
 
 LAB = get_lab("lab01_graph")
 VALUE = b"class Value:\n    pass\n"

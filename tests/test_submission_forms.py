@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from grader.common.labs import LABS
 from grader.grading.batch import BatchOptions, grade_class
 from grader.grading.shard import GradingPlan, suites_for
 from grader.intake.collect import Ungradable, clean_export, read_files
-from grader.labs import LABS
 
 FORMS = Path(__file__).resolve().parent / "data" / "submission_forms" / "lab01_graph"
 LAB = LABS["lab01_graph"]

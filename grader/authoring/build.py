@@ -11,7 +11,7 @@ from pathlib import Path
 from grader.authoring import readme_tables
 from grader.authoring.notebooks import lab_notebook, notebook_name, notebook_text
 from grader.authoring.stubgen import generate_stub
-from grader.labs import LABS
+from grader.common.labs import LABS
 
 
 def _solution_files(repo_root: Path) -> list[Path]:

@@ -39,9 +39,9 @@ import nbformat
 from nbformat import NotebookNode
 
 from grader.authoring.stubgen import CONTINUATION, TODO_EN, TODO_ES
+from grader.common.labs import LABS
 from grader.intake.collect import notebook_code
 from grader.intake.notebook_module import METADATA_KEY
-from grader.labs import LABS
 
 NOTEBOOK_NAME = "{lab}.ipynb"
 NOTEBOOK_METADATA = {

@@ -19,7 +19,7 @@ from typing import Protocol
 import jinja2
 
 from grader.authoring.notebooks import readme_title
-from grader.labs import LABS, Lab
+from grader.common.labs import LABS, Lab
 
 TEMPLATES = Path(__file__).resolve().parent / "readme"
 LAB_TABLE, PITFALL_POINTS = "lab-table", "pitfall-points"

@@ -52,7 +52,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from grader.todo_format import TODO_MESSAGE
+from grader.common.todo_format import TODO_MESSAGE
 
 BEGIN_MARKER = "# BEGIN SOLUTION"
 END_MARKER = "# END SOLUTION"

@@ -34,7 +34,7 @@ from grader.authoring.kit_contents import (
     normalise,
     public_catalogue,
 )
-from grader.labs import COURSE_ROOT, LABS, PACKAGE_DIR, Lab
+from grader.common.labs import COURSE_ROOT, LABS, PACKAGE_DIR, Lab
 from grader.results.i18n import CATALOGUE_DIR
 
 KIT_TEMPLATES = Path(__file__).parent / "kit"
@@ -46,7 +46,7 @@ CACHE_NAMES = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
 FORBIDDEN_IN_KIT = ("solutions", "grader/grading/suites", "grader/authoring", "grader/course", "tests",
                     "demo")
 # The kit's own pyproject.toml (kit/pyproject.toml.j2): `pip install <kit>.zip` puts these kit
-# folders inside the installed package, where grader.labs looks for an installed course.
+# folders inside the installed package, where grader.common.labs looks for an installed course.
 KIT_PACKAGE_DIRS = {"grader": "grader", "labs": "grader.course.labs",
                     "templates": "grader.course.templates"}
 # Measured on the course machine (2 cores, under load; README "Releases and the student kit"):

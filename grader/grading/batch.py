@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
-from grader.atomic import TEMPORARY_SUFFIX, write_atomically
+from grader.common.atomic import TEMPORARY_SUFFIX, write_atomically
+from grader.common.labs import Lab
 from grader.grading.sandbox.jail import available_isolation
 from grader.grading.shard import GradingPlan, grade_shard, suites_for
 from grader.intake.collect import (
@@ -36,7 +37,6 @@ from grader.intake.collect import (
     source_label,
     unique_ids,
 )
-from grader.labs import Lab
 from grader.results.build import grader_error_document, ungradable_document
 from grader.results.render import render_dashboard, render_feedback
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.common.labs import LABS, Lab
 from grader.grading.checking.declared import declared_checks
-from grader.labs import LABS, Lab
 
 SECTIONS = ("weights", "pitfall_weights")
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from grader.common.labs import COURSE_ROOT, Lab, get_lab
 from grader.grading.checking.marker import (
     CheckDefinitionError,
     CheckSpec,
@@ -42,7 +43,6 @@ from grader.grading.sandbox.jail import default_interpreter, default_jail
 from grader.grading.sandbox.sandbox import Limits, Outcome, Sandbox
 from grader.grading.sandbox.shard_zygote import ShardZygotes
 from grader.intake.notebook_module import CellStart, cell_frame, cells_from_data
-from grader.labs import COURSE_ROOT, Lab, get_lab
 
 
 @dataclass

@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.common.labs import COURSE_ROOT, PACKAGE_DIR, Lab
 from grader.grading.sandbox import shard_zygote
 from grader.grading.sandbox.jail import IN_PROCESS, available_isolation, default_interpreter
 from grader.grading.sandbox.sandbox import Limits
 from grader.intake.collect import PreparedSubmission
 from grader.intake.notebook_module import cells_as_data
-from grader.labs import COURSE_ROOT, PACKAGE_DIR, Lab
 from grader.results.build import entries_by_submission, graded_document, grader_error_document
 
 PYTEST_INI = PACKAGE_DIR / "grading" / "pytest-grader.ini"

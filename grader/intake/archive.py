@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from grader.text import clean_text
+from grader.common.text import clean_text
 
 # What is never a student's work, skipped wherever it sits in an archive (or a folder).
 SKIPPED: dict[str, str] = {

@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from grader.labs import Lab
+from grader.common.labs import Lab
 
 NOTEBOOK_SUFFIX = ".ipynb"
 # Files a student folder often holds that are never the lab's file.

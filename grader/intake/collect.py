@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from grader.common.labs import Lab
+from grader.common.text import clean_value
 from grader.intake import archive as zips
 from grader.intake.candidates import (
     NOTEBOOK_SUFFIX,
@@ -29,8 +31,6 @@ from grader.intake.candidates import (
 )
 from grader.intake.notebook_module import CellStart, NotebookError, NotebookModule, notebook_module
 from grader.intake.policy import scan_files
-from grader.labs import Lab
-from grader.text import clean_value
 
 # The largest lab file read, from a folder, a zip or on its own (other files are never read).
 MAX_FILE_BYTES = 1 << 20

@@ -37,8 +37,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from grader.common.labs import Lab
 from grader.intake import archive
-from grader.labs import Lab
 
 LMS_KINDS = ("canvas", "moodle", "folders")
 

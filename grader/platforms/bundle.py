@@ -13,7 +13,7 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
-from grader.labs import COURSE_ROOT, PACKAGE_DIR, Lab
+from grader.common.labs import COURSE_ROOT, PACKAGE_DIR, Lab
 
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".mypy_cache")
 DISTRIBUTION = "minigrad-labs"

@@ -32,13 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
-from grader.atomic import write_atomically
-from grader.labs import Lab, get_lab
+from grader.common.atomic import write_atomically
+from grader.common.labs import Lab, get_lab
+from grader.common.shutdown import finish
 from grader.platforms.scaling import scaled_maxima, scaled_score, valid_total
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import attempt_notes, localise_document
 from grader.results.render import environment, pitfall_notes, render_feedback
-from grader.shutdown import finish
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 DEFAULT_HIDDEN_VISIBILITY = "after_published"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import compileall
 import sys
 
-from grader.labs import COURSE_ROOT, PACKAGE_DIR
+from grader.common.labs import COURSE_ROOT, PACKAGE_DIR
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.render import environment
 

@@ -39,12 +39,12 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
-from grader.atomic import write_atomically
-from grader.labs import Lab, get_lab
+from grader.common.atomic import write_atomically
+from grader.common.labs import Lab, get_lab
+from grader.common.shutdown import finish
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import localise_document, pitfall_title
 from grader.results.render import environment, render_feedback
-from grader.shutdown import finish
 
 MAX_RESULTS_BYTES = 1_000_000
 ROOT_VARIABLE = "GRADE_ROOT"

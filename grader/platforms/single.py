@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from grader.common.labs import Lab
 from grader.grading.batch import BatchOptions, grade_class
 from grader.grading.sandbox.jail import available_isolation
 from grader.grading.shard import GradingPlan, suites_for
 from grader.intake.collect import Submission
-from grader.labs import Lab
 from grader.results.build import grader_error_document
 
 SUBMISSION_TIMEOUT_S = 540.0  # under Gradescope's default 10-minute limit

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from grader import __version__
+from grader.common.text import clean_text, clean_value
 from grader.results.i18n import Catalogue
 from grader.results.messages import (
     check_hint,
@@ -18,7 +19,6 @@ from grader.results.messages import (
     names_a_pitfall,
     shows_hint,
 )
-from grader.text import clean_text, clean_value
 
 SCHEMA_VERSION = "1.2"  # 1.1: the top-level "isolation" object; 1.2: "problem", "config", detail.graph
 # The size a score document stays under, and each check's share of it, whatever a student
@@ -187,7 +187,7 @@ def _graded(lab: str, submission: Mapping[str, Any], entries: Sequence[Mapping[s
 
 
 def _clean(doc: dict[str, Any]) -> dict[str, Any]:
-    """The document with every string valid, visible and capped (`grader.text`): whatever
+    """The document with every string valid, visible and capped (`grader.common.text`): whatever
     reached it from a submission (a name in an LMS export, a quoted import, a reply) renders
     safely in every format, and encodes in UTF-8."""
     cleaned: dict[str, Any] = clean_value(doc, DOC_STRING_CAP)

@@ -15,7 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from grader.atomic import write_atomically
+from grader.common.atomic import write_atomically
 
 LANGUAGES: tuple[str, ...] = ("en", "es")
 CATALOGUE_DIR = Path(__file__).parent / "catalogue"

@@ -7,7 +7,7 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from grader.labs import LABS
+from grader.common.labs import LABS
 from grader.results.i18n import Catalogue, format_number, join_items
 
 # Parameters whose values are not printed as they come (see describe_detail).

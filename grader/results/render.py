@@ -13,7 +13,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from grader.labs import TEMPLATE_DIR
+from grader.common.labs import TEMPLATE_DIR
 from grader.results.i18n import Catalogue, format_number
 from grader.results.messages import (
     attempt_notes,

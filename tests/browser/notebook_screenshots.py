@@ -50,7 +50,7 @@ def _kit(base: Path) -> Path:
     sys.path.insert(0, str(ROOT))
     from grader.authoring.notebooks import lab_notebook, notebook_text
     from grader.authoring.student_kit import build_kit
-    from grader.labs import LABS
+    from grader.common.labs import LABS
 
     release = list(LABS)[-1]
     archive = build_kit(base / "built" / f"minigrad-labs-kit-{release}", release)

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from grader.common.labs import LABS
 from grader.grading.checking import declared
 from grader.grading.checking.marker import CheckDefinitionError
-from grader.labs import LABS
 
 
 class _FolderLab:

@@ -9,12 +9,12 @@ from typing import Any
 import jsonschema
 import pytest
 
+from grader.common.labs import get_lab
 from grader.grading.checking.graph_shape import GraphShape, graph_detail, graph_on_failure
 from grader.grading.checking.reference import load_reference_class, run_reference
 from grader.grading.checking.verdict import CheckFailed, close, fail
 from grader.grading.checking.verdicts import lab01_graph as verdicts
 from grader.grading.child.scenarios import lab01_graph as scenarios
-from grader.labs import get_lab
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "grader" / "results"
                      / "score.schema.json").read_text(encoding="utf-8"))

@@ -22,7 +22,7 @@ import gradescope_oracle as oracle
 import jsonschema
 import pytest
 
-from grader.labs import get_lab
+from grader.common.labs import get_lab
 from grader.platforms import gradescope
 from grader.results.i18n import Catalogue
 

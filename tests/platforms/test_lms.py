@@ -20,10 +20,10 @@ from lms_archives import (
 )
 from test_submission import damaged_zip  # the broken zips intake refuses
 
+from grader.common.labs import get_lab
 from grader.intake import archive, lms
 from grader.intake.candidates import named_as
 from grader.intake.collect import MAX_FILE_BYTES, Ungradable, read_files
-from grader.labs import get_lab
 
 LAB = get_lab("lab01_graph")
 

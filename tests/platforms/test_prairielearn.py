@@ -19,7 +19,7 @@ import jsonschema
 import prairielearn_oracle as oracle
 import pytest
 
-from grader.labs import get_lab
+from grader.common.labs import get_lab
 from grader.platforms import prairielearn
 from grader.results.i18n import Catalogue
 

@@ -12,9 +12,9 @@ from typing import Any
 import jsonschema
 import pytest
 
+from grader.common.labs import get_lab
 from grader.grading.batch import BatchOptions, grade_class
 from grader.grading.shard import GradingPlan, suites_for
-from grader.labs import get_lab
 from grader.results.messages import names_a_pitfall
 
 ROOT = Path(__file__).resolve().parent.parent.parent

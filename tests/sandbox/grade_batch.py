@@ -14,10 +14,10 @@ import sys
 import time
 from pathlib import Path
 
+from grader.common.labs import get_lab
 from grader.grading.batch import BatchOptions, grade_class
 from grader.grading.sandbox.jail import available_isolation
 from grader.grading.shard import GradingPlan, suites_for
-from grader.labs import get_lab
 
 
 def main() -> None:

@@ -26,8 +26,8 @@ import sys
 import sysconfig
 from pathlib import Path
 
+from grader.common.labs import PACKAGE_DIR
 from grader.grading.sandbox.jail import readable_by_others
-from grader.labs import PACKAGE_DIR
 
 SOURCE_ROOT = PACKAGE_DIR.parent  # the folder the grader package is imported from
 NOBODY = 65534

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from grader.common.labs import COURSE_ROOT, LABS
 from grader.grading.batch import BatchOptions, grade_class
 from grader.grading.child.scenario import scenario
 from grader.grading.sandbox import Limits, Sandbox, run_queue
 from grader.grading.sandbox.jail import default_jail
 from grader.grading.shard import GradingPlan, suites_for
-from grader.labs import COURSE_ROOT, LABS
 
 pytestmark = pytest.mark.skipif(not run_queue.supported(), reason="no /proc/<pid>/schedstat here")
 

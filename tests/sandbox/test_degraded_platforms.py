@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from grader.common.labs import COURSE_ROOT
 from grader.grading.sandbox import jail, memory, reaper
 from grader.grading.sandbox.jail import IN_PROCESS, Isolation, available_isolation
-from grader.labs import COURSE_ROOT
 
 PRETEND = {
     "macos": "import sys; sys.platform = 'darwin'\n",

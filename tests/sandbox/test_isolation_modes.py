@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from grader.labs import COURSE_ROOT
+from grader.common.labs import COURSE_ROOT
 
 sys.path.insert(0, str(Path(__file__).parent))
 import modes  # noqa: E402 - a helper beside this file

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from grader.common.labs import COURSE_ROOT
 from grader.grading.child.scenario import scenario
 from grader.grading.sandbox import Limits, Sandbox, reaper
 from grader.grading.sandbox.jail import default_jail, jail_supported, processes_of_uid
-from grader.labs import COURSE_ROOT
 
 pytestmark = pytest.mark.skipif(not jail_supported(),
                                 reason="the jail needs root, or user namespaces, on Linux")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.common.labs import LABS
 from grader.grading.child.graph import (
     HELPER_NAMES,
     WrongType,
@@ -27,7 +28,6 @@ from grader.grading.child.graph import (
 from grader.grading.child.scenario import HELPERS_SOURCE, Scenario, helpers_namespace, scenario
 from grader.grading.child.scenarios import lab01_graph
 from grader.grading.sandbox import Limits, Sandbox
-from grader.labs import LABS
 
 MODULE_FACTOR = 3.0  # a module global: scenarios must not see it
 

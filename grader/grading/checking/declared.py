@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from grader.common.labs import LABS, Lab
 from grader.grading.checking.marker import CheckSpec, spec_from_marker
-from grader.labs import LABS, Lab
 
 
 def _marks(obj: Any) -> Iterator[Any]:

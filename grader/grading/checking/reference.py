@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from grader.common.labs import Lab
 from grader.grading.child.scenario import Scenario
 from grader.grading.sandbox.loader import load_exports
-from grader.labs import Lab
 
 
 class ReferenceUnavailable(RuntimeError):

@@ -14,9 +14,9 @@ import ast
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from grader.common.labs import Lab
+from grader.common.todo_format import TODO_NUMBER, UNTOUCHED_TODO
 from grader.grading.checking.verdict import CheckFailed
-from grader.labs import Lab
-from grader.todo_format import TODO_NUMBER, UNTOUCHED_TODO
 
 # The detail kinds of code that is not written yet: no pitfall, and the hint says what to write.
 NOT_WRITTEN = "not-written"  # a TODO of the stub, by number

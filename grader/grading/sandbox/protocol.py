@@ -9,7 +9,7 @@ import json
 import math
 from typing import Any
 
-from grader.text import clean_value
+from grader.common.text import clean_value
 
 # The longest string a message may carry into the trusted process (longer ones are cut there).
 STRING_CAP = 4096
@@ -57,7 +57,7 @@ def _finite_float(token: str) -> float:
 
 def decode(payload: bytes, *, max_depth: int = 16, allow_nonfinite: bool = False) -> Any:
     """Parse one message payload; NaN and Infinity (also by overflow) only when allow_nonfinite.
-    Its strings come back cleaned (`grader.text`: valid, visible, at most STRING_CAP long)."""
+    Its strings come back cleaned (`grader.common.text`: valid, visible, at most STRING_CAP long)."""
     try:
         text = payload.decode("utf-8")
         value = json.loads(

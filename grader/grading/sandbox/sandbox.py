@@ -26,12 +26,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from grader.common.text import clean_text
 from grader.grading.child.scenario import Scenario
 from grader.grading.sandbox import protocol, reaper, run_queue
 from grader.grading.sandbox.jail import Isolation, Jail, isolation_of, kill_uid
 from grader.grading.sandbox.memory import MemoryGroup, memory_cgroups_delegated
 from grader.grading.sandbox.shard_zygote import LIVE_ZYGOTES, ForkedZygote, ShardZygote
-from grader.text import clean_text
 
 # A zygote restarted after a timeout or a crash gets this many tries at its import probe, each
 # with RESTART_PATIENCE times the time of the one before.

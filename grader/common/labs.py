@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parent.parent  # grader/: this module is in grader/common/
 _INSTALLED_COURSE = PACKAGE_DIR / "course"
 COURSE_ROOT = _INSTALLED_COURSE if _INSTALLED_COURSE.is_dir() else PACKAGE_DIR.parent
 TEMPLATE_DIR = COURSE_ROOT / "templates"

@@ -23,7 +23,7 @@ from typing import Any
 
 CUT_MARK = " [...]"
 # C0 and C1 controls (newline and tab kept), and the invisible format characters (Unicode
-# categories Cf, Zl, Zp; tests/test_text.py proves the ranges hold every one of them).
+# categories Cf, Zl, Zp; tests/common/test_text.py proves the ranges hold every one of them).
 _INVISIBLE = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
     "\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"

@@ -1,4 +1,4 @@
-"""Tests for grader.text: student text comes out valid, visible and capped, whatever it claims."""
+"""Tests for grader.common.text: student text comes out valid, visible and capped, whatever it claims."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import unicodedata
 
 import pytest
 
-from grader.text import CUT_MARK, clean_text, clean_value
+from grader.common.text import CUT_MARK, clean_text, clean_value
 
 HIDDEN_CATEGORIES = ("Cc", "Cf", "Zl", "Zp")  # controls, format characters, separators
 

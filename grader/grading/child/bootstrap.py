@@ -22,7 +22,6 @@ import os
 import resource
 import signal
 import sys
-import traceback
 
 # Captured before any student code runs: the C scanner and encoder, and the os calls used
 # on the reply path.
@@ -32,7 +31,6 @@ ENCODE_STRING = json.encoder.c_encode_basestring_ascii
 WRITE, WAITPID, EXIT = os.write, os.waitpid, os._exit
 # None where Python has no fork (Windows): no sandbox starts there, but the grader imports this
 FORK = getattr(os, "fork", None)
-GET_IDENT = _thread.get_ident
 
 CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x20000000, 0x40000000
 CLONE_NEWUSER, CLONE_NEWIPC, CLONE_NEWUTS = 0x10000000, 0x08000000, 0x04000000
@@ -75,21 +73,27 @@ WARM_MODULES = ("math", "random", "functools", "itertools", "collections", "oper
 # threshold garbage cycles are still collected, a few thousand objects later.
 GC_FIRST_THRESHOLD = 10_000
 
+# What the audit guard (install_guard) refuses a submission, by audited event.
 # Standard modules allowed to call sys._getframe: they read the caller's module name and
 # never hand the frame to the caller (namedtuple, Enum, TypeVar need this).
 FRAME_READERS = ("typing.py", "enum.py", "collections/__init__.py", "warnings.py")
+# Refused outright.
 BLOCKED_EVENTS = frozenset({
     "sys._current_frames", "sys.settrace", "sys.setprofile",
     "sys.addaudithook", "gc.get_objects", "gc.get_referrers", "gc.get_referents",
     "os.fork", "os.forkpty", "os.system", "os.exec", "os.spawn", "os.posix_spawn",
-    "os.kill", "os.killpg", "subprocess.Popen", "pty.spawn", "signal.pthread_kill",
+    "subprocess.Popen", "pty.spawn", "signal.pthread_kill",
     "socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinfo",
     "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "ctypes.call_function",
     "resource.setrlimit", "resource.prlimit", "code.__new__", "function.__new__",
 })
+# Refused but towards the child itself or its own process group.
+SIGNAL_EVENTS = frozenset({"os.kill", "os.killpg"})
 # Frame-bearing attributes (the audited ways to a frame other than sys._getframe).
 BLOCKED_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+# Refused on a path under /proc or /sys.
 PATH_EVENTS = frozenset({"open", "os.listdir", "os.scandir", "os.chdir"})
+HIDDEN_PATHS = ("/proc", "/sys")
 
 
 def read_frame(stream):
@@ -114,50 +118,110 @@ def write_frame(fd, message):
         data = data[WRITE(fd, data):]
 
 
-def install_guard():
-    """An audit hook refusing escape hatches while armed; returns the switch (armed, thread).
+def install_guard(traceback_reader):
+    """From now on, refuse the escape hatches a submission could use to reach this process's
+    state or outlive its check: one audit hook, with one rule below for each event it judges.
 
-    The switch lives only in this closure and in the bootstrap's locals, which student code
-    cannot reach without the very frames and gc calls the hook refuses.
+    It is installed in each scenario's child just before the submission is imported, and Python
+    cannot remove an audit hook: there is no switch, nothing can disarm it, and nothing of the
+    child runs unguarded after it. The hook reads no global of this file (a submission can import
+    it as `__main__` and rebind its names): what it uses is bound here, before any student code
+    exists; and a str is judged by its characters, never by methods a subclass gives it.
+
+    Two reads of frames are the bootstrap's own. To judge sys._getframe and the frame-bearing
+    attributes, the guard asks which code raised the event (`raiser`), itself with sys._getframe:
+    while a thread's guard asks, that call passes when the frame it hands out has no frame of the
+    guard among its callers, so no code running inside the guard (a signal handler) is handed the
+    guard's frames. And `traceback_reader` may read a traceback's frames for the reply: it is
+    known by its code object, which no submission can run in its place.
     """
-    state = {"armed": False, "trusted_thread": None, "inside": False}
     stdlib = os.path.dirname(os.__file__) + os.sep
+    frame_readers = frozenset(stdlib + name for name in FRAME_READERS)
+    reader = traceback_reader.__code__
+    getframe, get_ident, getpid = sys._getframe, _thread.get_ident, os.getpid
+    as_str, decode = str.__str__, bytes.decode  # a subclass's own methods are never called
+    blocked_attributes, hidden_paths = BLOCKED_ATTRIBUTES, HIDDEN_PATHS
+    asking = set()  # the threads whose guard is asking which code raised the event it judges
 
-    def frame_reader_allowed():
-        """Whether the code calling sys._getframe is one of FRAME_READERS."""
-        state["inside"] = True  # the sys._getframe below raises this very event again
+    def raiser():
+        """The code that raised the event being judged: three frames up, past this helper, the
+        rule that asks and the hook."""
+        thread = get_ident()
+        already_asking = thread in asking
+        asking.add(thread)
         try:
-            filename = sys._getframe(2).f_code.co_filename
+            return getframe(3).f_code
         finally:
-            state["inside"] = False
-        return filename.startswith(stdlib) and filename[len(stdlib):] in FRAME_READERS
+            if not already_asking:
+                asking.discard(thread)
 
-    def guard(event, args):
-        if state["inside"] or not state["armed"] or state["trusted_thread"] == GET_IDENT():
-            return
-        if event == "sys._getframe" and not frame_reader_allowed():
-            raise RuntimeError("the grader's sandbox does not allow sys._getframe in a submission")
-        if event == "compile" and len(args) > 1 and isinstance(args[1], str) \
-                and args[1].startswith(stdlib):
-            raise RuntimeError("the grader's sandbox does not allow compiling as a standard module")
-        if event in ("os.kill", "os.killpg") and args and args[0] in (0, os.getpid()):
-            return  # signalling itself (or its own group) harms nobody else
-        if event in BLOCKED_EVENTS:
-            raise RuntimeError(f"the grader's sandbox does not allow {event} in a submission")
-        if event == "object.__getattr__" and len(args) > 1 and args[1] in BLOCKED_ATTRIBUTES:
-            raise RuntimeError(f"the grader's sandbox does not allow reading {args[1]}")
-        if event in PATH_EVENTS and args and isinstance(args[0], str | bytes):
-            path = args[0] if isinstance(args[0], str) else args[0].decode("utf-8", "replace")
-            if path.startswith("/proc") or path.startswith("/sys"):
-                raise RuntimeError(f"the grader's sandbox does not allow {event} on {path}")
+    def above_the_guard(frame):
+        """Whether no frame of the guard is among `frame` and its callers."""
+        while frame is not None:
+            if frame.f_code in guard_code:
+                return False
+            frame = frame.f_back
+        return True
 
-    sys.addaudithook(guard)
+    # The rules: one per audited event, each returning why the event is refused, or None.
 
-    def switch(armed, trusted=False):
-        state["armed"] = armed
-        state["trusted_thread"] = GET_IDENT() if trusted else None
+    def frames_for_standard_readers(event, args):
+        """sys._getframe: only from FRAME_READERS, or for the guard's own question."""
+        if get_ident() in asking:
+            allowed = above_the_guard(args[0])
+        else:
+            allowed = as_str(raiser().co_filename) in frame_readers
+        return None if allowed else "the grader's sandbox does not allow sys._getframe in a submission"
 
-    return switch
+    def nothing_compiled_as_a_standard_module(event, args):
+        """compile: never under a standard module's file name, which FRAME_READERS trusts."""
+        if len(args) > 1 and isinstance(args[1], str) and as_str(args[1]).startswith(stdlib):
+            return "the grader's sandbox does not allow compiling as a standard module"
+        return None
+
+    def signals_to_itself_only(event, args):
+        """os.kill, os.killpg: only to the child itself or its own group, which harms nobody."""
+        if args and args[0] in (0, getpid()):
+            return None
+        return f"the grader's sandbox does not allow {event} in a submission"
+
+    def frames_for_the_traceback_reader(event, args):
+        """A traceback's, generator's or coroutine's frame: only to `traceback_reader`."""
+        if len(args) > 1 and args[1] in blocked_attributes and raiser() is not reader:
+            return f"the grader's sandbox does not allow reading {args[1]}"
+        return None
+
+    def nothing_under_proc_or_sys(event, args):
+        """open, os.listdir, os.scandir, os.chdir: not on a path under /proc or /sys."""
+        if not args or not isinstance(args[0], str | bytes):
+            return None
+        path = as_str(args[0]) if isinstance(args[0], str) else decode(args[0], "utf-8", "replace")
+        if path.startswith(hidden_paths):
+            return f"the grader's sandbox does not allow {event} on {path}"
+        return None
+
+    def never(event, args):
+        """BLOCKED_EVENTS: refused whatever their arguments."""
+        return f"the grader's sandbox does not allow {event} in a submission"
+
+    rules = {
+        "sys._getframe": frames_for_standard_readers,
+        "compile": nothing_compiled_as_a_standard_module,
+        **dict.fromkeys(SIGNAL_EVENTS, signals_to_itself_only),
+        **dict.fromkeys(BLOCKED_EVENTS, never),
+        "object.__getattr__": frames_for_the_traceback_reader,
+        **dict.fromkeys(PATH_EVENTS, nothing_under_proc_or_sys),
+    }
+
+    def hook(event, args):
+        rule = rules.get(event)
+        refusal = None if rule is None else rule(event, args)
+        if refusal is not None:
+            raise RuntimeError(refusal)
+
+    guard_code = frozenset(function.__code__
+                           for function in (hook, raiser, above_the_guard, *rules.values()))
+    sys.addaudithook(hook)
 
 
 def collect_seldom():
@@ -474,33 +538,35 @@ class PrecompiledFinder:
 
 
 def student_frames(tb, submission_files):
-    """Traceback lines that point into the submission's own files, capped."""
-    frames = [f for f in traceback.extract_tb(tb) if os.path.basename(f.filename) in submission_files]
-    return [{"file": os.path.basename(f.filename), "line": f.lineno or 0, "function": f.name}
-            for f in frames[-3:]]
+    """Traceback lines that point into the submission's own files, the last three.
+
+    The audit guard lets this function's code, and no other, read a traceback's frames
+    (install_guard): so it walks the traceback itself, with attribute reads only, and calls
+    nothing a submission could have replaced (no traceback module, no os.path)."""
+    lines = []
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        file = code.co_filename.rpartition("/")[2]
+        if file in submission_files:
+            lines.append({"file": file, "line": tb.tb_lineno or 0, "function": code.co_name})
+        tb = tb.tb_next
+    return lines[-3:]
 
 
-def describe_exception(exc, submission_files, switch):
-    """Type, message and the student's own traceback lines of an exception."""
+def describe_exception(exc, submission_files):
+    """Type, message and the student's own traceback lines of an exception (all read under the
+    guard: student code may run here)."""
     try:
-        message = str(exc)  # student code may run here: still under the guard
+        message = str(exc)
     except BaseException:
         message = "(the exception's message could not be read)"
     if len(message) > 500:
         message = message[:500] + "..."
-    import gc
-
-    gc.disable()  # no student finalizer runs while this thread reads the traceback unguarded
-    switch(True, trusted=True)
-    try:
-        where = student_frames(exc.__traceback__, submission_files)
-    finally:
-        switch(True)
-        gc.enable()
-    return {"type": type(exc).__name__, "message": message, "where": where}
+    return {"type": type(exc).__name__, "message": message,
+            "where": student_frames(exc.__traceback__, submission_files)}
 
 
-def run_child(request, config, helpers, result_fd, switch):
+def run_child(request, config, helpers, result_fd):
     """In a forked child: import the submission, run one scenario, reply; never returns."""
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)  # the request pipe stays with the zygote
@@ -508,18 +574,18 @@ def run_child(request, config, helpers, result_fd, switch):
     cpu = request.get("cpu_s", 5)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     files = set(config["files"])
-    switch(True)
+    install_guard(student_frames)  # last: from here on, student code may run
     try:
         module = __import__(config["module"])
         name = config["class_name"]
         target = getattr(module, name) if name else module
     except BaseException as exc:  # the student's module may raise anything at import
-        reply = {"status": "import-error", **describe_exception(exc, files, switch)}
+        reply = {"status": "import-error", **describe_exception(exc, files)}
     else:
         if request.get("probe"):
             reply = {"status": "ready"}
         else:
-            reply = run_scenario(request, target, helpers, files, switch)
+            reply = run_scenario(request, target, helpers, files)
     try:
         write_frame(result_fd, reply)
     except (TypeError, ValueError, OverflowError) as exc:
@@ -529,7 +595,7 @@ def run_child(request, config, helpers, result_fd, switch):
     EXIT(0)
 
 
-def run_scenario(request, target, helpers, files, switch):
+def run_scenario(request, target, helpers, files):
     """The reply for one scenario run against the student's class or module."""
     try:
         namespace = dict(helpers)
@@ -540,16 +606,16 @@ def run_scenario(request, target, helpers, files, switch):
         return {"status": "wrong-type", "quantity": exc.quantity,
                 "actual_type": exc.actual_type, "expected_type": exc.expected_type}
     except BaseException as exc:  # the student's code may raise anything, SystemExit included
-        return {"status": "exception", **describe_exception(exc, files, switch)}
+        return {"status": "exception", **describe_exception(exc, files)}
 
 
-def fork_child(request, config, helpers, result_fd, switch):
+def fork_child(request, config, helpers, result_fd):
     """Fork, run the request in the child, wait, and report how the child ended."""
     sys.stdout.flush()
     sys.stderr.flush()
     pid = FORK()
     if pid == 0:
-        run_child(request, config, helpers, result_fd, switch)
+        run_child(request, config, helpers, result_fd)
     _, status = WAITPID(pid, 0)
     sweep_namespace()
     write_frame(result_fd, {"status": "exited", "code": os.waitstatus_to_exitcode(status)})
@@ -653,9 +719,8 @@ def serve_submission(helpers):
         return
     sys.meta_path.insert(0, PrecompiledFinder(codes))
     sys.path.append(os.curdir)  # for support files imported by name (the cwd: see above)
-    switch = install_guard()
     compiled = {}
-    fork_child({"probe": True}, config, helpers, result_fd, switch)
+    fork_child({"probe": True}, config, helpers, result_fd)
     while True:
         request = read_frame(stdin)
         if request is None:
@@ -664,7 +729,7 @@ def serve_submission(helpers):
         if source not in compiled:
             compiled[source] = compile(source, "<scenario>", "exec")
         request["code"] = compiled[source]
-        fork_child(request, config, helpers, result_fd, switch)
+        fork_child(request, config, helpers, result_fd)
 
 
 if __name__ == "__main__":  # the zygote runs this file with `python -c`; jail.py imports it

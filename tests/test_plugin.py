@@ -24,6 +24,7 @@ SEED = "s"
 SUITE = '''\
 import pytest
 
+from grader.grading.checking.marker import check_case
 from grader.grading.checking.verdict import NotRun, fail, field
 from grader.grading.child.scenario import scenario
 from grader.grading.child.graph import data_of
@@ -81,6 +82,17 @@ def test_reports_another_draw(sandboxed, rng):
 @pytest.mark.check(id="mul-local-derivative", pitfall="wrong-local-derivative", weight=64)
 def test_student_code_raises_on_negative_data(sandboxed):
     sandboxed(leaf_data, x=-1.0)
+
+
+ROWS = [
+    check_case(2.0, id="diamond-accumulates", pitfall="grad-overwrite", weight=128),
+    check_case(-1.0, id="self-add-accumulates", pitfall="grad-overwrite", weight=256),
+]
+
+
+@pytest.mark.parametrize("x", ROWS)
+def test_a_table_of_leaves(sandboxed, x):
+    sandboxed(leaf_data, x=x)
 '''
 
 # Unhashable (__eq__ without __hash__) and refusing negative data in its constructor.
@@ -210,11 +222,21 @@ def test_rng_is_seeded_by_seed_submission_content_and_check(
     assert len(set(got.values())) == 4, f"draws repeat across submissions or checks: {got}"
 
 
+def test_each_row_of_a_parameter_table_is_a_check_of_its_own(
+    docs: dict[str, dict[str, Any]]
+) -> None:
+    rows = {sub: [statuses(doc)[check_id] for check_id in ("diamond-accumulates",
+                                                             "self-add-accumulates")]
+            for sub, doc in docs.items()}
+    assert rows == {"bad": ["passed", "failed"], "good": ["passed", "passed"]}, rows
+
+
 def test_score_is_the_sum_of_passed_weights(docs: dict[str, dict[str, Any]]) -> None:
-    # good passes value-hashable (1), leaf-backward-is-noop (2) and mul-local-derivative (64)
-    assert docs["good"]["score"] == 67.0, statuses(docs["good"])
-    assert docs["bad"]["score"] == 0.0, statuses(docs["bad"])
-    assert docs["good"]["max_score"] == docs["bad"]["max_score"] == 127.0
+    # good passes value-hashable (1), leaf-backward-is-noop (2), mul-local-derivative (64) and
+    # both rows of the table (128, 256); bad passes the first row only
+    assert docs["good"]["score"] == 451.0, statuses(docs["good"])
+    assert docs["bad"]["score"] == 128.0, statuses(docs["bad"])
+    assert docs["good"]["max_score"] == docs["bad"]["max_score"] == 511.0
 
 
 def test_checks_of_a_suite_outside_labs_are_hidden(docs: dict[str, dict[str, Any]]) -> None:

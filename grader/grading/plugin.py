@@ -156,7 +156,8 @@ def _visibility(suite: Path) -> str:
         return "hidden"
 
 
-CheckKey = tuple[str, int]
+# A check: its test function and its check marker (by identity: a marker holds dicts).
+CheckKey = tuple[object, int]
 
 
 def _check_marker(item: pytest.Item) -> pytest.Mark | None:
@@ -169,10 +170,10 @@ def _check_marker(item: pytest.Item) -> pytest.Mark | None:
 
 
 def _check_key(item: pytest.Item) -> CheckKey:
-    """One key per check, whatever the submission: the test function and its check marker,
-    the very same marker object in every submission's item (so a parametrized check is a
-    check per parameter)."""
-    return item.nodeid.partition("[")[0], id(_check_marker(item))
+    """One key per check, whatever the submission: the test function and its check marker, the
+    very object that every submission's item of the test, or of one `check_case` row of it
+    (`item.callspec.marks`), carries."""
+    return getattr(item, "function", item.nodeid), id(_check_marker(item))
 
 
 def _submission_index(item: pytest.Item, order: dict[str, int]) -> int:

@@ -60,12 +60,12 @@ from typing import Any
 import pytest
 
 from grader.common.labs import COURSE_ROOT, get_lab
-from grader.grading.batch import REPORT_FILES, RESERVED_IDS, SHARD_RECORD, deal
+from grader.grading.batch import RESERVED_IDS, SHARD_RECORD, deal
 from grader.grading.sandbox import reaper
 from grader.results.build import CHECK_BYTES, DOC_BYTES
 from grader.results.gradebook import class_csv
 from grader.results.i18n import Catalogue
-from grader.results.render import render_feedback
+from grader.results.render import REPORT_FILES, render_feedback
 
 sys.path.insert(0, str(Path(__file__).parent / "sandbox"))
 import modes  # noqa: E402 - the helper that reproduces each mode on this machine

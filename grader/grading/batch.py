@@ -38,10 +38,9 @@ from grader.intake.collect import (
     unique_ids,
 )
 from grader.results.build import grader_error_document, ungradable_document
-from grader.results.render import render_dashboard, render_feedback
+from grader.results.render import render_dashboard, report_texts
 
 DEFAULT_SEED = "minigrad-labs"  # the public seed of `check`: the public checks are fixed
-REPORT_FILES = {"scores.json": None, "feedback.md": "markdown", "feedback.html": "html"}
 # progress(done, total, doc, kept): called once per submission, as soon as its report exists;
 # kept is True for a report --resume kept from an earlier run.
 Progress = Callable[[int, int, dict[str, Any], bool], None]
@@ -142,10 +141,8 @@ def write_reports(doc: dict[str, Any], out_dir: Path) -> Path:
     writing = folder
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=out_dir))
-        for name, fmt in REPORT_FILES.items():
+        for name, text in report_texts(doc).items():
             writing = folder / name
-            text = (render_feedback(doc, fmt) if fmt
-                    else json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
             (staging / name).write_text(text, encoding="utf-8")
         staging.chmod(0o755)
         writing = folder

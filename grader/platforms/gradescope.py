@@ -18,9 +18,7 @@ and maxima add up to the assignment's points, as Gradescope adds them.
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import shlex
 import shutil
 import time
@@ -32,13 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
-from grader.common.atomic import write_atomically
 from grader.common.labs import Lab, get_lab
 from grader.common.shutdown import finish
 from grader.platforms.scaling import scaled_maxima, scaled_score, valid_total
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import attempt_notes, localise_document
-from grader.results.render import environment, pitfall_notes, render_feedback
+from grader.results.render import json_text, pitfall_notes, render_template, report_texts
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 DEFAULT_HIDDEN_VISIBILITY = "after_published"
@@ -81,14 +78,10 @@ class Config:
 # --- results.json ----------------------------------------------------------------------------
 
 
-def _render(template: str, **context: Any) -> str:
-    return environment().get_template(template).render(**context)
-
-
 def _test(check: Mapping[str, Any], hidden_visibility: str, catalogue: Catalogue,
           maximum: Decimal | None = None) -> dict[str, Any]:
     """One check as a Gradescope test case, its points scaled to `maximum` when given."""
-    output = _render("platforms/check.md.j2", check=check, t=catalogue.text, lang=catalogue.lang,
+    output = render_template("platforms/check.md.j2", check=check, t=catalogue.text, lang=catalogue.lang,
                      grader_error_notice=catalogue.text("ui.grader_error_notice")).strip()
     score, max_score = check["score"], check["max_score"]
     if maximum is not None:
@@ -135,7 +128,7 @@ def results(doc: Mapping[str, Any], hidden_visibility: str = DEFAULT_HIDDEN_VISI
     shown_pitfalls = list(dict.fromkeys(
         c["pitfall"] for c in shown
         if c["status"] == "failed" and c["pitfall"] in localised["pitfalls"]))
-    output = _render(
+    output = render_template(
         "platforms/gradescope_output.md.j2", doc=localised, t=catalogue.text, lang=catalogue.lang,
         grader_error_notice=catalogue.text("ui.grader_error_notice"),
         score=score, max_score=max_score,
@@ -199,10 +192,10 @@ def export_bundle(lab: Lab, out: Path, config: Config) -> Path:
                    "no_python": shlex.quote(catalogue.text("platforms.gradescope.setup_no_python"))}
         out.parent.mkdir(parents=True, exist_ok=True)
         with zipfile.ZipFile(out, "w") as bundle:
-            _add(bundle, "setup.sh", _render("platforms/gradescope/setup.sh.j2", **context),
+            _add(bundle, "setup.sh", render_template("platforms/gradescope/setup.sh.j2", **context),
                  EXECUTABLE)
             _add(bundle, "run_autograder",
-                 _render("platforms/gradescope/run_autograder.j2", **context), EXECUTABLE)
+                 render_template("platforms/gradescope/run_autograder.j2", **context), EXECUTABLE)
             _add(bundle, "minigrad.json", json.dumps(asdict(config), indent=2) + "\n", 0o600)
             _add(bundle, "requirements.txt", pinned_requirements())
             _add(bundle, "fallback_results.json",
@@ -239,7 +232,7 @@ def _metadata(root: Path) -> dict[str, Any]:
 
 def grade_submission(root: Path, config: Config) -> dict[str, Any]:
     """Grade ROOT/submission; write scores.json, feedback files and, last, results.json."""
-    from grader.platforms.single import grade_one
+    from grader.platforms.single import grade_one, write_results
 
     started = time.monotonic()
     meta = _metadata(root)
@@ -247,24 +240,21 @@ def grade_submission(root: Path, config: Config) -> dict[str, Any]:
     doc = grade_one(get_lab(config.lab), root / "submission", submission_id, config.lang,
                     config.seed, meta={**meta, "lms": "gradescope"})
     out = results(doc, config.hidden_visibility, time.monotonic() - started, config.points)
-    folder = root / "results"
-    folder.mkdir(parents=True, exist_ok=True)
-    write_atomically(folder / "scores.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-    write_atomically(folder / "feedback.md", render_feedback(doc, "markdown"))
-    write_atomically(folder / "feedback.html", render_feedback(doc, "html"))
-    write_atomically(folder / "results.json", json.dumps(out, indent=2, ensure_ascii=False) + "\n")
+    write_results(root / "results", {**report_texts(doc), "results.json": json_text(out)})
     return out
+
+
+def _grade_and_say(root: Path, config: Path) -> str:
+    out = grade_submission(root, Config.load(config))
+    return f"score {out['score']} ({out['extra_data']['status']}) in {out['execution_time']} s"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The entry point `run_autograder` calls."""
-    parser = argparse.ArgumentParser(prog="python -m grader.platforms.gradescope")
-    parser.add_argument("--root", default=os.environ.get(ROOT_VARIABLE, str(DEFAULT_ROOT)))
-    parser.add_argument("--config", required=True)
-    args = parser.parse_args(argv)
-    out = grade_submission(Path(args.root), Config.load(Path(args.config)))
-    print(f"score {out['score']} ({out['extra_data']['status']}) in {out['execution_time']} s")
-    return 0
+    from grader.platforms.single import run_in_container
+
+    return run_in_container(argv, "python -m grader.platforms.gradescope", ROOT_VARIABLE,
+                            DEFAULT_ROOT, _grade_and_say)
 
 
 if __name__ == "__main__":

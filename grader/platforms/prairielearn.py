@@ -22,12 +22,10 @@ external grading docs: nothing was graded and the attempt is not charged).
 
 from __future__ import annotations
 
-import argparse
 import base64
 import binascii
 import copy
 import json
-import os
 import re
 import secrets
 import shutil
@@ -39,12 +37,11 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
-from grader.common.atomic import write_atomically
 from grader.common.labs import Lab, get_lab
 from grader.common.shutdown import finish
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import localise_document, pitfall_title
-from grader.results.render import environment, render_feedback
+from grader.results.render import json_text, render_feedback, render_template
 
 MAX_RESULTS_BYTES = 1_000_000
 ROOT_VARIABLE = "GRADE_ROOT"
@@ -85,10 +82,6 @@ class Config:
 # --- results.json ----------------------------------------------------------------------------
 
 
-def _render(template: str, **context: Any) -> str:
-    return environment().get_template(template).render(**context)
-
-
 def does_not_compile(problem: Mapping[str, Any] | None) -> bool:
     """Whether a document's submission-level problem is code that does not compile (code that
     compiles and fails on import ran, and is graded 0 like any failing code)."""
@@ -111,7 +104,7 @@ def withhold_hidden(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 def _test(check: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
     known = catalogue.has(f"pitfalls.{check['pitfall']}.title")
-    message = _render("platforms/check.txt.j2", check=check, t=catalogue.text, lang=catalogue.lang,
+    message = render_template("platforms/check.txt.j2", check=check, t=catalogue.text, lang=catalogue.lang,
                       grader_error_notice=catalogue.text("ui.grader_error_notice"),
                       withheld_notice=catalogue.text("platforms.prairielearn.hidden_check")
                       ).strip()
@@ -259,7 +252,7 @@ def export_question(lab: Lab, out: Path, config: Config, image: str = DEFAULT_IM
     intro = catalogue.text(f"platforms.prairielearn.question.{widget}",
                            files=", ".join(files), lab=lab.name)
     (out / "question.html").write_text(
-        _render("platforms/prairielearn/question.html.j2", intro=intro, files=files,
+        render_template("platforms/prairielearn/question.html.j2", intro=intro, files=files,
                 widget=widget), encoding="utf-8")
     if widget == "editor":
         (out / "stub").mkdir()
@@ -274,7 +267,7 @@ def export_question(lab: Lab, out: Path, config: Config, image: str = DEFAULT_IM
     (tests / "fallback_results.json").write_text(
         json.dumps(fallback_results(config.lang), ensure_ascii=False, indent=2) + "\n",
         encoding="utf-8")
-    _executable(tests / "run.sh", _render("platforms/prairielearn/run.sh.j2", lab=lab.name,
+    _executable(tests / "run.sh", render_template("platforms/prairielearn/run.sh.j2", lab=lab.name,
                                           grader_version=__version__))
     return out
 
@@ -327,7 +320,7 @@ def _submitted_files(root: Path, data: Mapping[str, Any], folder: Path) -> Path:
 
 def grade_job(root: Path, config: Config) -> dict[str, Any]:
     """Grade the job under `root`; write results.json (and scores.json beside it)."""
-    from grader.platforms.single import grade_one
+    from grader.platforms.single import grade_one, write_results
 
     data = _job_data(root)
     submission_id, meta = job_identity(data)
@@ -336,22 +329,23 @@ def grade_job(root: Path, config: Config) -> dict[str, Any]:
         doc = grade_one(get_lab(config.lab), source, submission_id, config.lang, config.seed,
                         meta={**meta, "lms": "prairielearn"})
     found = results(doc)
-    folder = root / "results"
-    folder.mkdir(parents=True, exist_ok=True)
-    write_atomically(folder / "scores.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-    write_atomically(folder / "results.json", json.dumps(found, ensure_ascii=False) + "\n")
+    # results.json unindented: PrairieLearn caps it at 1 MB (`fit` measures it so)
+    write_results(root / "results", {"scores.json": json_text(doc),
+                                     "results.json": json.dumps(found, ensure_ascii=False) + "\n"})
     return found
+
+
+def _grade_and_say(root: Path, config: Path) -> str:
+    found = grade_job(root, Config.load(config))
+    return f"gradable {found['gradable']}, score {found.get('score')}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The entry point tests/run.sh calls."""
-    parser = argparse.ArgumentParser(prog="python -m grader.platforms.prairielearn")
-    parser.add_argument("--root", default=os.environ.get(ROOT_VARIABLE, str(DEFAULT_ROOT)))
-    parser.add_argument("--config", required=True)
-    args = parser.parse_args(argv)
-    found = grade_job(Path(args.root), Config.load(Path(args.config)))
-    print(f"gradable {found['gradable']}, score {found.get('score')}")
-    return 0
+    from grader.platforms.single import run_in_container
+
+    return run_in_container(argv, "python -m grader.platforms.prairielearn", ROOT_VARIABLE,
+                            DEFAULT_ROOT, _grade_and_say)
 
 
 if __name__ == "__main__":

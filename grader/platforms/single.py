@@ -3,15 +3,19 @@
 Side: trusted process. The platforms run one submission per container, so they need the one
 grading path without the class around it and without report folders: a document whatever
 happens (an ungradable submission and a failing grader are documents too, never an exception).
+The command each platform's entry script runs, and how it leaves its files, are here too.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from grader.common.atomic import write_atomically
 from grader.common.labs import Lab
 from grader.grading.batch import BatchOptions, grade_class
 from grader.grading.sandbox.jail import available_isolation
@@ -39,3 +43,24 @@ def grade_one(lab: Lab, source: Path, submission_id: str, lang: str, seed: str,
                      "params": {"type": type(exc).__name__, "message": str(exc)[:300]}}
         return grader_error_document(lab.name, record, reference, lang,
                                      available_isolation().as_dict())
+
+
+def write_results(folder: Path, files: Mapping[str, str]) -> None:
+    """Write the files into `folder`, each atomically and in the order given: the platform takes
+    the last one (its results.json) for the sign that the others are there."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        write_atomically(folder / name, text)
+
+
+def run_in_container(argv: Sequence[str] | None, prog: str, root_variable: str,
+                     default_root: Path, grade: Callable[[Path, Path], str]) -> int:
+    """The command a platform's entry script runs: `prog --root ROOT --config FILE` (ROOT from
+    `root_variable` when set, else `default_root`); `grade(root, config)` grades and returns the
+    line printed for the platform's log."""
+    parser = argparse.ArgumentParser(prog=prog)
+    parser.add_argument("--root", default=os.environ.get(root_variable, str(default_root)))
+    parser.add_argument("--config", required=True)
+    args = parser.parse_args(argv)
+    print(grade(Path(args.root), Path(args.config)))
+    return 0

@@ -32,7 +32,7 @@ from typing import Any
 from grader.results.i18n import Catalogue, format_number
 from grader.results.messages import localise_document
 from grader.results.moodle_strings import MOODLE_STRINGS
-from grader.results.render import environment
+from grader.results.render import render_template
 
 CLASS_COLUMNS = ("submission", "student_id", "name", "lab", "status", "score", "max_score",
                  "pitfalls", "reason")
@@ -65,8 +65,8 @@ def comment(doc: Mapping[str, Any]) -> str:
     catalogue = Catalogue.load(doc["lang"])
     localised = localise_document(doc, catalogue)
     checks = localised["checks"]
-    text = environment().get_template("platforms/gradebook_comment.txt.j2").render(
-        doc=localised, t=catalogue.text, lang=catalogue.lang, failed=sum(c["status"] != "passed" for c in checks),
+    text = render_template(
+        "platforms/gradebook_comment.txt.j2", doc=localised, t=catalogue.text, lang=catalogue.lang, failed=sum(c["status"] != "passed" for c in checks),
         total=len(checks), pitfalls=", ".join(localised["pitfalls"]))
     return one_line(text)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
 import re
 import sys
@@ -32,6 +33,8 @@ FEEDBACK_TEMPLATES: Mapping[str, str] = {
     "html": "feedback.html.j2",
 }
 NOTEBOOK_TEMPLATE = "feedback.notebook.html.j2"
+# A submission's report: its score document and the feedback rendered from it, by file name.
+REPORT_FILES = {"scores.json": None, "feedback.md": "markdown", "feedback.html": "html"}
 SUMMARY_TEMPLATE = "summary.terminal.j2"
 DASHBOARD_TEMPLATE = "dashboard.html.j2"
 
@@ -146,6 +149,11 @@ def environment() -> jinja2.Environment:
     return env
 
 
+def render_template(name: str, **context: Any) -> str:
+    """The template `name` (a path under templates/) rendered with `context`."""
+    return environment().get_template(name).render(**context)
+
+
 def _painter(color: bool) -> Callable[[str, str], str]:
     """Return paint(text, style): ANSI-coloured text when color is on, the text otherwise."""
 
@@ -237,6 +245,18 @@ def render_feedback(
     context = feedback_view(doc, catalogue)
     context["paint"] = _painter(color and fmt == "terminal")
     return environment().get_template(FEEDBACK_TEMPLATES[fmt]).render(context)
+
+
+def json_text(value: Any) -> str:
+    """JSON as the grader's files hold it (scores.json, Gradescope's results.json): indented,
+    non-ASCII kept, a final newline."""
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
+def report_texts(doc: Mapping[str, Any]) -> dict[str, str]:
+    """The files of a submission's report (REPORT_FILES), by name: the document and its feedback."""
+    return {name: render_feedback(doc, fmt) if fmt else json_text(doc)
+            for name, fmt in REPORT_FILES.items()}
 
 
 def render_notebook_feedback(doc: Mapping[str, Any], notices: Sequence[str], lang: str) -> str:

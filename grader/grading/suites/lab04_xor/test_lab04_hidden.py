@@ -6,6 +6,12 @@ compares the weights with the reference, and only `learns-xor` depends on it. Th
 the training loop watch the student's `train_xor` through the engine (see
 `scenarios.train_trace`) and compare what the loop did with what it should have done at that
 moment, so they do not depend on the weights either.
+
+The random-network check (`random=True`) defers to the checks marked `random_defers=True`:
+the modules' outputs, their parameters and the gradient of each. It sets every parameter
+itself and never trains, so the initialisation, `zero_grad` and training checks are not
+marked; nor is `layer-neurons-are-distinct`: a layer that repeats one neuron gives a random
+network the wrong loss, which the random check names `nn-structure` itself.
 """
 
 import math
@@ -60,7 +66,8 @@ def _expect_module(sandboxed, seed, kind, args, kwargs, x, shape, count, expecte
                      source="own-parameters")
 
 
-@pytest.mark.check(id="neuron-computes-tanh-of-weighted-sum", pitfall="nn-structure", weight=2)
+@pytest.mark.check(id="neuron-computes-tanh-of-weighted-sum", pitfall="nn-structure", weight=2,
+                   random_defers=True)
 def test_neuron_is_tanh_of_its_weighted_sum(sandboxed, rng):
     x = _point(rng, "a b c")
     for kwargs, nonlin in (({}, True), ({"nonlin": False}, False)):
@@ -69,7 +76,7 @@ def test_neuron_is_tanh_of_its_weighted_sum(sandboxed, rng):
 
 
 @pytest.mark.check(id="layer-returns-one-output-per-neuron", pitfall="nn-structure", weight=2,
-                   requires=STRUCTURE[:1])
+                   requires=STRUCTURE[:1], random_defers=True)
 def test_layer_returns_its_neurons_outputs(sandboxed, rng):
     x = _point(rng, "a b c")
     for nout, kwargs, shape in ((2, {}, "list of 2 Values"), (1, {}, "Value"),
@@ -81,7 +88,7 @@ def test_layer_returns_its_neurons_outputs(sandboxed, rng):
 
 
 @pytest.mark.check(id="mlp-chains-its-layers", pitfall="nn-structure", weight=2,
-                   requires=STRUCTURE[:2])
+                   requires=STRUCTURE[:2], random_defers=True)
 def test_mlp_feeds_each_layer_into_the_next(sandboxed, rng):
     for sizes, shape in (([2, 4, 1], "Value"), ([3, 4, 4, 2], "list of 2 Values")):
         x = _point(rng, " ".join("abc"[:sizes[0]]))
@@ -116,7 +123,7 @@ def test_weights_are_drawn_in_order_and_biases_start_at_zero(sandboxed, referenc
 
 
 @pytest.mark.check(id="parameters-returns-the-same-values", pitfall="parameters-copy", weight=2,
-                   requires=STRUCTURE)
+                   requires=STRUCTURE, random_defers=True)
 def test_parameters_gives_back_the_same_objects(sandboxed, rng):
     result = sandboxed(scenarios.parameters_identity, seed=_seed(rng))
     for module in field(result, "modules", list):
@@ -128,7 +135,7 @@ def test_parameters_gives_back_the_same_objects(sandboxed, rng):
 
 
 @pytest.mark.check(id="parameters-are-the-models-own-values", pitfall="parameters-copy", weight=2,
-                   requires=STRUCTURE)
+                   requires=STRUCTURE, random_defers=True)
 def test_changing_parameters_changes_the_model(sandboxed, rng):
     x, delta = _point(rng, "a b"), 0.5
     result = sandboxed(scenarios.parameters_reach_model, seed=_seed(rng), x=x, delta=delta)
@@ -154,7 +161,7 @@ def test_zero_grad_sets_every_grad_to_zero(sandboxed, rng):
 
 
 @pytest.mark.check(id="every-parameter-gets-its-own-gradient", pitfall="late-binding-closure",
-                   weight=3, requires=OWN_VALUES)
+                   weight=3, requires=OWN_VALUES, random_defers=True)
 def test_each_gradient_matches_a_central_difference(sandboxed, rng):
     seed = _seed(rng)
     result = sandboxed(scenarios.gradients_and_differences, seed=seed, h=DIFFERENCE_STEP)
@@ -290,8 +297,7 @@ RANDOM_NETWORKS = 2  # drawn after the fixed shapes of verdicts.NETWORK_SHAPES
 
 
 @pytest.mark.check(id="random-networks-match-reference", pitfall="late-binding-closure",
-                   weight=3, defers_to=(*STRUCTURE, *OWN_VALUES,
-                                        "every-parameter-gets-its-own-gradient"))
+                   weight=3, random=True)
 def test_random_networks_give_the_reference_loss_and_gradients(sandboxed, reference, rng):
     networks = verdicts.draw_networks(rng, RANDOM_NETWORKS)
     verdicts.judge_networks(sandboxed, reference, scenarios.random_networks, networks)

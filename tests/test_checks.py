@@ -181,6 +181,17 @@ def test_check_without_catalogue_text_is_refused() -> None:
     assert "catalogue has no checks.no-such-check.title" in message, message
 
 
+@pytest.mark.parametrize(("clause", "clauses"), [("seed", ("seed",)),
+                                                 (("seed", "order"), ("seed", "order"))])
+def test_clause_key_becomes_the_specs_clauses(clause: object, clauses: tuple[str, ...]) -> None:
+    assert spec(clause=clause).clauses == clauses
+
+
+@pytest.mark.parametrize("bad_clause", ["Seed", "", (), ("seed", 3), 3])
+def test_clause_that_is_not_kebab_keys_is_refused(bad_clause: object) -> None:
+    assert "clause= must be a kebab-case key" in refusal(clause=bad_clause)
+
+
 # --- the random check's defers_to, by the rule ------------------------------------------------
 
 

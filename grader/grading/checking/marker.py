@@ -17,14 +17,14 @@ from grader.results.i18n import LANGUAGES, Catalogue
 
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 ALLOWED_KEYS = {"id", "pitfall", "weight", "requires", "defers_to", "timeout", "todo", "random",
-                "random_defers"}
+                "random_defers", "clause"}
 FLAGS = ("random", "random_defers")  # the marker keys that are True or absent
 
 
 def check_case(*values: Any, id: str, pitfall: str, weight: float,  # noqa: A002 (the marker's key)
                requires: tuple[str, ...] = (), defers_to: tuple[str, ...] = (),
                timeout: float | None = None, todo: int | tuple[int, ...] | None = None,
-               random_defers: bool = False) -> Any:
+               random_defers: bool = False, clause: str | tuple[str, ...] = ()) -> Any:
     """One parameter of a parametrized check, carrying its own check marker.
 
     `@pytest.mark.parametrize("op", [check_case("neg", id="example-neg-forward", ...), ...])` makes each
@@ -34,7 +34,8 @@ def check_case(*values: Any, id: str, pitfall: str, weight: float,  # noqa: A002
                                defers_to=defers_to,
                                **({} if timeout is None else {"timeout": timeout}),
                                **({} if todo is None else {"todo": todo}),
-                               **({"random_defers": True} if random_defers else {}))
+                               **({"random_defers": True} if random_defers else {}),
+                               **({"clause": clause} if clause else {}))
     return pytest.param(*values, id=id, marks=marker)
 
 
@@ -63,6 +64,9 @@ class CheckSpec:
     # (`with_random_deferrals`); `random_defers=True`: a check that random check defers to.
     random: bool = False
     random_defers: bool = False
+    # The clauses of the lab's contract this check holds (`clause="seed"` or a tuple): keys of
+    # the lab's table in docs/contract-clauses.md, whose checks column build-labs writes.
+    clauses: tuple[str, ...] = ()
 
 
 def _todos(test: str, value: Any) -> tuple[int, ...]:
@@ -73,6 +77,15 @@ def _todos(test: str, value: Any) -> tuple[int, ...]:
         raise CheckDefinitionError(f"{test}: todo= must be a TODO number or a tuple of them, "
                                    f"not {value!r}")
     return tuple(numbers)
+
+
+def _clauses(test: str, value: Any) -> tuple[str, ...]:
+    """A marker's clause= as a tuple of kebab-case keys, refusing anything else."""
+    keys = value if isinstance(value, tuple | list) else (value,)
+    if not keys or not all(isinstance(k, str) and KEBAB.match(k) for k in keys):
+        raise CheckDefinitionError(f"{test}: clause= must be a kebab-case key of the lab's "
+                                   f"contract table or a tuple of them, not {value!r}")
+    return tuple(keys)
 
 
 def spec_from_marker(test: str, args: tuple[Any, ...], kwargs: dict[str, Any],
@@ -109,9 +122,11 @@ def spec_from_marker(test: str, args: tuple[Any, ...], kwargs: dict[str, Any],
     if "random" in kwargs and "random_defers" in kwargs:
         raise CheckDefinitionError(f"{test}: a random check (random=True) defers to others; it "
                                    "cannot say random_defers=True as well")
+    clauses = _clauses(test, kwargs["clause"]) if "clause" in kwargs else ()
     return CheckSpec(check_id, pitfall, float(weight), tuple(requires),
                      None if timeout is None else float(timeout), visibility, test,
-                     tuple(defers_to), todos, "random" in kwargs, "random_defers" in kwargs)
+                     tuple(defers_to), todos, "random" in kwargs, "random_defers" in kwargs,
+                     clauses)
 
 
 def with_random_deferrals(specs: Iterable[CheckSpec]) -> list[CheckSpec]:

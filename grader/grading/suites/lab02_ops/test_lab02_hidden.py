@@ -42,6 +42,7 @@ from grader.grading.child.scenarios import lab02_ops as scenarios
 H = 1e-5  # central-difference step; f(x ± H) stays away from kinks and singularities
 INT_EXPONENTS = (2, 3, -1, -2)
 FLOAT_EXPONENTS = (0.5, 1.5, 2.5, -0.5)
+ZERO_BASE_EXPONENTS = (2, 3)  # at a = 0, a ** k and its derivative are 0 (and a**-1 is not)
 
 
 # A derivative that reads the wrong number: what it gives at x, what it reads, what it should
@@ -207,6 +208,16 @@ def _check_negative_base(sandboxed, reference, rng, op):
             raise
 
 
+def _check_zero_base(sandboxed, reference, rng, op):
+    # a ** n for an int n >= 1 is defined at a = 0, and so is its derivative n * 0**(n-1); a
+    # derivative written n * out.data / a divides by zero there (relu(x) ** 2 at x < 0 gets 0)
+    inputs = {"x": 0.0, "k": rng.choice(ZERO_BASE_EXPONENTS)}
+    result = verdicts.run_op(sandboxed, "pow", **inputs)
+    expected = verdicts.run_op(reference, "pow", **inputs)
+    expect_results_close(result, expected, inputs=_shown("pow", "alone", inputs),
+                         source="reference")
+
+
 def _check_rejects_value_exponent(sandboxed, reference, rng, op):
     inputs = {"x": abs(_x(rng, op)), "k": rng.choice((2, 3))}
     result = sandboxed(scenarios.pow_value_exponent, **inputs)
@@ -230,6 +241,7 @@ KINDS = {
     "number-operand": _check_number_operand,
     "rejects-value-exponent": _check_rejects_value_exponent,
     "negative-base": _check_negative_base,
+    "zero-base": _check_zero_base,
 }
 # Where an operation built from ** meets a negative base: checks of / defer to this one.
 NEGATIVE_BASE = "pow-int-exponent-at-a-negative-base"
@@ -284,6 +296,9 @@ CHECKS = [
     check_case("pow", "negative-base", id=NEGATIVE_BASE, pitfall="graph-construction",
                weight=1, requires=("pow-forward",), defers_to=("pow-local-derivative",),
                clause="pow"),
+    check_case("pow", "zero-base", id="pow-int-exponent-at-a-zero-base",
+               pitfall="wrong-local-derivative", weight=1, requires=("pow-local-derivative",),
+               defers_to=(NEGATIVE_BASE,), clause="pow"),
     # truediv
     check_case("truediv", "forward", id="truediv-forward",
                pitfall="graph-construction", weight=1, defers_to=("pow-forward", NEGATIVE_BASE),

@@ -17,12 +17,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from grader.authoring.readme_tables import cells
+
 DOCUMENT = "docs/contract-clauses.md"
 SECTION = re.compile(r"^## (lab\w+) ")
 KEY = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 HEADER = ("key", "clause", "checks", "notes")
 NONE = "-"  # the checks cell of a clause no check names (its notes say what holds it)
-_CELL_BORDER = re.compile(r"(?<!\\)\|")  # a cell's `|`, not an escaped `\|` inside it
 
 
 class ContractClauseError(ValueError):
@@ -55,11 +56,6 @@ class ClauseRow:
     clause: str
     checks: str
     notes: str
-
-
-def cells(line: str) -> list[str]:
-    """The cells of a Markdown table line, stripped."""
-    return [cell.strip() for cell in _CELL_BORDER.split(line.strip())[1:-1]]
 
 
 def clause_rows(document: str) -> list[ClauseRow]:

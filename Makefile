@@ -7,7 +7,7 @@ LANG_ARG := $(if $(GRADER_LANG),--lang $(GRADER_LANG),)
 SUBMISSIONS ?=
 OUT    ?= out/grades
 
-.PHONY: help venv check test test-fast lint demo grade labs kit bench mutation screenshots notebook-screenshots clean
+.PHONY: help venv check test test-fast lint demo grade labs figures kit bench mutation screenshots notebook-screenshots clean
 
 help:
 	@echo "make check [LAB=lab01_graph]   run the public checks on your lab (students)"
@@ -15,7 +15,8 @@ help:
 	@echo "make test-fast                 lint, type-check, unit tests and the lab01 fixtures (~1 min)"
 	@echo "make demo                      grade the bundled demo class and print where the reports are"
 	@echo "make grade SUBMISSIONS='a b'   grade submissions with the hidden suite (instructors)"
-	@echo "make labs                      regenerate labs/ stubs from solutions/ and README.md's tables"
+	@echo "make labs                      regenerate labs/ stubs from solutions/, README.md's tables, the contract table"
+	@echo "make figures                   regrade the fixtures and the demo: verdict snapshots, demo figures"
 	@echo "make kit LAB=lab02_ops          the student kit of a release in dist/ (that lab and earlier ones)"
 	@echo "make bench                     measure grading and write README's performance table"
 	@echo "make screenshots               grade the demo class and write docs/feedback.png, docs/dashboard.png"
@@ -68,6 +69,12 @@ grade: venv
 
 labs: venv
 	$(PY) -m grader build-labs
+
+# What only a graded run decides: each lab's verdict snapshot (tests/data/verdicts/) and the
+# figures of the demo's grading (demo/README.md, README.md's examples). `make test` fails on drift.
+figures: venv
+	UPDATE_VERDICTS=1 $(PY) -m pytest -q -n 0 tests/test_lab_fixtures.py -k snapshot
+	UPDATE_DEMO=1 $(PY) -m pytest -q -n 0 tests/test_cli.py -k demo_readme
 
 kit: venv
 	$(PY) -m grader kit --release $(LAB)

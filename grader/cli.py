@@ -361,6 +361,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 def cmd_build_labs(args: argparse.Namespace) -> int:
     """Regenerate the stubs in labs/ from solutions/ and README.md's tables, or report drift
     with --check."""
+    from grader.authoring import contract_clauses  # not in the student kit: authoring
     from grader.authoring.build import build_labs  # not in the student kit: authoring
     from grader.authoring.readme_tables import ReadmeTableError  # not in the student kit: authoring
     from grader.authoring.stubgen import MarkerError  # not in the student kit: authoring
@@ -369,7 +370,7 @@ def cmd_build_labs(args: argparse.Namespace) -> int:
     lang = default_language()
     try:
         changed = build_labs(COURSE_ROOT, check=args.check, declared=declared_by_lab())
-    except (MarkerError, ReadmeTableError) as exc:
+    except (MarkerError, ReadmeTableError, contract_clauses.ContractClauseError) as exc:
         say("cli.grader_failure", lang, reason=str(exc))
         return EXIT_GRADER
     if args.check:

@@ -15,6 +15,7 @@ from grader.grading.checking.marker import (
     CheckSpec,
     spec_from_marker,
     validate_suite,
+    with_random_deferrals,
 )
 from grader.grading.shard import GradingPlan, grade_shard
 from grader.intake.collect import Submission, prepare
@@ -178,6 +179,69 @@ def test_unknown_pitfall_is_refused() -> None:
 def test_check_without_catalogue_text_is_refused() -> None:
     message = suite_refusal([make_spec("no-such-check", "hash-trap")])
     assert "catalogue has no checks.no-such-check.title" in message, message
+
+
+@pytest.mark.parametrize(("clause", "clauses"), [("seed", ("seed",)),
+                                                 (("seed", "order"), ("seed", "order"))])
+def test_clause_key_becomes_the_specs_clauses(clause: object, clauses: tuple[str, ...]) -> None:
+    assert spec(clause=clause).clauses == clauses
+
+
+@pytest.mark.parametrize("bad_clause", ["Seed", "", (), ("seed", 3), 3])
+def test_clause_that_is_not_kebab_keys_is_refused(bad_clause: object) -> None:
+    assert "clause= must be a kebab-case key" in refusal(clause=bad_clause)
+
+
+# --- the random check's defers_to, by the rule ------------------------------------------------
+
+
+def flagged(check_id: str, **flags: bool) -> CheckSpec:
+    """A spec of lab01 whose marker carries the given flags (random=, random_defers=)."""
+    return spec_from_marker(f"a.py::test_{check_id}", (),
+                            {"id": check_id, "pitfall": "hash-trap", "weight": 1, **flags},
+                            "hidden")
+
+
+def test_random_check_defers_to_every_marked_check_defined_before_it() -> None:
+    suite = with_random_deferrals([
+        flagged("value-hashable", random_defers=True),
+        flagged("op-labels-name-the-operation"),
+        flagged("add-builds-node", random_defers=True),
+        flagged("random-graphs-match-reference", random=True),
+        flagged("second-backward-walks-the-whole-graph"),
+    ])
+    deferring = {spec.id: spec.defers_to for spec in suite}
+    assert deferring == {"value-hashable": (), "op-labels-name-the-operation": (),
+                         "add-builds-node": (),
+                         "random-graphs-match-reference": ("value-hashable", "add-builds-node"),
+                         "second-backward-walks-the-whole-graph": ()}, deferring
+
+
+def test_random_check_keeps_what_it_defers_to_by_hand_first() -> None:
+    random_check = spec_from_marker("a.py::test_random", (), {
+        "id": "random-graphs-match-reference", "pitfall": "hash-trap", "weight": 1,
+        "random": True, "defers_to": ("leaf-backward-is-noop", "value-hashable")}, "hidden")
+    suite = with_random_deferrals([flagged("leaf-backward-is-noop"),
+                                   flagged("value-hashable", random_defers=True), random_check])
+    assert suite[-1].defers_to == ("leaf-backward-is-noop", "value-hashable"), suite[-1]
+
+
+def test_a_mark_no_random_check_follows_is_refused_naming_its_test() -> None:
+    with pytest.raises(CheckDefinitionError) as caught:
+        with_random_deferrals([flagged("random-graphs-match-reference", random=True),
+                               flagged("value-hashable", random_defers=True)])
+    assert str(caught.value) == ("a.py::test_value-hashable: random_defers=True, but no random "
+                                 "check (random=True) is defined after it"), caught.value
+
+
+@pytest.mark.parametrize("flag", ["random", "random_defers"])
+@pytest.mark.parametrize("value", [False, 1, "yes"])
+def test_random_flags_are_true_or_left_out(flag: str, value: object) -> None:
+    assert f"{flag}= is True or left out" in refusal(**{flag: value})
+
+
+def test_a_random_check_is_not_marked_random_defers() -> None:
+    assert "cannot say random_defers=True" in refusal(random=True, random_defers=True)
 
 
 # --- end to end: a bad marker stops the run ----------------------------------------------------

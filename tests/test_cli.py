@@ -383,36 +383,68 @@ def render_demo_readme(docs: dict[str, dict[str, Any]]) -> str:
         public=sum(c["visibility"] == "public" for c in first["checks"]))
 
 
+# README.md's examples of `grade`: the progress line and the score document, with the figures
+# of one demo student (read and written by these patterns alone).
+PROGRESS = re.compile(r"`\[(?P<index>\d+)/(?P<count>\d+)\] (?P<student>\w+): "
+                      r"(?P<score>\S+) / (?P<max_score>\S+) ·")
+SCORE_EXAMPLE = re.compile(r'"submission": \{"id": "(?P<student>\w+)".*?'
+                           r'"score": (?P<score>[\d.]+), "max_score": (?P<max_score>[\d.]+)',
+                           re.DOTALL)
+
+
+def _with_figures(text: str, match: re.Match[str], figures: dict[str, str]) -> str:
+    """`text` with the named groups of `match` replaced by `figures`, the rest kept."""
+    spans = sorted((match.span(name), value) for name, value in figures.items())
+    for (start, end), value in reversed(spans):
+        text = text[:start] + value + text[end:]
+    return text
+
+
+def readme_with_demo_figures(readme: str, docs: dict[str, dict[str, Any]]) -> str:
+    """README.md with its progress line and score document saying what grading the demo gives:
+    the class's size, and the score and maximum of the student each example shows."""
+    progress = PROGRESS.search(readme)
+    assert progress, "the README shows no progress line of `grade`"
+    doc = docs[progress["student"]]
+    readme = _with_figures(readme, progress, {
+        "count": str(len(STUDENTS)), "score": f"{doc['score']:g}",
+        "max_score": f"{doc['max_score']:g}"})
+    example = SCORE_EXAMPLE.search(readme, readme.index("## The score document"))
+    assert example, "the README's score document names no submission, score and max_score"
+    doc = docs[example["student"]]
+    return _with_figures(readme, example, {"score": f"{doc['score']:.1f}",
+                                           "max_score": f"{doc['max_score']:.1f}"})
+
+
 def test_demo_readme_figures_are_those_of_the_demo_grading(demo: DemoRun) -> None:
-    """demo/README.md is written from demo/README.md.j2 and this grading (UPDATE_DEMO=1)."""
+    """demo/README.md is written from demo/README.md.j2 and this grading, and so are README.md's
+    figures of the demo (UPDATE_DEMO=1 writes both)."""
     assert sorted(demo.docs) == STUDENTS, demo.result
     expected = render_demo_readme(demo.docs)
+    readme = ROOT / "README.md"
+    expected_readme = readme_with_demo_figures(readme.read_text(encoding="utf-8"), demo.docs)
     if os.environ.get("UPDATE_DEMO"):
         DEMO_README.write_text(expected, encoding="utf-8")
+        readme.write_text(expected_readme, encoding="utf-8")
+    update = "run `UPDATE_DEMO=1 .venv/bin/pytest tests/test_cli.py -k demo_readme`"
     assert DEMO_README.read_text(encoding="utf-8") == expected, (
-        "demo/README.md is not what the demo's grading gives: run "
-        "`UPDATE_DEMO=1 .venv/bin/pytest tests/test_cli.py -k demo_readme`")
+        f"demo/README.md is not what the demo's grading gives: {update}")
+    assert readme.read_text(encoding="utf-8") == expected_readme, (
+        f"README.md's demo figures are not what the demo's grading gives: {update}")
 
 
 def test_readme_examples_show_what_grading_the_demo_gives(demo: DemoRun) -> None:
-    """The progress line and the score document the README shows are the demo's own figures."""
+    """The score document the README shows is the demo's own: its schema version, and the
+    figures of the check it shows (the scores themselves: the test above)."""
     from grader.results.build import SCHEMA_VERSION
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    progress = re.search(r"`\[\d+/(\d+)\] (\w+): (\S+) / (\S+) ·", readme)
-    assert progress, "the README shows no progress line of `grade`"
-    doc = demo.docs[progress[2]]
-    assert progress[1] == str(len(STUDENTS)), progress[0]
-    assert (progress[3], progress[4]) == (f"{doc['score']:g}", f"{doc['max_score']:g}"), progress[0]
     section = readme[readme.index("## The score document"):]
     example = section[section.index("```json"):section.index("\n```\n")]
     assert f'"schema_version": "{SCHEMA_VERSION}"' in example, "the example's schema_version"
-    student = re.search(r'"submission": \{"id": "(\w+)"', example)
+    student = SCORE_EXAMPLE.search(example)
     assert student, example[:300]
-    doc = demo.docs[student[1]]
-    score = re.search(r'"score": ([\d.]+), "max_score": ([\d.]+)', example)
-    assert score and (float(score[1]), float(score[2])) == (doc["score"], doc["max_score"]), \
-        f"the README's {student[1]} scores {score and score[0]}; the demo gives {doc['score']}"
+    doc = demo.docs[student["student"]]
     shown = re.search(r'"checks": \[\{"id": "([\w-]+)".*?"status": "(\w+)", "score": ([\d.]+), '
                       r'"max_score": ([\d.]+), "visibility": "(\w+)"', example, re.DOTALL)
     assert shown, example

@@ -4,8 +4,11 @@ work in it, whoever runs the grader.
 Every folder of `tests/fixtures/redteam/` is a hostile lab01 submission with an `attack.toml`
 (family, description, honest work, the checks it may pass, the flags the static scan must
 raise, the expected status, and optionally `submit`: the file or folder inside it that is
-handed in, such as a zip); `control-*` folders are correct engines with odd but legitimate
-habits, which must score 100% with no flag. The whole corpus goes through ONE
+handed in, such as a zip, and `honest`: its honest work as an engine of `honest/`); `control-*`
+folders are correct engines with odd but legitimate habits, which must score 100% with no flag.
+An attack with `honest = "<engine>"` may pass what that engine, its own code without the cheat,
+passes when graded with the same seed, and `may_pass` lists only what its cheat may win beyond
+(the answers the issue accepts); so a new check that the honest work passes needs no edit. The whole corpus goes through ONE
 `grader.grading.batch.grade_class` call, as a class would, each attack on its neighbours followed by a
 control in the same shard, and every shard holding two controls or more, the last of them at
 its end, so that collateral damage (a shard stopped, a class file lost, a report missing) shows
@@ -60,8 +63,15 @@ from typing import Any
 import pytest
 
 from grader.common.labs import COURSE_ROOT, get_lab
-from grader.grading.batch import RESERVED_IDS, SHARD_RECORD, deal
+from grader.grading.batch import (
+    RESERVED_IDS,
+    SHARD_RECORD,
+    BatchOptions,
+    deal,
+    grade_class,
+)
 from grader.grading.sandbox import reaper
+from grader.grading.shard import GradingPlan, suites_for
 from grader.results.build import CHECK_BYTES, DOC_BYTES
 from grader.results.gradebook import class_csv
 from grader.results.i18n import Catalogue
@@ -111,7 +121,9 @@ FAMILIES = frozenset({
     "control",
 })
 TOML_KEYS = frozenset({"family", "description", "honest_work", "may_pass", "flags", "status"})
-OPTIONAL_KEYS = frozenset({"submit"})
+OPTIONAL_KEYS = frozenset({"submit", "honest"})
+# Honest engines: the honest part of a family of attacks, graded apart (honest_passes).
+HONEST = CORPUS / "honest"
 STATUSES = frozenset({"graded", "ungradable", "grader-error"})
 ALL_CHECKS = "*"
 MIN_ATTACKS = 40
@@ -159,6 +171,7 @@ class Attack:
     flags: tuple[str, ...]
     status: str
     submit: str = ""  # the file or folder inside `path` that is handed in ("": the folder)
+    honest: str = ""  # the engine of HONEST holding its honest work ("": may_pass says it all)
 
     @property
     def submitted(self) -> Path:
@@ -188,8 +201,11 @@ def _read_attack(folder: Path) -> Attack:
     submit = raw.get("submit", "")
     handed_in = folder / submit if submit else folder / LAB.main_file
     assert handed_in.exists(), f"{folder.name}: no {handed_in.name}"
+    honest = raw.get("honest", "")
+    assert not honest or (HONEST / honest / LAB.main_file).is_file(), \
+        f"{where}: honest = {honest!r} is no engine of {HONEST.name}/"
     return Attack(folder.name, folder, raw["family"], raw["description"], raw["honest_work"],
-                  tuple(raw["may_pass"]), tuple(raw["flags"]), raw["status"], submit)
+                  tuple(raw["may_pass"]), tuple(raw["flags"]), raw["status"], submit, honest)
 
 
 def load_corpus() -> list[Attack]:
@@ -655,6 +671,22 @@ def passed_checks(doc: dict[str, Any]) -> set[str]:
     return {check["id"] for check in doc["checks"] if check["status"] == "passed"}
 
 
+@pytest.fixture(scope="session")
+def honest_engines() -> dict[str, dict[str, Any]]:
+    """The document of each honest engine of HONEST, graded as one class with the batch's
+    seed: the same checks and inputs the attacks get (it is honest code, so any isolation)."""
+    engines = sorted(path for path in HONEST.iterdir() if path.is_dir())
+    plan = GradingPlan(LAB, suites_for(LAB, hidden=True), SEED, "en")
+    docs = grade_class(plan, engines, BatchOptions(out_dir=None, workers=1), lambda *_: None)
+    return {engine.name: doc for engine, doc in zip(engines, docs, strict=True)}
+
+
+def may_pass(attack: Attack, honest_engines: dict[str, dict[str, Any]]) -> set[str]:
+    """What the attack may pass: its honest engine's passed checks, and its may_pass."""
+    honest = passed_checks(honest_engines[attack.honest]) if attack.honest else set()
+    return honest | set(attack.may_pass)
+
+
 def check_ids(batch: Batch) -> set[str]:
     """Every check id the graded documents know."""
     return {check["id"] for _, doc in batch.graded for check in doc["checks"]}
@@ -751,17 +783,29 @@ def test_attack_files_name_real_checks_and_flags(batch):
 # -- per attack -------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", [a.name for a in ATTACKS])
-def test_attack_gains_nothing_beyond_its_honest_work(batch, name):
-    """The expected status, and no passed check outside may_pass."""
+def test_attack_gains_nothing_beyond_its_honest_work(batch, honest_engines, name):
+    """The expected status, and no passed check outside what its honest engine passes and its
+    may_pass."""
     attack, doc = BY_NAME[name], batch.doc(name)
     reason = (doc.get("reason") or {}).get("text", "")
     assert doc["status"] == attack.status, \
         f"{name}: status {doc['status']!r}, expected {attack.status!r} {reason}"
     if attack.may_pass == (ALL_CHECKS,):
         return
-    extra = passed_checks(doc) - set(attack.may_pass)
-    assert not extra, (f"{name} ({attack.family}; honest work: {attack.honest_work}) passed "
-                       f"{len(extra)} check(s) it may not: {_explain(doc, extra)}")
+    extra = passed_checks(doc) - may_pass(attack, honest_engines)
+    honest = f", as graded: {HONEST.name}/{attack.honest}" if attack.honest else ""
+    assert not extra, (f"{name} ({attack.family}; honest work: {attack.honest_work}{honest}) "
+                       f"passed {len(extra)} check(s) it may not: {_explain(doc, extra)}")
+
+
+def test_honest_engines_are_honest_and_each_stands_for_an_attack(honest_engines):
+    """An honest engine is graded with no flag (nothing in it is a cheat the scan knows), and
+    each is the honest work of some attack."""
+    for name, doc in honest_engines.items():
+        assert doc["status"] == "graded" and doc["flags"] == [], (
+            name, doc["status"], [flag["id"] for flag in doc["flags"]])
+    named = {attack.honest for attack in ATTACKS if attack.honest}
+    assert named == set(honest_engines), f"engines no attack names: {set(honest_engines) - named}"
 
 
 @pytest.mark.parametrize("name", [a.name for a in ATTACKS if a.flags])

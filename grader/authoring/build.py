@@ -1,17 +1,26 @@
-"""`make labs`: write every lab's stubs and notebook from the reference solutions, and the
-README's tables that the code decides.
+"""`make labs`: write every lab's stubs and notebook from the reference solutions, the
+README's tables that the code decides, and the checks column of docs/contract-clauses.md.
 
 Side: trusted (authoring). Nothing here grades; `build-labs --check` reports drift.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Protocol
 
-from grader.authoring import readme_tables
+from grader.authoring import contract_clauses, readme_tables
 from grader.authoring.notebooks import lab_notebook, notebook_name, notebook_text
 from grader.authoring.stubgen import generate_stub
 from grader.common.labs import LABS
+
+
+class DeclaredCheck(readme_tables.DeclaredCheck, contract_clauses.ClauseHolder, Protocol):
+    """What the generated files read of a declared check (a marker.CheckSpec)."""
+
+
+Declared = Mapping[str, Sequence[DeclaredCheck]]  # lab name -> its public and hidden checks
 
 
 def _solution_files(repo_root: Path) -> list[Path]:
@@ -47,7 +56,7 @@ def _notebooks(repo_root: Path, stubs: dict[Path, str]) -> dict[Path, str]:
     return notebooks
 
 
-def _readme(repo_root: Path, declared: readme_tables.Declared | None) -> dict[Path, str]:
+def _readme(repo_root: Path, declared: Declared | None) -> dict[Path, str]:
     """Return README.md with its generated tables made again, when there are checks to count
     and a README.md to hold them (a tree of solutions alone has none)."""
     path = repo_root / "README.md"
@@ -56,10 +65,20 @@ def _readme(repo_root: Path, declared: readme_tables.Declared | None) -> dict[Pa
     return {path: readme_tables.with_tables(path.read_bytes().decode("utf-8"), repo_root, declared)}
 
 
+def _contract(repo_root: Path, declared: Declared | None) -> dict[Path, str]:
+    """Return docs/contract-clauses.md with its checks column made again from the checks'
+    clause keys, when there are checks and the document exists."""
+    path = repo_root / contract_clauses.DOCUMENT
+    if declared is None or not path.is_file():
+        return {}
+    return {path: contract_clauses.with_checks(path.read_bytes().decode("utf-8"), declared)}
+
+
 def build_labs(repo_root: Path, check: bool = False,
-               declared: readme_tables.Declared | None = None) -> list[str]:
+               declared: Declared | None = None) -> list[str]:
     """Generate labs/<lab>/<file> from every solutions/<lab>/<file>.py, the lab notebooks and,
-    given every lab's ``declared`` checks, README.md's generated tables.
+    given every lab's ``declared`` checks, README.md's generated tables and the checks column
+    of docs/contract-clauses.md (grader.authoring.contract_clauses).
 
     Every registered lab whose main file has a solution also gets labs/<lab>/<lab>.ipynb,
     built from that file's stub and the titles of the lab's READMEs (grader.authoring.notebooks).
@@ -69,8 +88,8 @@ def build_labs(repo_root: Path, check: bool = False,
     Returns the repo-relative paths of the files that are missing or differ from what the
     generator makes. With ``check`` nothing is written; without it exactly those files are
     (re)written and files already up to date are left untouched. Everything is generated before
-    anything is written, so a MarkerError (or NotebookError, ReadmeTableError) leaves the tree
-    as it was.
+    anything is written, so a MarkerError (or NotebookError, ReadmeTableError,
+    ContractClauseError) leaves the tree as it was.
     """
     stubs: dict[Path, str] = {}
     for solution in _solution_files(repo_root):
@@ -78,7 +97,8 @@ def build_labs(repo_root: Path, check: bool = False,
         source = solution.read_bytes().decode("utf-8")
         relative = solution.relative_to(repo_root).as_posix()
         stubs[repo_root / "labs" / lab / solution.name] = generate_stub(source, lab, relative)
-    generated = {**stubs, **_notebooks(repo_root, stubs), **_readme(repo_root, declared)}
+    generated = {**stubs, **_notebooks(repo_root, stubs), **_readme(repo_root, declared),
+                 **_contract(repo_root, declared)}
 
     outdated: list[str] = []
     for target, text in generated.items():

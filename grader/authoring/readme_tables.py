@@ -93,13 +93,18 @@ def _render(table: str, **context: object) -> str:
     return env.get_template(f"{table}.md.j2").render(context).rstrip("\n")
 
 
+def cells(line: str) -> list[str]:
+    """The cells of a Markdown table line, stripped."""
+    return [cell.strip() for cell in _CELL_BORDER.split(line.strip())[1:-1]]
+
+
 def topics(block: str) -> dict[str, str]:
     """The "what it covers" cell of each row of a lab table, by lab: text written by hand."""
     found = {}
     for line in block.splitlines():
-        cells = [cell.strip() for cell in _CELL_BORDER.split(line.strip())[1:-1]]
-        if len(cells) >= 3 and re.fullmatch(r"`\w+`", cells[0]):
-            found[cells[0].strip("`")] = cells[2]
+        row = cells(line)
+        if len(row) >= 3 and re.fullmatch(r"`\w+`", row[0]):
+            found[row[0].strip("`")] = row[2]
     return found
 
 

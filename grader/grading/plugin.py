@@ -30,6 +30,7 @@ from grader.grading.checking.marker import (
     CheckSpec,
     spec_from_marker,
     validate_suite,
+    with_random_deferrals,
 )
 from grader.grading.checking.reference import ReferenceRuns, load_reference_class
 from grader.grading.checking.todos import NOT_WRITTEN, not_written, untouched_todos
@@ -90,7 +91,8 @@ def pytest_configure(config: pytest.Config) -> None:
     """Register the marker and load the manifest."""
     config.addinivalue_line(
         "markers",
-        "check(id, pitfall, weight, requires=(), defers_to=(), timeout=None, todo=None): "
+        "check(id, pitfall, weight, requires=(), defers_to=(), timeout=None, todo=None, "
+        "random=False, random_defers=False): "
         "a graded check")
     path = config.getoption("--grader-manifest")
     if not path:
@@ -199,7 +201,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 specs[key] = spec_from_marker(item.nodeid, marker.args, dict(marker.kwargs),
                                               _visibility(Path(item.path)))
             item.stash[SPEC_KEY] = specs[key]
-        validate_suite(specs.values())
+        completed = with_random_deferrals(specs.values())
+        validate_suite(completed)
+        by_id = {spec.id: spec for spec in completed}
+        for item in items:  # the random checks' defers_to, completed by the rule
+            item.stash[SPEC_KEY] = by_id[item.stash[SPEC_KEY].id]
     except CheckDefinitionError as exc:
         raise pytest.UsageError(str(exc)) from None
     order = {entry["id"]: index for index, entry in enumerate(state.submissions)}

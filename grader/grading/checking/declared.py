@@ -36,7 +36,8 @@ def _module(path: Path) -> Any:
 
 def declared_checks(lab: Lab, hidden: bool = True) -> list[CheckSpec]:
     """Every check of the lab's public suite, then of its hidden one (when present and asked),
-    validated as the plugin validates it at collection (`spec_from_marker`)."""
+    in the order each suite defines them, validated as the plugin validates it at collection
+    (`spec_from_marker`)."""
     folders = [("public", lab.public_tests)]
     if hidden and lab.hidden_tests.is_dir():
         folders.append(("hidden", lab.hidden_tests))
@@ -44,9 +45,9 @@ def declared_checks(lab: Lab, hidden: bool = True) -> list[CheckSpec]:
     for visibility, folder in folders:
         for path in sorted(folder.glob("test_*.py")):
             module = _module(path)
-            for name in sorted(vars(module)):
+            for name, test in vars(module).items():  # in the order the suite defines them
                 if name.startswith("test_"):
-                    for mark in _marks(getattr(module, name)):
+                    for mark in _marks(test):
                         found.append(spec_from_marker(f"{path.name}::{name}", mark.args,
                                                       mark.kwargs, visibility))
     return found

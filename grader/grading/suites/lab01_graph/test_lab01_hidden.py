@@ -2,6 +2,10 @@
 
 Prerequisites keep a failure from being blamed on the wrong pitfall: a check that cannot
 mean anything until another passes declares it in `requires` and is otherwise not run.
+The random-graph check (`random=True`) defers to every check above it marked
+`random_defers=True`: the checks of one backward pass on a fresh graph, whose bugs its graphs
+show too. The label check and the seed over a gradient the output already holds are not
+marked: no random graph judges a label or starts from a gradient.
 """
 
 import pytest
@@ -21,14 +25,16 @@ PROPAGATING = (*ORDERED, "backward-calls-each-node-once", "add-passes-upstream-g
 
 
 
-@pytest.mark.check(id="value-hashable", pitfall="hash-trap", weight=1)
+@pytest.mark.check(id="value-hashable", pitfall="hash-trap", weight=1, random_defers=True,
+                   clause="identity")
 def test_values_can_be_hashed_and_put_in_sets(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
     result = sandboxed(scenarios.hash_nodes, **inputs)
     verdicts.expect_hashable_nodes(result, inputs)
 
 
-@pytest.mark.check(id="leaf-backward-is-noop", pitfall="leaf-backward", weight=1)
+@pytest.mark.check(id="leaf-backward-is-noop", pitfall="leaf-backward", weight=1,
+                   random_defers=True, clause="leaf-backward")
 def test_leaf_backward_changes_nothing(sandboxed, rng):
     inputs = distinct_values(rng, "x")
     result = sandboxed(scenarios.leaf_backward, **inputs)
@@ -44,19 +50,21 @@ def _check_builds_node(sandboxed, rng, op):
 
 
 @pytest.mark.check(id="add-builds-node", pitfall="graph-construction", weight=1,
-                   requires=("value-hashable",))
+                   requires=("value-hashable",), random_defers=True,
+                   clause=("constructor", "data", "grad-at-creation", "prev"))
 def test_add_builds_a_node_with_both_parents(sandboxed, rng):
     _check_builds_node(sandboxed, rng, "+")
 
 
 @pytest.mark.check(id="mul-builds-node", pitfall="graph-construction", weight=1,
-                   requires=("value-hashable",))
+                   requires=("value-hashable",), random_defers=True,
+                   clause=("constructor", "data", "grad-at-creation", "prev"))
 def test_mul_builds_a_node_with_both_parents(sandboxed, rng):
     _check_builds_node(sandboxed, rng, "*")
 
 
 @pytest.mark.check(id="op-labels-name-the-operation", pitfall="graph-construction", weight=1,
-                   requires=BUILT)
+                   requires=BUILT, clause="op")
 def test_op_labels_tell_the_operations_apart(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
     shown = {"a": inputs["x"], "b": inputs["y"]}
@@ -67,7 +75,7 @@ def test_op_labels_tell_the_operations_apart(sandboxed, rng):
 
 
 @pytest.mark.check(id="backward-seeds-output", pitfall="seed-gradient", weight=2, requires=BUILT,
-                   defers_to=("leaf-backward-is-noop",))
+                   defers_to=("leaf-backward-is-noop",), random_defers=True, clause="seed")
 def test_backward_seeds_the_output_with_one(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
     result = verdicts.run_backward(sandboxed, scenarios.seed, **inputs)
@@ -78,7 +86,7 @@ STALE_GRAD = 2.5  # what the output holds before backward(): a seed that adds en
 
 
 @pytest.mark.check(id="backward-seeds-over-an-output-gradient", pitfall="seed-gradient",
-                   weight=1, requires=("backward-seeds-output",))
+                   weight=1, requires=("backward-seeds-output",), clause="seed")
 def test_backward_sets_the_seed_whatever_the_output_held(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
     result = verdicts.run_backward(sandboxed, scenarios.seed, stale=STALE_GRAD, **inputs)
@@ -97,13 +105,15 @@ def _check_local_derivative(sandboxed, reference, rng, op):
 
 
 @pytest.mark.check(id="add-local-derivative", pitfall="wrong-local-derivative", weight=2,
-                   requires=("backward-seeds-output",))
+                   requires=("backward-seeds-output",), random_defers=True,
+                   clause="grad-is-derivative")
 def test_add_passes_one_to_each_parent(sandboxed, reference, rng):
     _check_local_derivative(sandboxed, reference, rng, "+")
 
 
 @pytest.mark.check(id="mul-local-derivative", pitfall="wrong-local-derivative", weight=2,
-                   requires=("backward-seeds-output",))
+                   requires=("backward-seeds-output",), random_defers=True,
+                   clause="grad-is-derivative")
 def test_mul_passes_the_other_factor(sandboxed, reference, rng):
     _check_local_derivative(sandboxed, reference, rng, "*")
 
@@ -116,14 +126,14 @@ def _recorded_calls(sandboxed, rng):
 
 
 @pytest.mark.check(id="backward-runs-in-topological-order", pitfall="topological-order",
-                   weight=3, requires=LOCAL)
+                   weight=3, requires=LOCAL, random_defers=True, clause="order")
 def test_each_backward_waits_for_its_consumers(sandboxed, rng):
     result, leaves, shown = _recorded_calls(sandboxed, rng)
     verdicts.expect_topological_calls(result, leaves, shown)
 
 
 @pytest.mark.check(id="backward-calls-each-node-once", pitfall="missing-visited-set", weight=2,
-                   requires=LOCAL)
+                   requires=LOCAL, random_defers=True, clause="once")
 def test_node_reached_twice_runs_backward_once(sandboxed, rng):
     result, leaves, shown = _recorded_calls(sandboxed, rng)
     verdicts.expect_each_called_once(result, leaves, shown)
@@ -140,19 +150,19 @@ def _check_two_ops(sandboxed, reference, rng, inner):
 
 
 @pytest.mark.check(id="add-passes-upstream-gradient", pitfall="ignores-upstream-gradient",
-                   weight=2, requires=ORDERED)
+                   weight=2, requires=ORDERED, random_defers=True, clause="grad-is-derivative")
 def test_add_scales_by_the_upstream_gradient(sandboxed, reference, rng):
     _check_two_ops(sandboxed, reference, rng, "+")
 
 
 @pytest.mark.check(id="mul-passes-upstream-gradient", pitfall="ignores-upstream-gradient",
-                   weight=2, requires=ORDERED)
+                   weight=2, requires=ORDERED, random_defers=True, clause="grad-is-derivative")
 def test_mul_scales_by_the_upstream_gradient(sandboxed, reference, rng):
     _check_two_ops(sandboxed, reference, rng, "*")
 
 
 @pytest.mark.check(id="diamond-accumulates", pitfall="grad-overwrite", weight=3,
-                   requires=PROPAGATING)
+                   requires=PROPAGATING, random_defers=True, clause="accumulate")
 def test_reused_leaf_accumulates_both_paths(sandboxed, reference, rng):
     inputs = distinct_values(rng, "x y")
     result = sandboxed(scenarios.diamond, **inputs)
@@ -172,19 +182,19 @@ def _check_self_op(sandboxed, reference, rng, op):
 
 
 @pytest.mark.check(id="self-add-accumulates", pitfall="grad-overwrite", weight=2,
-                   requires=PROPAGATING)
+                   requires=PROPAGATING, random_defers=True, clause="accumulate")
 def test_value_added_to_itself_gets_two(sandboxed, reference, rng):
     _check_self_op(sandboxed, reference, rng, "+")
 
 
 @pytest.mark.check(id="self-mul-accumulates", pitfall="grad-overwrite", weight=2,
-                   requires=PROPAGATING)
+                   requires=PROPAGATING, random_defers=True, clause="accumulate")
 def test_value_times_itself_gets_twice_its_data(sandboxed, reference, rng):
     _check_self_op(sandboxed, reference, rng, "*")
 
 
 @pytest.mark.check(id="shared-intermediate-accumulates", pitfall="grad-overwrite", weight=2,
-                   requires=PROPAGATING)
+                   requires=PROPAGATING, random_defers=True, clause="accumulate")
 def test_shared_intermediate_sums_its_uses(sandboxed, reference, rng):
     inputs = distinct_values(rng, "x y z w")
     result = sandboxed(scenarios.shared_intermediate, **inputs)
@@ -195,7 +205,7 @@ def test_shared_intermediate_sums_its_uses(sandboxed, reference, rng):
 
 
 @pytest.mark.check(id="equal-data-leaves-stay-distinct", pitfall="hash-trap", weight=2,
-                   requires=PROPAGATING)
+                   requires=PROPAGATING, random_defers=True, clause=("prev", "identity"))
 def test_leaves_with_equal_data_are_different_nodes(sandboxed, reference, rng):
     inputs = {"v": distinct_values(rng, "v")["v"]}
     result = sandboxed(scenarios.equal_data_leaves, **inputs)
@@ -210,7 +220,7 @@ def test_leaves_with_equal_data_are_different_nodes(sandboxed, reference, rng):
 
 
 @pytest.mark.check(id="equal-data-nodes-stay-distinct", pitfall="hash-trap", weight=2,
-                   requires=PROPAGATING)
+                   requires=PROPAGATING, random_defers=True, clause="identity")
 def test_nodes_with_equal_data_are_all_visited(sandboxed, reference, rng):
     inputs = distinct_values(rng, "x y z")
     result = sandboxed(scenarios.equal_data_nodes, **inputs)
@@ -233,12 +243,14 @@ def _check_number_operand(sandboxed, reference, rng, side):
                              source="reference")
 
 
-@pytest.mark.check(id="number-right-operand", pitfall="number-operand", weight=2, requires=LOCAL)
+@pytest.mark.check(id="number-right-operand", pitfall="number-operand", weight=2, requires=LOCAL,
+                   random_defers=True, clause="operands")
 def test_number_on_the_right_is_wrapped(sandboxed, reference, rng):
     _check_number_operand(sandboxed, reference, rng, "right")
 
 
-@pytest.mark.check(id="number-left-operand", pitfall="number-operand", weight=2, requires=LOCAL)
+@pytest.mark.check(id="number-left-operand", pitfall="number-operand", weight=2, requires=LOCAL,
+                   random_defers=True, clause="operands")
 def test_number_on_the_left_uses_reflected_operators(sandboxed, reference, rng):
     _check_number_operand(sandboxed, reference, rng, "left")
 
@@ -247,11 +259,8 @@ RANDOM_GRAPHS = 24  # drawn by hypothesis, after the fixed shapes of random_grap
 
 
 @pytest.mark.check(id="random-graphs-match-reference", pitfall="topological-order", weight=4,
-                   defers_to=(*BUILT, "leaf-backward-is-noop", "backward-seeds-output",
-                              *PROPAGATING, "diamond-accumulates", "self-add-accumulates",
-                              "self-mul-accumulates", "shared-intermediate-accumulates",
-                              "equal-data-leaves-stay-distinct", "equal-data-nodes-stay-distinct",
-                              "number-right-operand", "number-left-operand"))
+                   random=True, clause=("data", "grad-is-derivative", "operands", "order",
+                                        "accumulate", "identity"))
 def test_random_graphs_give_the_reference_data_and_gradients(sandboxed, reference, rng, blame_deferred):
     programs = random_graphs.draw_programs(rng, random_graphs.LAB01_OPS, RANDOM_GRAPHS,
                                            random_graphs.SHAPES_LAB01)
@@ -261,7 +270,7 @@ def test_random_graphs_give_the_reference_data_and_gradients(sandboxed, referenc
 
 
 @pytest.mark.check(id="second-backward-walks-the-whole-graph", pitfall="missing-visited-set",
-                   weight=2, requires=PROPAGATING)
+                   weight=2, requires=PROPAGATING, clause="every-call")
 def test_a_second_backward_reaches_nodes_the_first_one_walked(sandboxed, reference, rng):
     inputs = distinct_values(rng, "x y z w")
     result = sandboxed(scenarios.second_backward, **inputs)

@@ -42,6 +42,7 @@ from grader.grading.child.scenarios import lab02_ops as scenarios
 H = 1e-5  # central-difference step; f(x ± H) stays away from kinks and singularities
 INT_EXPONENTS = (2, 3, -1, -2)
 FLOAT_EXPONENTS = (0.5, 1.5, 2.5, -0.5)
+ZERO_BASE_EXPONENTS = (2, 3)  # at a = 0, a ** k and its derivative are 0 (and a**-1 is not)
 
 
 # A derivative that reads the wrong number: what it gives at x, what it reads, what it should
@@ -207,6 +208,16 @@ def _check_negative_base(sandboxed, reference, rng, op):
             raise
 
 
+def _check_zero_base(sandboxed, reference, rng, op):
+    # a ** n for an int n >= 1 is defined at a = 0, and so is its derivative n * 0**(n-1); a
+    # derivative written n * out.data / a divides by zero there (relu(x) ** 2 at x < 0 gets 0)
+    inputs = {"x": 0.0, "k": rng.choice(ZERO_BASE_EXPONENTS)}
+    result = verdicts.run_op(sandboxed, "pow", **inputs)
+    expected = verdicts.run_op(reference, "pow", **inputs)
+    expect_results_close(result, expected, inputs=_shown("pow", "alone", inputs),
+                         source="reference")
+
+
 def _check_rejects_value_exponent(sandboxed, reference, rng, op):
     inputs = {"x": abs(_x(rng, op)), "k": rng.choice((2, 3))}
     result = sandboxed(scenarios.pow_value_exponent, **inputs)
@@ -230,6 +241,7 @@ KINDS = {
     "number-operand": _check_number_operand,
     "rejects-value-exponent": _check_rejects_value_exponent,
     "negative-base": _check_negative_base,
+    "zero-base": _check_zero_base,
 }
 # Where an operation built from ** meets a negative base: checks of / defer to this one.
 NEGATIVE_BASE = "pow-int-exponent-at-a-negative-base"
@@ -237,112 +249,152 @@ NEGATIVE_BASE = "pow-int-exponent-at-a-negative-base"
 # (operation, kind of check) per check, in the order they run: prerequisites come first.
 CHECKS = [
     # neg
-    check_case("neg", "forward", id="neg-forward", pitfall="graph-construction", weight=1),
+    check_case("neg", "forward", id="neg-forward", pitfall="graph-construction", weight=1,
+               clause="neg"),
     check_case("neg", "local-derivative", id="neg-local-derivative",
-               pitfall="wrong-local-derivative", weight=2, requires=("neg-forward",)),
+               pitfall="wrong-local-derivative", weight=2, requires=("neg-forward",), clause="neg"),
     check_case("neg", "scaled", id="neg-passes-upstream-gradient",
-               pitfall="ignores-upstream-gradient", weight=1, requires=("neg-local-derivative",)),
+               pitfall="ignores-upstream-gradient", weight=1, requires=("neg-local-derivative",),
+               clause="neg"),
     check_case("neg", "reused", id="neg-accumulates",
-               pitfall="grad-overwrite", weight=1, requires=("neg-local-derivative",)),
+               pitfall="grad-overwrite", weight=1, requires=("neg-local-derivative",),
+               random_defers=True, clause=("neg", "adds")),
     # sub
     check_case("sub", "forward", id="sub-forward",
-               pitfall="graph-construction", weight=1, defers_to=("neg-forward",)),
+               pitfall="graph-construction", weight=1, defers_to=("neg-forward",), clause="sub"),
     check_case("sub", "local-derivative", id="sub-local-derivative",
                pitfall="wrong-local-derivative", weight=2,
-               requires=("sub-forward",), defers_to=("neg-local-derivative",)),
+               requires=("sub-forward",), defers_to=("neg-local-derivative",), clause="sub"),
     check_case("sub", "scaled", id="sub-passes-upstream-gradient",
                pitfall="ignores-upstream-gradient", weight=1,
                requires=("sub-local-derivative",),
-               defers_to=("neg-passes-upstream-gradient",)),
+               defers_to=("neg-passes-upstream-gradient",), clause="sub"),
     check_case("sub", "reused", id="sub-accumulates",
                pitfall="grad-overwrite", weight=1,
-               requires=("sub-local-derivative",), defers_to=("neg-accumulates",)),
+               requires=("sub-local-derivative",), defers_to=("neg-accumulates",),
+               random_defers=True, clause=("sub", "adds")),
     check_case("sub-number-on-right", "number-operand", id="sub-number-on-right",
-               pitfall="number-operand", weight=1, requires=("sub-local-derivative",)),
+               pitfall="number-operand", weight=1, requires=("sub-local-derivative",),
+               clause="sub"),
     check_case("sub-number-on-left", "number-operand", id="sub-number-on-left",
-               pitfall="number-operand", weight=1, requires=("sub-local-derivative",)),
+               pitfall="number-operand", weight=1, requires=("sub-local-derivative",),
+               clause="sub"),
     # pow
-    check_case("pow", "forward", id="pow-forward", pitfall="graph-construction", weight=1),
+    check_case("pow", "forward", id="pow-forward", pitfall="graph-construction", weight=1,
+               clause="pow"),
     check_case("pow", "rejects-value-exponent", id="pow-rejects-value-exponent",
-               pitfall="unsupported-operand", weight=1, requires=("pow-forward",)),
+               pitfall="unsupported-operand", weight=1, requires=("pow-forward",),
+               clause="other-exponent"),
     check_case("pow", "local-derivative", id="pow-local-derivative",
-               pitfall="wrong-local-derivative", weight=2, requires=("pow-forward",)),
+               pitfall="wrong-local-derivative", weight=2, requires=("pow-forward",), clause="pow"),
     check_case("pow", "scaled", id="pow-passes-upstream-gradient",
-               pitfall="ignores-upstream-gradient", weight=1, requires=("pow-local-derivative",)),
+               pitfall="ignores-upstream-gradient", weight=1, requires=("pow-local-derivative",),
+               clause="pow"),
     check_case("pow", "reused", id="pow-accumulates",
-               pitfall="grad-overwrite", weight=1, requires=("pow-local-derivative",)),
+               pitfall="grad-overwrite", weight=1, requires=("pow-local-derivative",),
+               random_defers=True, clause=("pow", "adds")),
     check_case("pow", "negative-base", id=NEGATIVE_BASE, pitfall="graph-construction",
-               weight=1, requires=("pow-forward",), defers_to=("pow-local-derivative",)),
+               weight=1, requires=("pow-forward",), defers_to=("pow-local-derivative",),
+               clause="pow"),
+    check_case("pow", "zero-base", id="pow-int-exponent-at-a-zero-base",
+               pitfall="wrong-local-derivative", weight=1, requires=("pow-local-derivative",),
+               defers_to=(NEGATIVE_BASE,), clause="pow"),
     # truediv
     check_case("truediv", "forward", id="truediv-forward",
-               pitfall="graph-construction", weight=1, defers_to=("pow-forward", NEGATIVE_BASE)),
+               pitfall="graph-construction", weight=1, defers_to=("pow-forward", NEGATIVE_BASE),
+               clause="truediv"),
     check_case("truediv", "local-derivative", id="truediv-local-derivative",
                pitfall="wrong-local-derivative", weight=2,
                requires=("truediv-forward",),
                defers_to=("pow-local-derivative", "pow-passes-upstream-gradient",
-                          NEGATIVE_BASE)),
+                          NEGATIVE_BASE), clause="truediv"),
     check_case("truediv", "scaled", id="truediv-passes-upstream-gradient",
                pitfall="ignores-upstream-gradient", weight=1,
-               requires=("truediv-local-derivative",), defers_to=(NEGATIVE_BASE,)),
+               requires=("truediv-local-derivative",), defers_to=(NEGATIVE_BASE,),
+               clause="truediv"),
     check_case("truediv", "reused", id="truediv-accumulates",
                pitfall="grad-overwrite", weight=1,
                requires=("truediv-local-derivative",),
-               defers_to=("pow-accumulates", NEGATIVE_BASE)),
+               defers_to=("pow-accumulates", NEGATIVE_BASE), random_defers=True,
+               clause=("truediv", "adds")),
     check_case("truediv-number-on-right", "number-operand", id="truediv-number-on-right",
                pitfall="number-operand", weight=1, requires=("truediv-local-derivative",),
-               defers_to=(NEGATIVE_BASE,)),
+               defers_to=(NEGATIVE_BASE,), clause="truediv"),
     check_case("truediv-number-on-left", "number-operand", id="truediv-number-on-left",
                pitfall="number-operand", weight=1, requires=("truediv-local-derivative",),
-               defers_to=(NEGATIVE_BASE,)),
+               defers_to=(NEGATIVE_BASE,), clause="truediv"),
     # exp
-    check_case("exp", "forward", id="exp-forward", pitfall="graph-construction", weight=1),
+    check_case("exp", "forward", id="exp-forward", pitfall="graph-construction", weight=1,
+               clause="functions"),
     check_case("exp", "reads-the-right-value", id="exp-derivative-uses-output",
-               pitfall="input-output-confusion", weight=2, requires=("exp-forward",)),
+               pitfall="input-output-confusion", weight=2, requires=("exp-forward",),
+               clause="functions"),
     check_case("exp", "local-derivative", id="exp-local-derivative",
-               pitfall="wrong-local-derivative", weight=2, requires=("exp-forward",)),
+               pitfall="wrong-local-derivative", weight=2, requires=("exp-forward",),
+               clause="functions"),
     check_case("exp", "scaled", id="exp-passes-upstream-gradient",
-               pitfall="ignores-upstream-gradient", weight=1, requires=("exp-local-derivative",)),
+               pitfall="ignores-upstream-gradient", weight=1, requires=("exp-local-derivative",),
+               clause="functions"),
     check_case("exp", "reused", id="exp-accumulates",
-               pitfall="grad-overwrite", weight=1, requires=("exp-local-derivative",)),
+               pitfall="grad-overwrite", weight=1, requires=("exp-local-derivative",),
+               random_defers=True, clause=("functions", "adds")),
     # log
-    check_case("log", "forward", id="log-forward", pitfall="graph-construction", weight=1),
+    check_case("log", "forward", id="log-forward", pitfall="graph-construction", weight=1,
+               clause="functions"),
     check_case("log", "reads-the-right-value", id="log-derivative-uses-input",
-               pitfall="input-output-confusion", weight=2, requires=("log-forward",)),
+               pitfall="input-output-confusion", weight=2, requires=("log-forward",),
+               clause="functions"),
     check_case("log", "local-derivative", id="log-local-derivative",
-               pitfall="wrong-local-derivative", weight=2, requires=("log-forward",)),
+               pitfall="wrong-local-derivative", weight=2, requires=("log-forward",),
+               clause="functions"),
     check_case("log", "scaled", id="log-passes-upstream-gradient",
-               pitfall="ignores-upstream-gradient", weight=1, requires=("log-local-derivative",)),
+               pitfall="ignores-upstream-gradient", weight=1, requires=("log-local-derivative",),
+               clause="functions"),
     check_case("log", "reused", id="log-accumulates",
-               pitfall="grad-overwrite", weight=1, requires=("log-local-derivative",)),
+               pitfall="grad-overwrite", weight=1, requires=("log-local-derivative",),
+               random_defers=True, clause=("functions", "adds")),
     # tanh
-    check_case("tanh", "forward", id="tanh-forward", pitfall="graph-construction", weight=1),
+    check_case("tanh", "forward", id="tanh-forward", pitfall="graph-construction", weight=1,
+               clause="functions"),
     check_case("tanh", "reads-the-right-value", id="tanh-derivative-uses-output",
-               pitfall="input-output-confusion", weight=2, requires=("tanh-forward",)),
+               pitfall="input-output-confusion", weight=2, requires=("tanh-forward",),
+               clause="functions"),
     check_case("tanh", "local-derivative", id="tanh-local-derivative",
-               pitfall="wrong-local-derivative", weight=2, requires=("tanh-forward",)),
+               pitfall="wrong-local-derivative", weight=2, requires=("tanh-forward",),
+               clause="functions"),
     check_case("tanh", "scaled", id="tanh-passes-upstream-gradient",
-               pitfall="ignores-upstream-gradient", weight=1, requires=("tanh-local-derivative",)),
+               pitfall="ignores-upstream-gradient", weight=1, requires=("tanh-local-derivative",),
+               clause="functions"),
     check_case("tanh", "reused", id="tanh-accumulates",
-               pitfall="grad-overwrite", weight=1, requires=("tanh-local-derivative",)),
+               pitfall="grad-overwrite", weight=1, requires=("tanh-local-derivative",),
+               random_defers=True, clause=("functions", "adds")),
     # relu
-    check_case("relu", "forward", id="relu-forward", pitfall="graph-construction", weight=1),
+    check_case("relu", "forward", id="relu-forward", pitfall="graph-construction", weight=1,
+               clause="functions"),
     check_case("relu", "local-derivative", id="relu-local-derivative",
-               pitfall="wrong-local-derivative", weight=2, requires=("relu-forward",)),
+               pitfall="wrong-local-derivative", weight=2, requires=("relu-forward",),
+               clause="functions"),
     check_case("relu", "scaled", id="relu-passes-upstream-gradient",
-               pitfall="ignores-upstream-gradient", weight=1, requires=("relu-local-derivative",)),
+               pitfall="ignores-upstream-gradient", weight=1, requires=("relu-local-derivative",),
+               clause="functions"),
     check_case("relu", "reused", id="relu-accumulates",
-               pitfall="grad-overwrite", weight=1, requires=("relu-local-derivative",)),
+               pitfall="grad-overwrite", weight=1, requires=("relu-local-derivative",),
+               random_defers=True, clause=("functions", "adds")),
     # sigmoid
-    check_case("sigmoid", "forward", id="sigmoid-forward", pitfall="graph-construction", weight=1),
+    check_case("sigmoid", "forward", id="sigmoid-forward", pitfall="graph-construction", weight=1,
+               clause="functions"),
     check_case("sigmoid", "reads-the-right-value", id="sigmoid-derivative-uses-output",
-               pitfall="input-output-confusion", weight=2, requires=("sigmoid-forward",)),
+               pitfall="input-output-confusion", weight=2, requires=("sigmoid-forward",),
+               clause="functions"),
     check_case("sigmoid", "local-derivative", id="sigmoid-local-derivative",
-               pitfall="wrong-local-derivative", weight=2, requires=("sigmoid-forward",)),
+               pitfall="wrong-local-derivative", weight=2, requires=("sigmoid-forward",),
+               clause="functions"),
     check_case("sigmoid", "scaled", id="sigmoid-passes-upstream-gradient",
                pitfall="ignores-upstream-gradient", weight=1,
-               requires=("sigmoid-local-derivative",)),
+               requires=("sigmoid-local-derivative",), clause="functions"),
     check_case("sigmoid", "reused", id="sigmoid-accumulates",
-               pitfall="grad-overwrite", weight=1, requires=("sigmoid-local-derivative",)),
+               pitfall="grad-overwrite", weight=1, requires=("sigmoid-local-derivative",),
+               random_defers=True, clause=("functions", "adds")),
 ]
 
 
@@ -376,7 +428,7 @@ def _judged_apart(programs, statuses, checks):
 
 # `=` instead of `+=` is a headline pitfall: one op that overwrites costs this check too, so
 # that it costs at least a tenth of the lab's points (README, points per pitfall).
-@pytest.mark.check(id="accumulates-in-every-op", pitfall="grad-overwrite", weight=6)
+@pytest.mark.check(id="accumulates-in-every-op", pitfall="grad-overwrite", weight=6, clause="adds")
 def test_every_operation_adds_to_the_gradients_of_a_reused_input(sandboxed, reference, rng,
                                                                   statuses):
     # every op in one sandbox run: op(a) + a, and (a op b) + a + b for - and /; an op whose
@@ -390,11 +442,12 @@ RANDOM_GRAPHS = 6  # drawn after the fixed shapes of random_graphs.SHAPES_LAB02
 
 
 @pytest.mark.check(id="random-op-graphs-match-reference", pitfall="wrong-local-derivative", weight=6,
-                   defers_to=tuple(case.id for case in CHECKS if case.id.endswith("-accumulates")))
+                   random=True, clause=("numbers-not-labels", "combine"))
 def test_random_graphs_give_the_reference_data_and_gradients(sandboxed, reference, rng, blame_deferred,
                                                              statuses):
     # programs with an operation whose own checks failed are left out; an overwrite anywhere
-    # still costs this check (a headline pitfall: defers_to)
+    # still costs this check (a headline pitfall): it defers to the rows marked random_defers,
+    # the -accumulates ones
     programs = _judged_apart(random_graphs.draw_programs(rng, random_graphs.LAB02_OPS, RANDOM_GRAPHS,
                                                          random_graphs.SHAPES_LAB02),
                              statuses, NOT_ACCUMULATION)

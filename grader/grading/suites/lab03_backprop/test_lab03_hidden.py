@@ -2,6 +2,10 @@
 
 Prerequisites keep a failure from being blamed on the wrong pitfall: a check that cannot
 mean anything until another passes declares it in `requires` and is otherwise not run.
+The random-DAG check at the end (`random=True`) defers to the checks marked
+`random_defers=True`: one backward pass on a fresh graph. Its DAGs call `backward()` once,
+on outputs that hold no gradient, and use no `zero_grad`, `numerical_grad`, `check_grad`,
+cycle or deep chain, so the checks of those are not marked.
 """
 
 import math
@@ -37,7 +41,8 @@ def _ladder_inputs(rng):
                     "d": inputs["z"]}
 
 
-@pytest.mark.check(id="backward-seeds-output-with-one", pitfall="seed-gradient", weight=1)
+@pytest.mark.check(id="backward-seeds-output-with-one", pitfall="seed-gradient", weight=1,
+                   random_defers=True, clause="seed")
 def test_backward_seeds_the_output_with_one(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
     result = verdicts.run_backward(sandboxed, scenarios.seed, **inputs)
@@ -45,7 +50,7 @@ def test_backward_seeds_the_output_with_one(sandboxed, rng):
 
 
 @pytest.mark.check(id="backward-seeds-over-a-stale-output-gradient", pitfall="seed-gradient",
-                   weight=1, requires=("backward-seeds-output-with-one",))
+                   weight=1, requires=("backward-seeds-output-with-one",), clause="seed")
 def test_backward_sets_the_seed_whatever_the_output_held(sandboxed, reference, rng):
     inputs = distinct_values(rng, "x y")
     result = sandboxed(scenarios.seed, stale=verdicts.STALE_GRAD, **inputs)
@@ -58,7 +63,8 @@ def test_backward_sets_the_seed_whatever_the_output_held(sandboxed, reference, r
 
 
 @pytest.mark.check(id="backward-tells-equal-data-apart", pitfall="hash-trap", weight=8,
-                   requires=("backward-seeds-output-with-one",))
+                   requires=("backward-seeds-output-with-one",), random_defers=True,
+                   clause="identity")
 def test_nodes_holding_the_same_number_stay_different_nodes(sandboxed, rng):
     inputs = distinct_values(rng, "x y z")
     result = sandboxed(scenarios.equal_data, **inputs)
@@ -67,7 +73,7 @@ def test_nodes_holding_the_same_number_stay_different_nodes(sandboxed, rng):
 
 @pytest.mark.check(id="backward-on-expression-tree", pitfall="topological-order", weight=2,
                    requires=("backward-seeds-output-with-one",),
-                   defers_to=(EQUAL_DATA,))
+                   defers_to=(EQUAL_DATA,), random_defers=True, clause="every-node")
 def test_backward_fills_every_gradient_of_a_tree(sandboxed, reference, rng):
     inputs = distinct_values(rng, "x y z w")
     result = sandboxed(scenarios.expression_tree, **inputs)
@@ -79,7 +85,7 @@ def test_backward_fills_every_gradient_of_a_tree(sandboxed, reference, rng):
 
 @pytest.mark.check(id="ladder-backward-in-topological-order", pitfall="topological-order",
                    weight=2, requires=("backward-on-expression-tree",),
-                   defers_to=(EQUAL_DATA,))
+                   defers_to=(EQUAL_DATA,), random_defers=True, clause="order")
 def test_each_backward_waits_for_its_consumers(sandboxed, rng):
     inputs, shown = _ladder_inputs(rng)
     result = sandboxed(scenarios.sibling_ladder, depth=ORDER_DEPTH, **inputs)
@@ -88,7 +94,7 @@ def test_each_backward_waits_for_its_consumers(sandboxed, rng):
 
 @pytest.mark.check(id="ladder-backward-once-per-node", pitfall="missing-visited-set", weight=3,
                    requires=("backward-on-expression-tree",),
-                   defers_to=(EQUAL_DATA,))
+                   defers_to=(EQUAL_DATA,), random_defers=True, clause="once")
 def test_shared_nodes_run_backward_once(sandboxed, rng):
     inputs, shown = _ladder_inputs(rng)
     result = sandboxed(scenarios.sibling_ladder, depth=COUNT_DEPTH, **inputs)
@@ -97,7 +103,7 @@ def test_shared_nodes_run_backward_once(sandboxed, rng):
 
 @pytest.mark.check(id="shared-graph-in-linear-time", pitfall="missing-visited-set", weight=1,
                    requires=("ladder-backward-in-topological-order",), timeout=1.5,
-                   defers_to=(EQUAL_DATA,))
+                   defers_to=(EQUAL_DATA,), clause="once")
 def test_wide_shared_graph_runs_in_linear_time(sandboxed, reference, rng):
     # c + d between 0.85 and 1.15, so (c + d)**40 stays a moderate number
     c = round(rng.uniform(0.2, 0.4), 3)
@@ -114,7 +120,8 @@ def test_wide_shared_graph_runs_in_linear_time(sandboxed, reference, rng):
 
 
 @pytest.mark.check(id="second-backward-reaches-walked-nodes", pitfall="missing-visited-set",
-                   weight=1, requires=("backward-on-expression-tree",), defers_to=(EQUAL_DATA,))
+                   weight=1, requires=("backward-on-expression-tree",), defers_to=(EQUAL_DATA,),
+                   clause="once")
 def test_a_second_backward_walks_nodes_an_earlier_one_walked(sandboxed, reference, rng):
     inputs = distinct_values(rng, "x y z w")
     result = sandboxed(scenarios.second_backward, **inputs)
@@ -133,14 +140,14 @@ def _backward_twice(sandboxed, rng):
 
 
 @pytest.mark.check(id="second-backward-reseeds-output", pitfall="seed-gradient", weight=1,
-                   requires=("backward-on-expression-tree",))
+                   requires=("backward-on-expression-tree",), clause="seed")
 def test_second_backward_sets_the_seed_again(sandboxed, rng):
     _, result, shown = _backward_twice(sandboxed, rng)
     expect_results_close(result, {"out.grad": 1.0}, inputs=shown, source="literal")
 
 
 @pytest.mark.check(id="backward-twice-accumulates", pitfall="grad-overwrite", weight=9,
-                   requires=("second-backward-reseeds-output",))
+                   requires=("second-backward-reseeds-output",), clause=("once", "adds-again"))
 def test_second_backward_adds_to_the_first(sandboxed, reference, rng):
     inputs, result, shown = _backward_twice(sandboxed, rng)
     verdicts.expect_second_walk(result, shown)
@@ -156,19 +163,21 @@ def _check_zero_grad_graph(sandboxed, rng, form):
                                                "c": inputs["z"]})
 
 
-@pytest.mark.check(id="zero-grad-resets-whole-graph", pitfall="missing-zero-grad", weight=3)
+@pytest.mark.check(id="zero-grad-resets-whole-graph", pitfall="missing-zero-grad", weight=3,
+                   clause=("zero-grad-argument", "zero-grad-resets"))
 def test_zero_grad_resets_every_node_of_the_graph(sandboxed, rng):
     _check_zero_grad_graph(sandboxed, rng, "output")
 
 
-@pytest.mark.check(id="zero-grad-accepts-a-list", pitfall="missing-zero-grad", weight=10)
+@pytest.mark.check(id="zero-grad-accepts-a-list", pitfall="missing-zero-grad", weight=10,
+                   clause="zero-grad-argument")
 def test_zero_grad_resets_a_list_of_values(sandboxed, rng):
     _check_zero_grad_graph(sandboxed, rng, "list")
 
 
 @pytest.mark.check(id="zero-grad-then-backward-matches-one-pass", pitfall="missing-zero-grad",
                    weight=2, requires=TRAVERSAL,
-                   defers_to=("second-backward-reaches-walked-nodes",))
+                   defers_to=("second-backward-reaches-walked-nodes",), clause="zero-grad-resets")
 def test_backward_after_zero_grad_gives_one_pass_gradients(sandboxed, reference, rng):
     inputs = distinct_values(rng, "x y z")
     result = sandboxed(scenarios.zero_grad_then_backward, **inputs)
@@ -179,7 +188,7 @@ def test_backward_after_zero_grad_gives_one_pass_gradients(sandboxed, reference,
 
 
 @pytest.mark.check(id="deep-chain-backward", pitfall="deep-recursion", weight=3,
-                   requires=("backward-on-expression-tree",), timeout=5)
+                   requires=("backward-on-expression-tree",), timeout=5, clause="deep")
 def test_backward_through_a_chain_of_100000_nodes(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
     shown = {"graph": verdicts.CHAIN_GRAPH, "n": CHAIN_LENGTH, "a": inputs["x"],
@@ -190,7 +199,7 @@ def test_backward_through_a_chain_of_100000_nodes(sandboxed, rng):
 
 
 @pytest.mark.check(id="deep-chain-zero-grad", pitfall="deep-recursion", weight=1,
-                   requires=("zero-grad-resets-whole-graph",), timeout=5)
+                   requires=("zero-grad-resets-whole-graph",), timeout=5, clause="zero-grad-deep")
 def test_zero_grad_through_a_chain_of_100000_nodes(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
     result = verdicts.run_patiently(sandboxed, scenarios.deep_chain_zero_grad, n=CHAIN_LENGTH,
@@ -203,7 +212,7 @@ def test_zero_grad_through_a_chain_of_100000_nodes(sandboxed, rng):
 
 @pytest.mark.check(id="zero-grad-in-linear-time", pitfall="missing-visited-set", weight=2,
                    requires=("zero-grad-resets-whole-graph",), timeout=1.5,
-                   defers_to=(EQUAL_DATA,))
+                   defers_to=(EQUAL_DATA,), clause="zero-grad-once")
 def test_zero_grad_on_a_wide_shared_graph_runs_in_linear_time(sandboxed, rng):
     c = round(rng.uniform(0.2, 0.4), 3)
     inputs = {"x": distinct_values(rng, "x")["x"], "y": c, "z": round(1 - c, 3)}
@@ -233,14 +242,14 @@ CYCLE_DEFERS_TO = ("ladder-backward-in-topological-order", "ladder-backward-once
 
 @pytest.mark.check(id="cycle-below-output-detected", pitfall="cycle-detection", weight=2,
                    requires=("backward-on-expression-tree",), defers_to=CYCLE_DEFERS_TO,
-                   timeout=1)
+                   timeout=1, clause="cycle")
 def test_cycle_below_the_output_raises_a_clear_error(sandboxed, rng):
     _check_cycle(sandboxed, rng, "below-output")
 
 
 @pytest.mark.check(id="cycle-through-output-detected", pitfall="cycle-detection", weight=1,
                    requires=("backward-on-expression-tree",), defers_to=CYCLE_DEFERS_TO,
-                   timeout=1)
+                   timeout=1, clause="cycle")
 def test_cycle_through_the_output_raises_a_clear_error(sandboxed, rng):
     _check_cycle(sandboxed, rng, "through-output")
 
@@ -274,7 +283,8 @@ def _central_differences(f, point, h):
     return grads
 
 
-@pytest.mark.check(id="numerical-grad-restores-data", pitfall="mid-flight-mutation", weight=8)
+@pytest.mark.check(id="numerical-grad-restores-data", pitfall="mid-flight-mutation", weight=8,
+                   clause="restores-data")
 def test_numerical_grad_puts_every_input_back(sandboxed, rng):
     point, shown = _numerical_inputs(rng, restore_traps=True)
     result = sandboxed(scenarios.numerical, function="cubic-mix", h=FINITE_STEP, point=point)
@@ -285,7 +295,7 @@ def test_numerical_grad_puts_every_input_back(sandboxed, rng):
 
 
 @pytest.mark.check(id="numerical-grad-central-difference", pitfall="finite-difference", weight=3,
-                   requires=("numerical-grad-restores-data",))
+                   requires=("numerical-grad-restores-data",), clause="numerical-grad")
 def test_numerical_grad_is_the_central_difference(sandboxed, rng):
     point, shown = _numerical_inputs(rng)
     result = sandboxed(scenarios.numerical, function="cubic-mix", h=FINITE_STEP, point=point)
@@ -329,14 +339,15 @@ def _check_grad_verdict(sandboxed, rng, kind, stale):
 
 @pytest.mark.check(id="check-grad-accepts-correct-gradients", pitfall="finite-difference",
                    weight=1, requires=CHECK_GRAD_BASE,
-                   defers_to=(EQUAL_DATA,))
+                   defers_to=(EQUAL_DATA,), clause=("check-grad", "tolerance"))
 def test_check_grad_accepts_a_correct_backward(sandboxed, rng):
     for kind in ("correct", "large"):  # large: only a relative tolerance accepts it
         _check_grad_verdict(sandboxed, rng, kind, stale=False)
 
 
 @pytest.mark.check(id="check-grad-rejects-wrong-gradient", pitfall="finite-difference", weight=1,
-                   requires=("check-grad-accepts-correct-gradients",))
+                   requires=("check-grad-accepts-correct-gradients",),
+                   clause=("check-grad", "tolerance"))
 def test_check_grad_rejects_a_wrong_local_derivative(sandboxed, rng):
     # the first input wrong, then the last one, then the first off by just beyond the tolerance
     for kind in ("wrong", "wrong-last", "just-outside"):
@@ -344,7 +355,7 @@ def test_check_grad_rejects_a_wrong_local_derivative(sandboxed, rng):
 
 
 @pytest.mark.check(id="check-grad-zeroes-stale-gradients", pitfall="missing-zero-grad", weight=9,
-                   requires=("check-grad-accepts-correct-gradients",))
+                   requires=("check-grad-accepts-correct-gradients",), clause="check-grad-zeroes")
 def test_check_grad_ignores_gradients_left_by_earlier_passes(sandboxed, rng):
     _check_grad_verdict(sandboxed, rng, "correct", stale=True)
 
@@ -355,8 +366,7 @@ RANDOM_GRAPHS = 16  # drawn after the fixed shapes (random_graphs.SHAPES_LAB03)
 
 
 @pytest.mark.check(id="random-dags-match-reference", pitfall="topological-order", weight=3,
-                   defers_to=(EQUAL_DATA, "backward-seeds-output-with-one",
-                              "backward-on-expression-tree", *TRAVERSAL))
+                   random=True, clause=("every-node", "given-operations", "order"))
 def test_random_dags_with_shared_nodes_match_the_reference(sandboxed, reference, rng, blame_deferred):
     programs = random_graphs.draw_programs(rng, random_graphs.LAB02_OPS, RANDOM_GRAPHS,
                                            random_graphs.SHAPES_LAB03)

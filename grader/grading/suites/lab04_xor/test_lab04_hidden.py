@@ -6,6 +6,12 @@ compares the weights with the reference, and only `learns-xor` depends on it. Th
 the training loop watch the student's `train_xor` through the engine (see
 `scenarios.train_trace`) and compare what the loop did with what it should have done at that
 moment, so they do not depend on the weights either.
+
+The random-network check (`random=True`) defers to the checks marked `random_defers=True`:
+the modules' outputs, their parameters and the gradient of each. It sets every parameter
+itself and never trains, so the initialisation, `zero_grad` and training checks are not
+marked; nor is `layer-neurons-are-distinct`: a layer that repeats one neuron gives a random
+network the wrong loss, which the random check names `nn-structure` itself.
 """
 
 import math
@@ -60,7 +66,8 @@ def _expect_module(sandboxed, seed, kind, args, kwargs, x, shape, count, expecte
                      source="own-parameters")
 
 
-@pytest.mark.check(id="neuron-computes-tanh-of-weighted-sum", pitfall="nn-structure", weight=2)
+@pytest.mark.check(id="neuron-computes-tanh-of-weighted-sum", pitfall="nn-structure", weight=2,
+                   random_defers=True, clause=("neuron-init", "neuron-call"))
 def test_neuron_is_tanh_of_its_weighted_sum(sandboxed, rng):
     x = _point(rng, "a b c")
     for kwargs, nonlin in (({}, True), ({"nonlin": False}, False)):
@@ -69,7 +76,7 @@ def test_neuron_is_tanh_of_its_weighted_sum(sandboxed, rng):
 
 
 @pytest.mark.check(id="layer-returns-one-output-per-neuron", pitfall="nn-structure", weight=2,
-                   requires=STRUCTURE[:1])
+                   requires=STRUCTURE[:1], random_defers=True, clause="layer")
 def test_layer_returns_its_neurons_outputs(sandboxed, rng):
     x = _point(rng, "a b c")
     for nout, kwargs, shape in ((2, {}, "list of 2 Values"), (1, {}, "Value"),
@@ -81,7 +88,7 @@ def test_layer_returns_its_neurons_outputs(sandboxed, rng):
 
 
 @pytest.mark.check(id="mlp-chains-its-layers", pitfall="nn-structure", weight=2,
-                   requires=STRUCTURE[:2])
+                   requires=STRUCTURE[:2], random_defers=True, clause="mlp")
 def test_mlp_feeds_each_layer_into_the_next(sandboxed, rng):
     for sizes, shape in (([2, 4, 1], "Value"), ([3, 4, 4, 2], "list of 2 Values")):
         x = _point(rng, " ".join("abc"[:sizes[0]]))
@@ -91,7 +98,7 @@ def test_mlp_feeds_each_layer_into_the_next(sandboxed, rng):
 
 
 @pytest.mark.check(id="layer-neurons-are-distinct", pitfall="nn-structure", weight=2,
-                   requires=STRUCTURE)
+                   requires=STRUCTURE, clause="layer")
 def test_every_parameter_is_a_value_of_its_own(sandboxed, rng):
     for kind, args, names in (("Layer", [3, 4], "a b c"), ("MLP", [2, [4, 1]], "a b")):
         seed = _seed(rng)
@@ -102,7 +109,7 @@ def test_every_parameter_is_a_value_of_its_own(sandboxed, rng):
 
 
 @pytest.mark.check(id="initialisation-follows-the-seed", pitfall="nn-structure", weight=1,
-                   requires=STRUCTURE)
+                   requires=STRUCTURE, clause=("neuron-init", "parameters"))
 def test_weights_are_drawn_in_order_and_biases_start_at_zero(sandboxed, reference, rng):
     seed = _seed(rng)
     params = {"seed": seed, "kind": "MLP", "args": [2, [4, 1]]}
@@ -116,7 +123,7 @@ def test_weights_are_drawn_in_order_and_biases_start_at_zero(sandboxed, referenc
 
 
 @pytest.mark.check(id="parameters-returns-the-same-values", pitfall="parameters-copy", weight=2,
-                   requires=STRUCTURE)
+                   requires=STRUCTURE, random_defers=True, clause="parameters")
 def test_parameters_gives_back_the_same_objects(sandboxed, rng):
     result = sandboxed(scenarios.parameters_identity, seed=_seed(rng))
     for module in field(result, "modules", list):
@@ -128,7 +135,7 @@ def test_parameters_gives_back_the_same_objects(sandboxed, rng):
 
 
 @pytest.mark.check(id="parameters-are-the-models-own-values", pitfall="parameters-copy", weight=2,
-                   requires=STRUCTURE)
+                   requires=STRUCTURE, random_defers=True, clause="parameters")
 def test_changing_parameters_changes_the_model(sandboxed, rng):
     x, delta = _point(rng, "a b"), 0.5
     result = sandboxed(scenarios.parameters_reach_model, seed=_seed(rng), x=x, delta=delta)
@@ -142,7 +149,7 @@ def test_changing_parameters_changes_the_model(sandboxed, rng):
 
 
 @pytest.mark.check(id="zero-grad-resets-every-parameter", pitfall="missing-zero-grad", weight=2,
-                   requires=OWN_VALUES)
+                   requires=OWN_VALUES, clause="zero-grad")
 def test_zero_grad_sets_every_grad_to_zero(sandboxed, rng):
     x, y = _point(rng, "a b"), 1.0
     result = sandboxed(scenarios.zero_grad_resets, seed=_seed(rng), x=x, y=y)
@@ -154,7 +161,7 @@ def test_zero_grad_sets_every_grad_to_zero(sandboxed, rng):
 
 
 @pytest.mark.check(id="every-parameter-gets-its-own-gradient", pitfall="late-binding-closure",
-                   weight=3, requires=OWN_VALUES)
+                   weight=3, requires=OWN_VALUES, random_defers=True, clause="gradients")
 def test_each_gradient_matches_a_central_difference(sandboxed, rng):
     seed = _seed(rng)
     result = sandboxed(scenarios.gradients_and_differences, seed=seed, h=DIFFERENCE_STEP)
@@ -171,7 +178,7 @@ def test_each_gradient_matches_a_central_difference(sandboxed, rng):
 
 
 @pytest.mark.check(id="train-xor-returns-one-loss-per-step", pitfall="training-loop", weight=1,
-                   requires=STRUCTURE)
+                   requires=STRUCTURE, clause="losses")
 def test_train_xor_returns_the_loss_of_each_step(sandboxed, rng):
     seed = _seed(rng)
     result = sandboxed(scenarios.train_and_evaluate, seed=seed, steps=TRACE_STEPS,
@@ -198,7 +205,7 @@ def _trace(sandboxed, rng, lr=verdicts.LEARNING_RATE, stale=None):
 
 @pytest.mark.check(id="train-xor-steps-against-the-gradient", pitfall="training-loop", weight=2,
                    requires=(*OWN_VALUES, "train-xor-returns-one-loss-per-step"),
-                   defers_to=DISTINCT)
+                   defers_to=DISTINCT, clause="step")
 def test_every_update_is_a_gradient_descent_step(sandboxed, rng):
     result, inputs = _trace(sandboxed, rng)
     if field(result, "passes", int) == 0:
@@ -217,7 +224,7 @@ def test_every_update_is_a_gradient_descent_step(sandboxed, rng):
 
 @pytest.mark.check(id="training-loop-updates-after-backward", pitfall="mid-flight-mutation",
                    weight=4, requires=("train-xor-steps-against-the-gradient",),
-                   defers_to=DISTINCT)
+                   defers_to=DISTINCT, clause="step")
 def test_no_parameter_changes_between_forward_and_backward(sandboxed, rng):
     result, inputs = _trace(sandboxed, rng)
     changed = field(result, "changed", list)
@@ -230,7 +237,7 @@ def test_no_parameter_changes_between_forward_and_backward(sandboxed, rng):
 @pytest.mark.check(id="training-loop-zeroes-gradients", pitfall="missing-zero-grad", weight=3,
                    requires=("zero-grad-resets-every-parameter",
                              "train-xor-steps-against-the-gradient"),
-                   defers_to=(*DISTINCT, "training-loop-updates-after-backward"))
+                   defers_to=(*DISTINCT, "training-loop-updates-after-backward"), clause="step")
 def test_each_update_uses_only_the_latest_gradient(sandboxed, rng):
     # the model arrives holding gradients: a loop that zeroes after its update, not before
     # backward(), adds the first step's gradients to them
@@ -246,7 +253,7 @@ def test_each_update_uses_only_the_latest_gradient(sandboxed, rng):
                                        "every-parameter-gets-its-own-gradient",
                                        "train-xor-steps-against-the-gradient",
                                        "training-loop-updates-after-backward"),
-                   defers_to=DISTINCT)
+                   defers_to=DISTINCT, clause="defaults")
 def test_train_xor_defaults_to_the_stated_steps_and_rate(sandboxed, reference, rng):
     seed = _seed(rng)  # MLP(2, [1]): a small model, so the default 150 steps cost little
     result = sandboxed(scenarios.train_and_evaluate, seed=seed, steps=None, lr=None, layers=[1])
@@ -267,7 +274,7 @@ def test_train_xor_defaults_to_the_stated_steps_and_rate(sandboxed, reference, r
                              "every-parameter-gets-its-own-gradient",
                              "training-loop-zeroes-gradients",
                              "training-loop-updates-after-backward"),
-                   defers_to=DISTINCT)
+                   defers_to=DISTINCT, clause="learns")
 def test_training_brings_the_loss_below_the_stated_value(sandboxed, reference, rng):
     params = {"steps": verdicts.STEPS, "lr": verdicts.LEARNING_RATE}
     for _ in range(5):  # a seed from which the reference reaches the stated loss
@@ -290,15 +297,15 @@ RANDOM_NETWORKS = 2  # drawn after the fixed shapes of verdicts.NETWORK_SHAPES
 
 
 @pytest.mark.check(id="random-networks-match-reference", pitfall="late-binding-closure",
-                   weight=3, defers_to=(*STRUCTURE, *OWN_VALUES,
-                                        "every-parameter-gets-its-own-gradient"))
+                   weight=3, random=True, clause=("neuron-call", "mlp", "gradients"))
 def test_random_networks_give_the_reference_loss_and_gradients(sandboxed, reference, rng):
     networks = verdicts.draw_networks(rng, RANDOM_NETWORKS)
     verdicts.judge_networks(sandboxed, reference, scenarios.random_networks, networks)
 
 
 @pytest.mark.check(id="train-xor-steps-with-the-given-rate", pitfall="training-loop", weight=1,
-                   requires=("train-xor-steps-against-the-gradient",), defers_to=DISTINCT)
+                   requires=("train-xor-steps-against-the-gradient",), defers_to=DISTINCT,
+                   clause="rate")
 def test_every_update_uses_the_learning_rate_it_was_given(sandboxed, rng):
     result, inputs = _trace(sandboxed, rng, lr=OTHER_RATE)
     for call, index, grad, _fresh, old, new in field(result, "updates", list):

@@ -177,3 +177,38 @@ def test_a_report_folder_that_vanishes_stops_grading_naming_the_report(tmp_path:
         grade(paths, out, progress=remove_out)
     assert caught.value.errno == errno.ENOENT and caught.value.path.parent == out, caught.value
     assert caught.value.kept == 1
+
+
+# A shard's thread waits forever; Ctrl-C is delivered to that thread, not to the main one (the
+# kernel may pick any thread of the process). The main thread must still see it.
+SIGNAL_IN_A_WORKER = """
+import os, signal, threading
+from concurrent.futures import ThreadPoolExecutor
+from grader.grading.batch import wait_for_each
+
+started, never = threading.Event(), threading.Event()
+worker = []
+
+def shard():
+    worker.append(threading.get_ident())
+    started.set()
+    never.wait()
+
+future = ThreadPoolExecutor(max_workers=1).submit(shard)
+started.wait()
+threading.Timer(0.3, signal.pthread_kill, (worker[0], signal.SIGINT)).start()
+try:
+    wait_for_each([future])
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    os._exit(0)
+"""
+
+
+def test_ctrl_c_delivered_to_a_shard_thread_still_stops_the_wait() -> None:
+    try:
+        result = subprocess.run([sys.executable, "-c", SIGNAL_IN_A_WORKER], capture_output=True,
+                                text=True, timeout=10)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the main thread never saw the Ctrl-C its shard thread received")
+    assert result.stdout.strip() == "interrupted", result.stderr[-2000:]

@@ -105,11 +105,11 @@ def test_broken_zips_reserved_names_and_surrogates_are_their_own_reports(tmp_pat
 
 @pytest.fixture(scope="module")
 def tarpit_class(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
-    """40 students, 7 of them tarpits next to each other (the same shard), 6 s budgets, and
-    a shard limit (30 s + 6 s per submission) that 7 tarpits without budgets would pass."""
+    """40 students, 7 of them tarpits next to each other in the class, 4 s budgets, and a
+    shard limit (20 s + 4 s per submission) that 7 tarpits without budgets would pass."""
     root = tmp_path_factory.mktemp("tarpits")
     paths = [folder(root, f"s{n:02d}", TARPIT if 5 <= n < 12 else SOLUTION) for n in range(40)]
-    return grade(paths, root / "out", budget_s=6.0, shard_timeout_s=30.0)
+    return grade(paths, root / "out", budget_s=4.0, shard_timeout_s=20.0)
 
 
 def test_tarpits_are_stopped_at_their_budget_with_the_checks_they_finished(

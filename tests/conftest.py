@@ -19,6 +19,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -80,8 +81,14 @@ UNGROUPED_ESTIMATED_S = {"tests/test_interrupt.py": 30, "tests/test_seed_stabili
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Give the run its own TMPDIR (the xdist workers inherit the controller's)."""
+    """Give the run its own TMPDIR (the xdist workers inherit the controller's), and Ctrl-C
+    its usual meaning."""
     config.addinivalue_line("markers", "slow: not in `make test-fast` (set by tests/conftest.py)")
+    # A shell ignores SIGINT in a command it starts in the background (`pytest ... &` in a
+    # script), and every process started from here would inherit that: the graders that
+    # tests/test_interrupt.py stops with Ctrl-C would never see it.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     if os.environ.get(RUN_TMP_VARIABLE):
         return
     run_tmp = tempfile.mkdtemp(prefix="minigrad-tests-", dir="/tmp")

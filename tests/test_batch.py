@@ -105,11 +105,11 @@ def test_broken_zips_reserved_names_and_surrogates_are_their_own_reports(tmp_pat
 
 @pytest.fixture(scope="module")
 def tarpit_class(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
-    """40 students, 7 of them tarpits next to each other (the same shard), 6 s budgets, and
-    a shard limit (30 s + 6 s per submission) that 7 tarpits without budgets would pass."""
+    """40 students, 7 of them tarpits next to each other in the class, 4 s budgets, and a
+    shard limit (20 s + 4 s per submission) that 7 tarpits without budgets would pass."""
     root = tmp_path_factory.mktemp("tarpits")
     paths = [folder(root, f"s{n:02d}", TARPIT if 5 <= n < 12 else SOLUTION) for n in range(40)]
-    return grade(paths, root / "out", budget_s=6.0, shard_timeout_s=30.0)
+    return grade(paths, root / "out", budget_s=4.0, shard_timeout_s=20.0)
 
 
 def test_tarpits_are_stopped_at_their_budget_with_the_checks_they_finished(
@@ -177,3 +177,38 @@ def test_a_report_folder_that_vanishes_stops_grading_naming_the_report(tmp_path:
         grade(paths, out, progress=remove_out)
     assert caught.value.errno == errno.ENOENT and caught.value.path.parent == out, caught.value
     assert caught.value.kept == 1
+
+
+# A shard's thread waits forever; Ctrl-C is delivered to that thread, not to the main one (the
+# kernel may pick any thread of the process). The main thread must still see it.
+SIGNAL_IN_A_WORKER = """
+import os, signal, threading
+from concurrent.futures import ThreadPoolExecutor
+from grader.grading.batch import wait_for_each
+
+started, never = threading.Event(), threading.Event()
+worker = []
+
+def shard():
+    worker.append(threading.get_ident())
+    started.set()
+    never.wait()
+
+future = ThreadPoolExecutor(max_workers=1).submit(shard)
+started.wait()
+threading.Timer(0.3, signal.pthread_kill, (worker[0], signal.SIGINT)).start()
+try:
+    wait_for_each([future])
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    os._exit(0)
+"""
+
+
+def test_ctrl_c_delivered_to_a_shard_thread_still_stops_the_wait() -> None:
+    try:
+        result = subprocess.run([sys.executable, "-c", SIGNAL_IN_A_WORKER], capture_output=True,
+                                text=True, timeout=10)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the main thread never saw the Ctrl-C its shard thread received")
+    assert result.stdout.strip() == "interrupted", result.stderr[-2000:]

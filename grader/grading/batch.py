@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader import __version__
 from grader.common.atomic import TEMPORARY_SUFFIX, write_atomically
@@ -39,6 +39,9 @@ from grader.intake.collect import (
 )
 from grader.results.build import grader_error_document, ungradable_document
 from grader.results.render import render_dashboard, report_texts
+
+if TYPE_CHECKING:  # imported where used: a student's check never waits on a pool
+    from concurrent.futures import Future
 
 DEFAULT_SEED = "minigrad-labs"  # the public seed of `check`: the public checks are fixed
 # progress(done, total, doc, kept): called once per submission, as soon as its report exists;
@@ -475,6 +478,26 @@ def _prepare_all(plan: GradingPlan, submissions: Sequence[Any], options: BatchOp
     return pending
 
 
+SIGNAL_POLL_S = 0.2  # the longest a signal waits for the main thread to see it
+
+
+def wait_for_each(futures: Sequence[Future[Any]]) -> None:
+    """Wait until every future is done, raising the first failure as soon as it is known.
+
+    The waits are timed: a signal sent to the process may be delivered to any of its threads,
+    and Python runs its handler (Ctrl-C's KeyboardInterrupt, SIGTERM's StopRequested) only in
+    the main thread, at its next instruction. A main thread blocked in an untimed wait would
+    not reach one until a shard ended, which can be minutes away.
+    """
+    from concurrent.futures import FIRST_EXCEPTION, wait
+
+    pending = set(futures)
+    while pending:
+        done, pending = wait(pending, timeout=SIGNAL_POLL_S, return_when=FIRST_EXCEPTION)
+        for future in done:
+            future.result()
+
+
 def _grade_pending(plan: GradingPlan, pending: Sequence[PreparedSubmission],
                    options: BatchOptions, scratch: Path, finished: Callable[..., None],
                    stop: threading.Event) -> None:
@@ -487,7 +510,7 @@ def _grade_pending(plan: GradingPlan, pending: Sequence[PreparedSubmission],
             grade_shard(plan, shard, workdir, options.shard_timeout_s, options.interactive,
                         finished, stop)
         return
-    from concurrent.futures import ThreadPoolExecutor, as_completed  # here: a check has no pool
+    from concurrent.futures import ThreadPoolExecutor  # here: a check has no pool
 
     pool = ThreadPoolExecutor(max_workers=options.workers)
     futures = []
@@ -499,8 +522,7 @@ def _grade_pending(plan: GradingPlan, pending: Sequence[PreparedSubmission],
             futures.append(pool.submit(grade_shard, plan, shard, workdir,
                                        limit, options.interactive,
                                        finished, stop))
-        for future in as_completed(futures):
-            future.result()
+        wait_for_each(futures)
     except BaseException:
         stop.set()  # an interrupt or a failure: running shards stop, queued ones never start
         raise

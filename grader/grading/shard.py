@@ -109,7 +109,10 @@ def pytest_command(plan: GradingPlan, manifest: Path, quiet: bool = True,
         "--grader-manifest", str(manifest),
         *(["--grader-stream", str(stream)] if stream else []),
         "--json-report", "--json-report-file", "none", "--json-report-omit", *REPORT_OMIT,
-        *(["-s"] if plan.in_process else []),
+        # no capture: student code never writes in this process (its output comes through the
+        # sandbox's pipe, or the in-process runner's own capture); pytest's fd capture around
+        # every phase of every check would be read by nobody
+        "-s",
         *(["-k", plan.keyword] if plan.keyword else []),
     ]
 

@@ -239,12 +239,22 @@ def render_feedback(
     doc: Mapping[str, Any], fmt: str, lang: str | None = None, color: bool = False
 ) -> str:
     """Render one score document as terminal text, Markdown or HTML, in lang or the doc's own."""
-    if fmt not in FEEDBACK_TEMPLATES:
-        raise ValueError(f"unknown format {fmt!r}; choose one of: {', '.join(FEEDBACK_TEMPLATES)}")
-    catalogue = Catalogue.load(lang or doc["lang"])
-    context = feedback_view(doc, catalogue)
-    context["paint"] = _painter(color and fmt == "terminal")
-    return environment().get_template(FEEDBACK_TEMPLATES[fmt]).render(context)
+    [text] = render_feedback_formats(doc, (fmt,), lang, color)
+    return text
+
+
+def render_feedback_formats(
+    doc: Mapping[str, Any], fmts: Sequence[str], lang: str | None = None, color: bool = False
+) -> list[str]:
+    """Render one score document in each of `fmts` from one view of it (the localised
+    document, its drawn graphs and notes are built once, whatever the number of formats)."""
+    unknown = [fmt for fmt in fmts if fmt not in FEEDBACK_TEMPLATES]
+    if unknown:
+        raise ValueError(f"unknown format {unknown[0]!r}; choose one of: "
+                         f"{', '.join(FEEDBACK_TEMPLATES)}")
+    context = feedback_view(doc, Catalogue.load(lang or doc["lang"]))
+    return [environment().get_template(FEEDBACK_TEMPLATES[fmt]).render(
+                context, paint=_painter(color and fmt == "terminal")) for fmt in fmts]
 
 
 def json_text(value: Any) -> str:
@@ -254,9 +264,12 @@ def json_text(value: Any) -> str:
 
 
 def report_texts(doc: Mapping[str, Any]) -> dict[str, str]:
-    """The files of a submission's report (REPORT_FILES), by name: the document and its feedback."""
-    return {name: render_feedback(doc, fmt) if fmt else json_text(doc)
-            for name, fmt in REPORT_FILES.items()}
+    """The files of a submission's report (REPORT_FILES), by name: the document and its
+    feedback, every format rendered from one view of it."""
+    formats = {name: fmt for name, fmt in REPORT_FILES.items() if fmt}
+    feedback = dict(zip(formats, render_feedback_formats(doc, tuple(formats.values())),
+                        strict=True))
+    return {name: feedback[name] if fmt else json_text(doc) for name, fmt in REPORT_FILES.items()}
 
 
 def render_notebook_feedback(doc: Mapping[str, Any], notices: Sequence[str], lang: str) -> str:

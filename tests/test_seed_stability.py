@@ -27,6 +27,7 @@ import pytest
 from graded_classes import FEEDBACK_ROW, snapshot_rows
 
 from grader.common.labs import LABS, Lab
+from grader.grading.checking.marker import CheckSpec, spec_from_marker, with_random_deferrals
 from grader.grading.checking.reference import load_reference_class, run_reference
 from grader.grading.checking.verdict import CheckFailed, NotRun
 from grader.grading.sandbox.loader import load_exports
@@ -159,8 +160,9 @@ def crash_fixtures() -> dict[str, tuple[str, ...]]:
 CRASH_FIXTURES = crash_fixtures()
 
 
-def hidden_checks(lab: Lab) -> list[tuple[dict[str, Any], Callable[..., None], dict[str, Any]]]:
-    """(marker keywords, test function, its parameters) for every hidden check, in suite order."""
+def hidden_checks(lab: Lab) -> list[tuple[CheckSpec, Callable[..., None], dict[str, Any]]]:
+    """(check spec, test function, its parameters) for every hidden check, in suite order, each
+    random check's `defers_to` completed by the plugin's rule."""
     [path] = sorted(lab.hidden_tests.glob("test_*hidden.py"))
     spec = importlib.util.spec_from_file_location(f"seed_suite_{lab.name}", path)
     assert spec is not None and spec.loader is not None
@@ -172,14 +174,16 @@ def hidden_checks(lab: Lab) -> list[tuple[dict[str, Any], Callable[..., None], d
             continue
         for mark in getattr(function, "pytestmark", []):
             if mark.name == "check":
-                found.append((dict(mark.kwargs), function, {}))
+                found.append((mark.kwargs, function, {}))
             elif mark.name == "parametrize":
                 names = [n.strip() for n in (mark.args[0] if isinstance(mark.args[0], (list, tuple))
                                              else mark.args[0].split(","))]
                 for case in mark.args[1]:
                     [check] = [m for m in case.marks if m.name == "check"]
-                    found.append((dict(check.kwargs), function, dict(zip(names, case.values, strict=True))))
-    return found
+                    found.append((check.kwargs, function, dict(zip(names, case.values, strict=True))))
+    specs = with_random_deferrals(spec_from_marker(function.__name__, (), dict(kwargs), "hidden")
+                                  for kwargs, function, _ in found)
+    return [(spec, function, params) for spec, (_, function, params) in zip(specs, found, strict=True)]
 
 
 def as_sandboxed(engine: Any) -> Callable[..., Any]:
@@ -200,9 +204,9 @@ def suite_verdict(lab: Lab, engine: Any, reference_engine: Any, seed: str,
     `rang`: the checks whose alarm has rung on this engine before (it is added to)."""
     statuses: dict[str, str] = {}
     score, pitfalls = 0.0, set()
-    for marker, function, params in hidden_checks(lab):
-        check_id = marker["id"]
-        if any(statuses.get(r) != "passed" for r in marker.get("requires", ())):
+    for spec, function, params in hidden_checks(lab):
+        check_id = spec.id
+        if any(statuses.get(r) != "passed" for r in spec.requires):
             statuses[check_id] = "not-run"
             continue
         wanted = inspect.signature(function).parameters
@@ -224,13 +228,13 @@ def suite_verdict(lab: Lab, engine: Any, reference_engine: Any, seed: str,
         except Exception:
             status = "failed"
         if status == "failed" and any(statuses.get(d, "passed") not in ("passed", "declined")
-                                      for d in marker.get("defers_to", ())):
+                                      for d in spec.defers_to):
             status = "not-run"
         statuses[check_id] = status
         if status == "passed":
-            score += float(marker["weight"])
+            score += spec.weight
         elif status == "failed":
-            pitfalls.add(named or marker["pitfall"])
+            pitfalls.add(named or spec.pitfall)
     return score, tuple(sorted(pitfalls))
 
 

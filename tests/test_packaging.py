@@ -89,3 +89,42 @@ def test_a_fresh_editable_install_prints_no_warning(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     noisy = _warnings_in(done.stdout + done.stderr)
     assert noisy == [], "the editable install warns:\n" + "\n".join(noisy[:10])
+
+
+def test_runtime_dependencies_are_what_the_grader_imports() -> None:
+    """pyproject's [project] dependencies name exactly the distributions whose modules the grader
+    package imports (every import statement of grader/, function-level ones included, the
+    standard library aside): nothing installed that the runtime never imports (hypothesis once
+    was), nothing imported that only arrives as another dependency's dependency. The pytest
+    plugins a shard loads by name (`-p`) count as imports; Colab's own module does not (the
+    notebook check imports it only inside Colab, which provides it)."""
+    import ast
+    import importlib.metadata
+    import tomllib
+
+    from grader.authoring.kit_contents import normalise
+    from grader.grading.shard import PLUGINS
+
+    provided = importlib.metadata.packages_distributions()
+    imported: dict[str, set[str]] = {}
+    for plugin in (name for name in PLUGINS if not name.startswith("grader.")):
+        for distribution in provided.get(plugin.split(".")[0], []):
+            imported.setdefault(normalise(distribution), set()).add("grader/grading/shard.py")
+    for path in sorted((ROOT / "grader").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                     else [])
+            for name in names:
+                top = name.split(".")[0]
+                if top and top not in sys.stdlib_module_names and \
+                        top not in ("grader", "__future__", "google"):
+                    for distribution in provided.get(top, [f"(no distribution provides {top})"]):
+                        imported.setdefault(normalise(distribution), set()).add(
+                            path.relative_to(ROOT).as_posix())
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = {normalise(re.split(r"[<>=!~\[; ]", spec, maxsplit=1)[0])
+                for spec in project["dependencies"]}
+    assert declared == set(imported), (
+        f"declared, never imported: {sorted(declared - set(imported))}; imported, not declared: "
+        f"{ {name: sorted(files) for name, files in imported.items() if name not in declared} }")

@@ -22,6 +22,7 @@ from types import FrameType
 from typing import NoReturn
 
 from grader import __version__
+from grader.common.keyed_error import KeyedError
 from grader.common.labs import COURSE_ROOT, LABS, Lab
 from grader.grading.batch import (
     DEFAULT_SEED,
@@ -46,13 +47,8 @@ EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_GRADER = 0, 1, 2, 3
 EXIT_SIGNAL = 128  # plus the signal's number, as shells report it: 130 Ctrl-C, 143 SIGTERM
 
 
-class UsageError(Exception):
+class UsageError(KeyedError):
     """A bad command line: a catalogue key under cli.errors and its parameters, one line."""
-
-    def __init__(self, key: str, **params: str) -> None:
-        super().__init__(f"{key}: {params}")
-        self.key = key
-        self.params = params
 
 
 def _lab(name: str) -> Lab:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.common.keyed_error import KeyedError
 from grader.common.labs import LABS, Lab
 from grader.grading.batch import check_submission
 from grader.intake.notebook_module import METADATA_KEY
@@ -36,13 +37,8 @@ _SAID_ONCE: set[str] = set()
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-class NotebookNotFound(LookupError):
+class NotebookNotFound(KeyedError, LookupError):
     """No saved notebook to check: a catalogue key under ui.notebook and its parameters."""
-
-    def __init__(self, key: str, **params: str) -> None:
-        super().__init__(f"{key}: {params}")
-        self.key = key
-        self.params = params
 
     def with_message(self, message: str) -> NotebookNotFound:
         """The same error, shown as the catalogue's sentence."""

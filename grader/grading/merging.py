@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader.common.keyed_error import KeyedError
 from grader.grading.batch import (
     GRADEBOOK_DOWNLOAD,
     GRADEBOOK_SETTINGS,
@@ -30,13 +31,8 @@ from grader.grading.batch import (
 SAME_IN_EVERY_SHARD = ("lab", "grader_version", "options", "lang", "gradebook", "class")
 
 
-class MergeRefused(Exception):
+class MergeRefused(KeyedError):
     """The folders are not the shards of one grading: a catalogue key under cli.errors."""
-
-    def __init__(self, key: str, **params: str) -> None:
-        super().__init__(f"{key}: {params}")
-        self.key = key
-        self.params = params
 
 
 @dataclass(frozen=True)

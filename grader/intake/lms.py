@@ -37,6 +37,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from grader.common.keyed_error import KeyedError
 from grader.common.labs import Lab
 from grader.intake import archive
 
@@ -53,15 +54,10 @@ MOODLE_ENTRY = re.compile(
     re.DOTALL)
 
 
-class ExportError(ValueError):
+class ExportError(KeyedError, ValueError):
     """The export cannot be read as the LMS it was said to come from (a usage error): a key
     under cli.errors.lms and its parameters, which the command line says in the reader's
     language."""
-
-    def __init__(self, key: str, **params: str) -> None:
-        super().__init__(f"{key}: {params}")
-        self.key = key
-        self.params = params
 
 
 @dataclass(frozen=True)

@@ -96,8 +96,9 @@ def main() -> None:
         reports = len(list(out.glob("*/scores.json")))
         dashboard = (out / "dashboard.html").stat().st_size if (out / "dashboard.html").exists() else 0
     load = os.getloadavg()
-    print(f"class: {args.students} lab01_graph submissions (demo class, fixtures, a slow engine "
-          f"every {SLOW_EVERY}th), {os.cpu_count()} cores, load {load[0]:.1f} {load[1]:.1f}")
+    print(f"class: {args.students} lab01_graph submissions (demo class, fixtures but the ones that "
+          f"never return, a slow engine every {SLOW_EVERY}th), {os.cpu_count()} cores, "
+          f"load {load[0]:.1f} {load[1]:.1f}")
     print(f"grade: exit {process.returncode}, {reports} reports in {wall:.1f} s "
           f"({wall / args.students:.3f} s each), peak memory {peak / 2**20:.0f} MB, "
           f"dashboard {dashboard / 1024:.0f} KB")

@@ -12,10 +12,8 @@ from typing import Any
 
 from grader.grading.checking.verdict import fail, field
 
-# The four examples, as in nn.py: -1 for false, 1 for true. Scenarios cannot read module
-# globals, so the ones that need the examples spell them out again.
-XOR_INPUTS = [[-1.0, -1.0], [-1.0, 1.0], [1.0, -1.0], [1.0, 1.0]]
-
+# The targets of nn.py's four examples (-1, -1), (-1, 1), (1, -1), (1, 1): -1 for false, 1 for
+# true. Scenarios cannot read module globals, so the ones that need the examples spell them out.
 XOR_TARGETS = [-1.0, 1.0, 1.0, -1.0]
 
 # The stated loss: train_xor(MLP(2, [4, 1]), steps=STEPS, lr=LEARNING_RATE) after

@@ -321,20 +321,10 @@ def _check_grad_inputs(rng, kind):
 
 def _check_grad_verdict(sandboxed, rng, kind, stale):
     inputs = _check_grad_inputs(rng, kind)
-    result = sandboxed(scenarios.check_grad_verdict, kind=kind,
-                       stale=verdicts.STALE_CHECK_GRAD if stale else None,
+    stale_grad = verdicts.STALE_CHECK_GRAD if stale else None
+    result = sandboxed(scenarios.check_grad_verdict, kind=kind, stale=stale_grad,
                        offset=verdicts.JUST_OUTSIDE, **inputs)
-    shown = {**verdicts.CHECKED_FUNCTIONS[kind], "a": inputs["x"], "b": inputs["y"],
-             "c": inputs["z"]}
-    verdict = kind in ("correct", "large")
-    if not stale:
-        expect_equal(field(result, "first", bool), verdict, quantity="check_grad(f, [a, b, c])",
-                     inputs=shown)
-        return
-    shown["a.grad = b.grad = c.grad"] = verdicts.STALE_CHECK_GRAD
-    answers = [field(result, "first", bool), field(result, "second", bool)]
-    expect_equal(answers, [verdict, verdict],
-                 quantity="[check_grad(f, [a, b, c]), check_grad(f, [a, b, c])]", inputs=shown)
+    verdicts.expect_check_grad_verdict(result, kind, stale_grad, inputs)
 
 
 @pytest.mark.check(id="check-grad-accepts-correct-gradients", pitfall="finite-difference",

@@ -93,38 +93,23 @@ def test_a_fresh_editable_install_prints_no_warning(tmp_path: Path) -> None:
 
 def test_runtime_dependencies_are_what_the_grader_imports() -> None:
     """pyproject's [project] dependencies name exactly the distributions whose modules the grader
-    package imports (every import statement of grader/, function-level ones included, the
-    standard library aside): nothing installed that the runtime never imports (hypothesis once
-    was), nothing imported that only arrives as another dependency's dependency. The pytest
-    plugins a shard loads by name (`-p`) count as imports; Colab's own module does not (the
-    notebook check imports it only inside Colab, which provides it)."""
-    import ast
-    import importlib.metadata
+    package imports (the import closure of every module of grader/ and of the plugins a shard
+    loads by name, `-p`; function-level imports marked for the kit's sake included): nothing
+    installed that the runtime never imports (hypothesis once was), nothing imported that only
+    arrives as another dependency's dependency. Colab's own module does not count: the notebook
+    check imports it only inside Colab, which provides it."""
     import tomllib
 
-    from grader.authoring.kit_contents import normalise
+    from grader.authoring.kit_contents import Closure, import_closure, normalise
     from grader.grading.shard import PLUGINS
 
-    provided = importlib.metadata.packages_distributions()
-    imported: dict[str, set[str]] = {}
-    for plugin in (name for name in PLUGINS if not name.startswith("grader.")):
-        for distribution in provided.get(plugin.split(".")[0], []):
-            imported.setdefault(normalise(distribution), set()).add("grader/grading/shard.py")
-    for path in sorted((ROOT / "grader").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import) else
-                     [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
-                     else [])
-            for name in names:
-                top = name.split(".")[0]
-                if top and top not in sys.stdlib_module_names and \
-                        top not in ("grader", "__future__", "google"):
-                    for distribution in provided.get(top, [f"(no distribution provides {top})"]):
-                        imported.setdefault(normalise(distribution), set()).add(
-                            path.relative_to(ROOT).as_posix())
+    package = ROOT / "grader"
+    modules = [".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+               for path in sorted(package.rglob("*.py"))]
+    closure = import_closure([], [*modules, *PLUGINS], package, marked_too=True)
+    imported = Closure(closure.files, closure.external - {"google"}).distributions()
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     declared = {normalise(re.split(r"[<>=!~\[; ]", spec, maxsplit=1)[0])
                 for spec in project["dependencies"]}
-    assert declared == set(imported), (
-        f"declared, never imported: {sorted(declared - set(imported))}; imported, not declared: "
-        f"{ {name: sorted(files) for name, files in imported.items() if name not in declared} }")
+    assert declared == imported, (f"declared, never imported: {sorted(declared - imported)}; "
+                                  f"imported, not declared: {sorted(imported - declared)}")

@@ -60,9 +60,10 @@ def normalise(distribution: str) -> str:
     return re.sub(r"[-_.]+", "-", distribution).lower()
 
 
-def _followed_imports(tree: ast.Module, lines: list[str], where: Path) -> Iterator[ast.AST]:
+def _followed_imports(tree: ast.Module, lines: list[str], where: Path,
+                      marked_too: bool) -> Iterator[ast.AST]:
     """The import statements of a module the kit must satisfy: all but TYPE_CHECKING blocks and
-    function-level imports marked NOT_IN_KIT."""
+    (unless `marked_too`) function-level imports marked NOT_IN_KIT."""
 
     def visit(node: ast.AST, in_function: bool) -> Iterator[ast.AST]:
         for child in ast.iter_child_nodes(node):
@@ -78,7 +79,7 @@ def _followed_imports(tree: ast.Module, lines: list[str], where: Path) -> Iterat
                 raise ClosureError(f"{where}:{child.lineno}: a module-level import runs whenever "
                                    "the module loads; only a function-level one can stay out "
                                    "of the kit")
-            if not marked:
+            if marked_too or not marked:
                 yield child
             return
         nested = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
@@ -129,9 +130,11 @@ def _defined_names(path: Path) -> set[str]:
     return names
 
 
-def import_closure(roots: Iterable[Path], entry_modules: Iterable[str], package_dir: Path) -> Closure:
+def import_closure(roots: Iterable[Path], entry_modules: Iterable[str], package_dir: Path,
+                   marked_too: bool = False) -> Closure:
     """Every module of the package that the roots (files) and entry modules import, transitively,
-    with the packages above each; and the third-party top-level names they import."""
+    with the packages above each; and the third-party top-level names they import. `marked_too`:
+    the imports marked NOT_IN_KIT as well (what the whole grader runs, not only the kit)."""
     root = package_dir.parent
     files: set[Path] = set()
     external: set[str] = set()
@@ -164,7 +167,7 @@ def import_closure(roots: Iterable[Path], entry_modules: Iterable[str], package_
         path, module = pending.pop()
         source = path.read_text(encoding="utf-8")
         tree = ast.parse(source, filename=str(path))
-        for node in _followed_imports(tree, source.splitlines(), path):
+        for node in _followed_imports(tree, source.splitlines(), path, marked_too):
             for name, required in _imported_names(node, module, path.name == "__init__.py"):
                 reach(name, required)
     return Closure(frozenset(files), frozenset(external), frozenset(missing))

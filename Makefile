@@ -7,7 +7,7 @@ LANG_ARG := $(if $(GRADER_LANG),--lang $(GRADER_LANG),)
 SUBMISSIONS ?=
 OUT    ?= out/grades
 
-.PHONY: help venv check test test-fast lint demo grade labs figures kit bench mutation screenshots notebook-screenshots clean
+.PHONY: help venv check test test-fast lint demo grade labs figures kit image bench mutation screenshots notebook-screenshots clean
 
 help:
 	@echo "make check [LAB=lab01_graph]   run the public checks on your lab (students)"
@@ -18,6 +18,7 @@ help:
 	@echo "make labs                      regenerate labs/ stubs from solutions/, README.md's tables, the contract table"
 	@echo "make figures                   regrade the fixtures and the demo: verdict snapshots, demo figures"
 	@echo "make kit LAB=lab02_ops          the student kit of a release in dist/ (that lab and earlier ones)"
+	@echo "make image [HIDDEN=1]          the grader image (deploy/Dockerfile): public, or with the hidden suites"
 	@echo "make bench                     measure grading and write README's performance table"
 	@echo "make screenshots               grade the demo class and write docs/feedback.png, docs/dashboard.png"
 	@echo "make notebook-screenshots JUPYTERLAB=<venv>  the notebook check cell in JupyterLab: docs/notebook-check.{en,es}.png"
@@ -35,7 +36,7 @@ check: venv
 	$(PY) -m grader check $(LAB) $(LANG_ARG) $(if $(NOTEBOOK),--path labs/$(LAB)/$(LAB).ipynb,)
 
 lint: venv
-	$(PY) -m ruff check grader tests bench
+	$(PY) -m ruff check grader tests bench deploy build_support
 	$(PY) -m mypy
 	$(VENV)/bin/lint-imports
 
@@ -78,6 +79,15 @@ figures: venv
 
 kit: venv
 	$(PY) -m grader kit --release $(LAB)
+
+# The grader image, built by deploy/build_image.py (the recipe tests/platforms/test_image_build.py
+# builds with): podman or docker; the Dockerfile's base where it can be pulled, else a debootstrap
+# Debian (root). HIDDEN=0 (default): what PrairieLearn pulls; HIDDEN=1: the hidden suites inside.
+HIDDEN ?= 0
+IMAGE  ?=
+BASE   ?= auto
+image:
+	$(PYTHON) deploy/build_image.py --hidden $(HIDDEN) --base $(BASE) $(if $(IMAGE),--tag $(IMAGE),)
 
 # Every row of README's performance table, side by side in one run; writes the table.
 bench: venv

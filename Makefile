@@ -86,8 +86,9 @@ kit: venv
 HIDDEN ?= 0
 IMAGE  ?=
 BASE   ?= auto
+BUILDER ?=
 image:
-	$(PYTHON) deploy/build_image.py --hidden $(HIDDEN) --base $(BASE) $(if $(IMAGE),--tag $(IMAGE),)
+	$(PYTHON) deploy/build_image.py --hidden $(HIDDEN) --base $(BASE) $(if $(IMAGE),--tag $(IMAGE),) $(if $(BUILDER),--builder $(BUILDER),)
 
 # Every row of README's performance table, side by side in one run; writes the table.
 bench: venv

@@ -1,6 +1,7 @@
-"""deploy/: what can be tested without building an image (no registry here): the Dockerfile's
-sources and paths, the Kubernetes Indexed Job's commands run locally as its pods would run
-them, and the GitHub Actions matrix."""
+"""deploy/: what can be tested without building an image: the Dockerfile's sources and paths,
+its public stage's wheel, the Kubernetes Indexed Job's commands run locally as its pods would
+run them, the GitHub Actions matrix, and that all of them use the image `make image` builds.
+test_image_build.py builds the images for real."""
 
 from __future__ import annotations
 
@@ -21,12 +22,16 @@ from typing import Any
 import dockerfile_stages
 import pod_security
 import pytest
+import recipe
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 DEMO = ROOT / "demo" / "class" / "lab01_graph"
 IMAGE_PYTHON = "/opt/minigrad/venv/bin/python"
+
+
+BUILD_IMAGE = recipe.build_image
 
 
 def env_of(container: dict[str, Any]) -> dict[str, str]:
@@ -186,7 +191,75 @@ def test_the_actions_matrix_grades_every_shard_and_merges_their_artifacts() -> N
     assert merge["needs"] == "grade"
     download = next(s for s in merge["steps"] if "download-artifact" in s.get("uses", ""))
     assert download["with"]["pattern"] == "shard-*"
-    assert any("grader merge out/shard-*" in step.get("run", "") for step in merge["steps"])
+    assert any("merge out/shard-*" in step.get("run", "") for step in merge["steps"])
+
+
+def test_the_jobs_and_the_workflow_grade_in_the_image_make_image_builds(
+        jobs: list[dict[str, Any]]) -> None:
+    """One recipe: the Kubernetes pods run the image `make image HIDDEN=1` names (pushed to a
+    registry), the Actions jobs build it with `make image HIDDEN=1` and run their commands in
+    it; the PrairieLearn export names the public one `make image` builds by default."""
+    from grader.platforms import prairielearn
+
+    private, public = BUILD_IMAGE.IMAGE_NAMES[1], BUILD_IMAGE.IMAGE_NAMES[0]
+    for job in jobs:
+        for container in job["spec"]["template"]["spec"]["containers"]:
+            assert container["image"].endswith(f"/{private}"), container["image"]
+    workflow = yaml.safe_load((DEPLOY / "github-actions" / "grade-class.yml").read_text())
+    assert workflow["env"]["IMAGE"] == private
+    for name, job in workflow["jobs"].items():
+        runs = [step.get("run", "") for step in job["steps"]]
+        assert 'make image HIDDEN=1 BUILDER=docker IMAGE="$IMAGE"' in runs, name
+        graders = [run for run in runs if run.startswith("$DOCKER_RUN")]
+        assert graders and all('"$IMAGE" ' in run for run in graders), name
+    assert prairielearn.DEFAULT_IMAGE == public
+    from grader.cli import build_parser
+    parsed = build_parser().parse_args(["export", "prairielearn", "lab01_graph", "--out", "q"])
+    assert parsed.image == public
+
+
+def _public_context(target: Path) -> None:
+    """The files the public stage copies, laid out as its COPY instructions lay them out."""
+    public = dockerfile_stages.stages(dockerfile(), {"HIDDEN": "0"})
+    for name in dockerfile_stages.reachable(public, ROOT, ignore_patterns()):
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, target / name)
+
+
+def test_the_public_stage_builds_a_wheel_without_the_hidden_suites(tmp_path: Path) -> None:
+    """What the public stage's `pip install .` does, on its files: without the hidden
+    packages' folders setuptools stops ("package directory ... does not exist", the bug of
+    issue 33); with build_support/package_folders.py it builds, and no hidden file is in it."""
+    context = tmp_path / "context"
+    _public_context(context)
+    wheel = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w",
+             str(tmp_path / "wheels"), "."]
+    failed = subprocess.run(wheel, cwd=context, capture_output=True, text=True, timeout=300,
+                            check=False)
+    assert failed.returncode != 0 and "does not exist" in failed.stdout + failed.stderr
+    subprocess.run([sys.executable, "build_support/package_folders.py",
+                    "grader/grading/suites", "solutions"], cwd=context, check=True,
+                   capture_output=True, timeout=60)
+    built = subprocess.run(wheel, cwd=context, capture_output=True, text=True, timeout=300,
+                           check=False)
+    assert built.returncode == 0, built.stderr[-2000:]
+    (found,) = (tmp_path / "wheels").glob("*.whl")
+    with zipfile.ZipFile(found) as archive:
+        names = archive.namelist()
+    assert "grader/platforms/image.py" in names
+    assert not [n for n in names if "/suites/lab" in n or "/course/solutions/lab" in n], names
+
+
+def test_package_folders_makes_only_the_folders_it_is_given(tmp_path: Path) -> None:
+    """A package the public stage forgot to copy is an error, never an empty folder."""
+    context = tmp_path / "context"
+    _public_context(context)
+    shutil.rmtree(context / "grader" / "platforms")
+    made = subprocess.run([sys.executable, "build_support/package_folders.py",
+                           "grader/grading/suites", "solutions"], cwd=context,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert made.returncode != 0 and "grader/platforms" in made.stderr
+    assert not (context / "grader" / "grading" / "suites").exists()
 
 
 # --- the pods' security context, under each Pod Security Standards level ---------------------

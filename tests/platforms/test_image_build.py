@@ -12,11 +12,9 @@ them the tests skip with a message, and fail when CI is set.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -27,6 +25,7 @@ import image_layers
 import jsonschema
 import prairielearn_oracle as oracle
 import pytest
+from recipe import build_image
 
 from grader.common.labs import get_lab
 from grader.platforms import prairielearn
@@ -38,17 +37,6 @@ RESULTS_SCHEMA = ROOT / "grader" / "platforms" / "schemas" / "prairielearn-resul
 INSTALL_HINT = "apt-get install podman debootstrap bubblewrap, as root (.ci/run does)"
 
 
-def _build_image_module() -> Any:
-    """deploy/build_image.py, the recipe `make image` runs."""
-    spec = importlib.util.spec_from_file_location("build_image", ROOT / "deploy" / "build_image.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["build_image"] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-build_image = _build_image_module()
 
 
 def unavailable_reason() -> str | None:

@@ -341,6 +341,8 @@ def cmd_export(args: argparse.Namespace) -> int:
                                      timeout_s=args.timeout)
         say("cli.prairielearn_built", args.lang, stream=sys.stdout, lab=lab.name, out=str(out),
             image=args.image)
+        say("deploy.image_pushed" if prairielearn.names_a_registry(args.image)
+            else "deploy.image_local", args.lang, stream=sys.stdout, image=args.image)
     return EXIT_OK
 
 

@@ -221,6 +221,14 @@ def question_uuid(out: Path) -> str:
             return fresh
 
 
+def names_a_registry(image: str) -> bool:
+    """Whether PrairieLearn's grader host could pull `image` from a repository a course can
+    push to: a name without `/` is one of Docker Hub's official images (docker.io/library/),
+    as a freshly built `make image` is named; any other name is a registry's or a Docker Hub
+    user's."""
+    return "/" in image
+
+
 def export_question(lab: Lab, out: Path, config: Config, image: str = DEFAULT_IMAGE,
                     widget: str = "upload", timeout_s: int = DEFAULT_TIMEOUT_S) -> Path:
     """Write a PrairieLearn question folder for `lab` at `out` (info.json, question.html, tests/)."""

@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -199,11 +200,18 @@ class PipSettings:
 
 
 def pip_settings(python: str = sys.executable) -> PipSettings:
-    """Every setting `pip config list` shows, merged as pip merges them (files in their order,
-    then PIP_* variables over every section), a certificate from SSL_CERT_FILE or
-    REQUESTS_CA_BUNDLE when pip has none, and the existing paths the values name."""
+    """This machine's pip settings, as `pip config list` shows them (parse_pip_config)."""
     listed = subprocess.run([python, "-m", "pip", "config", "list"], capture_output=True,
                             text=True, check=False).stdout
+    return parse_pip_config(listed, os.environ)
+
+
+def parse_pip_config(listed: str, environ: Mapping[str, str]) -> PipSettings:
+    """The settings `pip config list` printed, merged as pip merges them (files in their
+    order, then the PIP_* variables, `:env:`, over every section), a certificate from
+    SSL_CERT_FILE or REQUESTS_CA_BUNDLE when pip has none, and the existing paths the values
+    name (a local index's `simple` folder stands for the folder holding it: its pages link to
+    ../../files/)."""
     sections: dict[str, dict[str, str]] = {}
     for line in listed.splitlines():
         found = re.match(r"^([^=]+?)\.([\w-]+)=(.*)$", line)
@@ -216,7 +224,7 @@ def pip_settings(python: str = sys.executable) -> PipSettings:
                 values.pop(key, None)
             section = "global"
         sections.setdefault(section, {})[key] = value
-    certificate = next((os.environ[v] for v in CERT_VARIABLES if os.environ.get(v)), None)
+    certificate = next((environ[v] for v in CERT_VARIABLES if environ.get(v)), None)
     if certificate and "cert" not in sections.get("global", {}):
         sections.setdefault("global", {})["cert"] = certificate
     paths: list[Path] = []
@@ -225,10 +233,10 @@ def pip_settings(python: str = sys.executable) -> PipSettings:
             for word in value.split():
                 path = Path(word.removeprefix("file://"))
                 if word.startswith("file://") and path.name == "simple":
-                    path = path.parent  # a local index's pages link to ../../files/
+                    path = path.parent
                 if path.is_absolute() and path.exists() and path not in paths:
                     paths.append(path)
-    return PipSettings(sections, paths)
+    return PipSettings({name: values for name, values in sections.items() if values}, paths)
 
 
 # --- the build -------------------------------------------------------------------------------

@@ -206,6 +206,18 @@ class Sandbox:
         """Whether the submission has used up its wall-clock budget (Limits.budget_s)."""
         return self._spent >= self.limits.budget_s
 
+    def spent(self) -> float:
+        """Seconds of the budget used so far: its processes' and the trusted checks' work."""
+        return self._spent
+
+    def budget_left(self) -> float:
+        """Seconds of the budget not yet used."""
+        return self.limits.budget_s - self._spent
+
+    def charge(self, seconds: float) -> None:
+        """Count trusted seconds spent on this submission (`grader.grading.trusted_time`)."""
+        self._spent += seconds
+
     @contextlib.contextmanager
     def _budgeted(self) -> Iterator[None]:
         """Count the time spent inside against the budget; `_budget_end` is when it ends."""

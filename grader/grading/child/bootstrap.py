@@ -733,7 +733,16 @@ def serve_submission(helpers):
     apply_limits(config["limits"])
     try:
         codes = compile_submission(config["files"], os.getcwd())
-    except (SyntaxError, ValueError, OSError) as exc:
+        # The other modules the grader put in the folder (a lab's support files), served the
+        # same way: the path finder would look for them by absolute path, through parents
+        # that may be closed to the jail's uid (a TMPDIR under a 0700 folder, at `uid`).
+        given = [name for name in config.get("given", ()) if name not in config["files"]]
+        codes.update(compile_submission(given, os.getcwd()))
+    except OSError:  # a file the grader gave cannot be read: the grader's fault, said first
+        write_frame(result_fd, {"status": "unreadable"})
+        write_frame(result_fd, {"status": "exited", "code": 0})
+        return
+    except (SyntaxError, ValueError) as exc:
         # A SyntaxError's str() names the file and line ("(value.py, line 65)"): its `msg`
         # alone, since `where` says where, in the student's own terms (a notebook's cell).
         message = exc.msg if isinstance(exc, SyntaxError) else str(exc)
@@ -744,6 +753,7 @@ def serve_submission(helpers):
         write_frame(result_fd, {"status": "import-error", **detail})
         write_frame(result_fd, {"status": "exited", "code": 0})
         return
+    write_frame(result_fd, {"status": "compiled"})  # before any student code can write here
     sys.meta_path.insert(0, PrecompiledFinder(codes))
     sys.path.append(os.curdir)  # for support files imported by name (the cwd: see above)
     compiled = {}

@@ -72,6 +72,12 @@ class Limits:
     budget_s: float = 60.0
 
 
+class GraderFault(RuntimeError):
+    """The grader could not set up what it gives a submission's sandbox: its own error, never
+    the student's (raised out of `load_problem`, so every check of the submission ends as the
+    grader's error)."""
+
+
 @dataclass
 class Outcome:
     """What one scenario run produced: plain data or a described failure."""
@@ -403,6 +409,9 @@ class Sandbox:
             "module": self.module,
             "class_name": self.class_name,
             "files": list(self.files),
+            # every module the grader put in the folder (the lab's support files too): the
+            # zygote compiles them all from its cwd, as it does the submission's
+            "given": sorted(path.name for path in self.workdir.glob("*.py")),
             "limits": self.child_limits(),
             "jail": self.jail.config() if self.jail else None,
         }
@@ -431,7 +440,15 @@ class Sandbox:
         """Wait for the import probe: a child that imports the submission and says ready."""
         deadline = min(time.monotonic() + import_timeout_s, self._budget_end)
         try:
+            # The zygote's own word first, written before any student code exists: whether it
+            # could read every file the grader gave it.
             reply = self._next_message(zygote, deadline, False)
+            if reply is not None and reply.get("status") == "unreadable":
+                zygote.kill()
+                self._sweep(keep=())
+                raise GraderFault("the sandbox could not read the files the grader gave it")
+            if reply is not None and reply.get("status") == "compiled":
+                reply = self._next_message(zygote, deadline, False)
             exited = None
             if reply is not None and reply.get("status") != "exited":
                 exited = self._next_message(zygote, time.monotonic() + 1.0, False)

@@ -43,6 +43,7 @@ from grader.grading.sandbox.inprocess import InProcessRunner
 from grader.grading.sandbox.jail import default_interpreter, default_jail
 from grader.grading.sandbox.sandbox import Limits, Outcome, Sandbox
 from grader.grading.sandbox.shard_zygote import ShardZygotes
+from grader.grading.trusted_time import TrustedOverrun, charged
 from grader.intake.notebook_module import CellStart, cell_frame, cells_from_data
 
 
@@ -431,6 +432,17 @@ def _submission_id(item: pytest.Item) -> str:
     return item.callspec.params["submission"]["id"]  # type: ignore[attr-defined, no-any-return]
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """Charge the check's trusted work to its submission's budget, and cut it off past it."""
+    context = item.funcargs.get("submission") if hasattr(item, "funcargs") else None
+    runner = context.runner if isinstance(context, SubmissionContext) else None
+    if not isinstance(runner, Sandbox):
+        return (yield)
+    with charged(runner):
+        return (yield)
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Skip (as not-run) a check whose prerequisites did not pass for this submission."""
     spec = item.stash.get(SPEC_KEY, None)
@@ -486,6 +498,9 @@ def _verdict(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.Test
                        error.pitfall)
     if isinstance(error, NotRun):
         return Verdict("not-run", error.detail, declined=True)
+    if isinstance(error, TrustedOverrun):  # its own reply's cost: the submission's time is up
+        return Verdict("not-run", {"kind": "over-budget",
+                                   "params": {"seconds": _grading_state(item.config).budget_s}})
     where = {"kind": "reference-check-raised", "params": {
         "type": call.excinfo.type.__name__, "check": spec.id, "stage": report.when}}
     return Verdict("error", {"kind": "grader-error", "params": {"reference": where}})

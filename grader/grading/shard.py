@@ -165,6 +165,20 @@ def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir:
     reference: dict[str, Any]
     if returncode is None:
         reference = {"kind": "reference-shard-timeout", "params": {"seconds": round(timeout_s)}}
+        unfinished = [sub for sub in shard if sub.id not in stream.documents]
+        if len(unfinished) > 1:
+            # Only the submission being graded when the limit came is the grader's error; the
+            # ones after it are graded in a shard of their own (each check's trusted time is
+            # already charged to its own submission: grader.grading.trusted_time).
+            stream.deliver(_grader_error(plan, unfinished[0], reference))
+            rest = unfinished[1:]
+            again = workdir / f"rest-{len(rest)}"
+            again.mkdir(exist_ok=True)
+            left = max(timeout_s - (len(shard) - len(rest)) * plan.budget_s,
+                       len(rest) * plan.budget_s + 60.0)
+            for doc in grade_shard(plan, rest, again, left, interactive, on_document, stop):
+                stream.documents[doc["submission"]["id"]] = doc
+            return [stream.documents[sub.id] for sub in shard if sub.id in stream.documents]
     elif returncode not in (0, 1):
         reference = {"kind": "reference-pytest-exited",
                      "params": {"code": returncode, "output": tail[:300]}}

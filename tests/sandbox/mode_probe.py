@@ -49,6 +49,7 @@ def escape(code):
 # Runs with no audit hook, as the submission's own process: every way out it can think of.
 ATTEMPTS = '''
 import json, os, socket, time
+IPC_CREAT = 0o1000
 config = json.loads(CONFIG)
 result = {}
 
@@ -96,6 +97,77 @@ def message_queue():
         raise OSError(ctypes.get_errno(), "no such queue")
     return "found the grader's queue"
 
+MIB = 1 << 20
+
+def memfd():
+    # pages held by a memfd and never mapped: RLIMIT_AS does not count them
+    # (1 MiB each: RLIMIT_FSIZE caps one file; the red team's 1.5 GiB was many of them)
+    held = []
+    for _ in range(64):
+        fd = os.memfd_create("hoard")
+        os.write(fd, b"x" * MIB)
+        held.append(fd)
+    return "held %d MiB unmapped" % len(held)
+
+def xattr():
+    # user.* attributes: kernel memory outside a tmpfs's size; on a shared file, a channel
+    path = "/tmp/xattr-probe" if os.path.isdir("/tmp") and os.access("/tmp", os.W_OK) \
+        else os.__file__
+    if path != os.__file__:
+        open(path, "w").close()
+    os.setxattr(path, "user.hoard", b"x" * 65536)
+    return "set on " + path
+
+def lock_stdlib():
+    # a lock lives on the inode: every jail's root holds the same standard library files
+    import fcntl
+    handle = open(os.__file__, "rb")
+    fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    return "flock on the standard library"
+
+def record_lock_stdlib():
+    import fcntl, struct
+    handle = open(os.__file__, "rb")
+    fcntl.fcntl(handle, fcntl.F_SETLK, struct.pack("hhqqi", fcntl.F_RDLCK, 0, 7, 1, 0))
+    return "a byte-range read lock on the standard library"
+
+def ofd_lock_stdlib():
+    import fcntl, struct
+    handle = open(os.__file__, "rb")
+    fcntl.fcntl(handle, 37, struct.pack("hhqqi", fcntl.F_RDLCK, 0, 7, 1, 0))  # F_OFD_SETLK
+    return "an open file description lock on the standard library"
+
+def inotify():
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.inotify_init1(0)
+    if fd < 0:
+        raise OSError(ctypes.get_errno(), "inotify refused")
+    if libc.inotify_add_watch(fd, os.__file__.encode(), 0x20 | 0x1) < 0:  # IN_OPEN | IN_ACCESS
+        raise OSError(ctypes.get_errno(), "watch refused")
+    return "watching the standard library"
+
+def sysv_shm():
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.shmget.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_int]
+    segment = libc.shmget(0, 64 * MIB, IPC_CREAT | 0o600)  # IPC_PRIVATE
+    if segment < 0:
+        raise OSError(ctypes.get_errno(), "shmget refused")
+    libc.shmctl(segment, 0, None)  # IPC_RMID: the probe leaves nothing behind
+    return "made a System V segment"
+
+def posix_mq():
+    import ctypes, platform
+    number = {"x86_64": 240, "aarch64": 180}[platform.machine()]  # mq_open
+    libc = ctypes.CDLL(None, use_errno=True)
+    name = b"/minigrad-probe-%d" % os.getpid()
+    fd = libc.syscall(number, name, os.O_CREAT | os.O_RDWR, 0o600, None)
+    if fd < 0:
+        raise OSError(ctypes.get_errno(), "mq_open refused")
+    libc.syscall({"x86_64": 241, "aarch64": 181}[platform.machine()], name)  # mq_unlink
+    return "made a POSIX message queue"
+
 def signal_grader():
     os.kill(config["grader_pid"], 0)
     return "may signal"
@@ -113,6 +185,14 @@ attempt("connect", connect)
 attempt("signal_grader", signal_grader)
 attempt("keyring", keyring)
 attempt("sysv_ipc", message_queue)
+attempt("memfd", memfd)
+attempt("xattr", xattr)
+attempt("flock", lock_stdlib)
+attempt("record_lock", record_lock_stdlib)
+attempt("ofd_lock", ofd_lock_stdlib)
+attempt("inotify", inotify)
+attempt("sysv_shm", sysv_shm)
+attempt("posix_mq", posix_mq)
 attempt("sleeper", sleeper)
 print(json.dumps(result))
 '''

@@ -49,9 +49,26 @@ CAPABILITY_VERSION_3 = 0x20080522
 SECCOMP_MODE_FILTER, SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 2, 0x7FFF0000, 0x00050000
 BPF_LD, BPF_W, BPF_ABS, BPF_JMP, BPF_JEQ, BPF_JGE, BPF_K, BPF_RET = 0, 0, 0x20, 5, 0x10, 0x30, 0, 6
 AF_UNIX = 1
-# machine -> (AUDIT_ARCH_*, socket, refused outright: io_uring_setup, add_key, request_key, keyctl)
-SECCOMP_NUMBERS = {"x86_64": (0xC000003E, 41, (425, 248, 249, 250)),
-                   "aarch64": (0xC00000B7, 198, (425, 217, 218, 219))}
+# machine -> (AUDIT_ARCH_*, socket, fcntl, refused outright). Refused outright:
+# - io_uring_setup, add_key, request_key, keyctl;
+# - memory no limit counts where there is no memory cgroup: memfd_create, memfd_secret (pages
+#   never mapped, so RLIMIT_AS misses them), setxattr, lsetxattr, fsetxattr, setxattrat (user.*
+#   attributes on the jail's tmpfs are kernel memory outside its size), shmget, semget, msgget,
+#   mq_open (System V and POSIX IPC: unmapped memory, and in the `uid` level, which has no IPC
+#   namespace, objects that outlive the submission and that classmates can open);
+# - state on inodes every jail shares (the standard library, the system's files), a channel
+#   between submissions graded at once: flock, inotify_init, inotify_init1, fanotify_init.
+SECCOMP_NUMBERS = {
+    "x86_64": (0xC000003E, 41, 72, (425, 248, 249, 250, 319, 447, 188, 189, 190, 463,
+                                    29, 64, 68, 240, 73, 253, 294, 300)),
+    "aarch64": (0xC00000B7, 198, 25, (425, 217, 218, 219, 279, 447, 5, 6, 7, 463,
+                                      194, 190, 186, 180, 32, 26, 262)),
+}
+# fcntl commands refused: record locks (F_GETLK, F_SETLK, F_SETLKW), open file description
+# locks (F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW), leases (F_SETLEASE, F_GETLEASE), directory
+# notifications (F_NOTIFY): state on a shared inode; and F_SETPIPE_SZ (pipe buffers are kernel
+# memory). The child and Python's import system use none of them.
+REFUSED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026, 1031)
 # Landlock (the same numbers on every architecture)
 SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF = 444, 445, 446
 LANDLOCK_FS_RIGHTS = (13, 14, 15, 15, 16)  # how many fs access bits ABI 1, 2, 3, 4, 5+ handle
@@ -246,6 +263,8 @@ def apply_limits(limits):
     limit(resource.RLIMIT_CORE, 0, 0)
     limit(resource.RLIMIT_AS, limits["memory_bytes"], limits["memory_bytes"])
     limit(resource.RLIMIT_FSIZE, limits["file_bytes"], limits["file_bytes"])
+    if limits.get("open_files"):  # each descriptor may hold a pipe's or a socket's buffers
+        limit(resource.RLIMIT_NOFILE, limits["open_files"], limits["open_files"])
     limit(resource.RLIMIT_CPU, limits["zygote_cpu_s"], limits["zygote_cpu_s"] + 1)
     if limits.get("processes"):
         limit(resource.RLIMIT_NPROC, limits["processes"], limits["processes"])
@@ -418,14 +437,16 @@ def drop_capabilities(libc, check):
 def install_seccomp_filter(libc, check):
     """A seccomp filter: socket() only for AF_UNIX (EACCES otherwise); no io_uring (it could
     open sockets without socket()) and no kernel keyrings (not namespaced: in a jail that keeps
-    the grader's uid they are the grader's); nothing from another system call ABI."""
+    the grader's uid they are the grader's); no memory outside every limit (memfd, extended
+    attributes, System V and POSIX IPC, pipe sizes); no locks, leases or notifications on shared
+    inodes (SECCOMP_NUMBERS, REFUSED_FCNTL); nothing from another system call ABI."""
     import ctypes
     import platform
 
     numbers = SECCOMP_NUMBERS.get(platform.machine())
     if numbers is None:
         return  # an architecture this filter does not know: the rest of the jail still holds
-    arch, socket_nr, refused = numbers
+    arch, socket_nr, fcntl_nr, refused = numbers
 
     def stmt(code, k):
         return (code, 0, 0, k)
@@ -445,6 +466,12 @@ def install_seccomp_filter(libc, check):
         *(line for number in refused for line in (
             jump(BPF_JMP | BPF_JEQ | BPF_K, number, 0, 1),
             stmt(BPF_RET | BPF_K, deny))),
+        jump(BPF_JMP | BPF_JEQ | BPF_K, fcntl_nr, 0, 3 + len(REFUSED_FCNTL)),
+        stmt(BPF_LD | BPF_W | BPF_ABS, 24),                     # fcntl's command (low half)
+        *(jump(BPF_JMP | BPF_JEQ | BPF_K, command, len(REFUSED_FCNTL) - index, 0)
+          for index, command in enumerate(REFUSED_FCNTL)),
+        stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        stmt(BPF_RET | BPF_K, deny),
         jump(BPF_JMP | BPF_JEQ | BPF_K, socket_nr, 1, 0),
         stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
         stmt(BPF_LD | BPF_W | BPF_ABS, 16),                     # socket's domain (low half)
@@ -706,7 +733,16 @@ def serve_submission(helpers):
     apply_limits(config["limits"])
     try:
         codes = compile_submission(config["files"], os.getcwd())
-    except (SyntaxError, ValueError, OSError) as exc:
+        # The other modules the grader put in the folder (a lab's support files), served the
+        # same way: the path finder would look for them by absolute path, through parents
+        # that may be closed to the jail's uid (a TMPDIR under a 0700 folder, at `uid`).
+        given = [name for name in config.get("given", ()) if name not in config["files"]]
+        codes.update(compile_submission(given, os.getcwd()))
+    except OSError:  # a file the grader gave cannot be read: the grader's fault, said first
+        write_frame(result_fd, {"status": "unreadable"})
+        write_frame(result_fd, {"status": "exited", "code": 0})
+        return
+    except (SyntaxError, ValueError) as exc:
         # A SyntaxError's str() names the file and line ("(value.py, line 65)"): its `msg`
         # alone, since `where` says where, in the student's own terms (a notebook's cell).
         message = exc.msg if isinstance(exc, SyntaxError) else str(exc)
@@ -717,6 +753,7 @@ def serve_submission(helpers):
         write_frame(result_fd, {"status": "import-error", **detail})
         write_frame(result_fd, {"status": "exited", "code": 0})
         return
+    write_frame(result_fd, {"status": "compiled"})  # before any student code can write here
     sys.meta_path.insert(0, PrecompiledFinder(codes))
     sys.path.append(os.curdir)  # for support files imported by name (the cwd: see above)
     compiled = {}

@@ -16,7 +16,7 @@ from typing import Any
 from grader.grading.child.scenario import Scenario
 from grader.grading.sandbox.jail import IN_PROCESS
 from grader.grading.sandbox.loader import load_exports
-from grader.grading.sandbox.sandbox import Outcome
+from grader.grading.sandbox.sandbox import Outcome, checked_reply
 
 
 class InProcessRunner:
@@ -55,7 +55,8 @@ class InProcessRunner:
             return self._import_error
         try:
             value = scen.load()(self._class, **params)
-            return Outcome("ok", value=json.loads(json.dumps(value, allow_nan=allow_nonfinite)))
+            outcome = Outcome("ok", value=json.loads(json.dumps(value, allow_nan=allow_nonfinite)))
+            return checked_reply(outcome, scen, params)  # the verdicts read the same shapes
         except Exception as exc:  # report whatever the student's code raised
             if type(exc).__name__ == "WrongType":
                 detail = {key: getattr(exc, key) for key in

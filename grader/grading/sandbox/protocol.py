@@ -18,12 +18,40 @@ STRING_CAP = 4096
 MAX_INT_BITS = 1024
 
 
+# Why a message was refused, in the grader's words only: a breach flag is shown to the student
+# (at the top of Gradescope's output, in PrairieLearn's results) before any hidden check is, so
+# it never quotes the child's text, nor a number, a length or a position the child chose.
+BREACHES = {
+    "not-json": "a message that is not valid JSON",
+    "non-finite": "a message holding a number that is not finite",
+    "too-deep": "a message nested too deep",
+    "huge-integer": "a message holding an integer too large",
+    "not-plain": "a message holding something other than plain data",
+    "non-string-key": "a message with a key that is not a string",
+    "bad-header": "a message frame without a length",
+    "oversize": "a message larger than the grader accepts",
+    "not-object": "a message that is not an object",
+    "unknown-status": "a message of a kind the grader never asks for",
+    "reply-shape": "a reply whose shape the check does not expect",
+}
+
+
 class ProtocolError(ValueError):
-    """The child sent something that is not one well-formed, plain-data message."""
+    """The child sent something that is not one well-formed, plain-data message; `kind` is
+    one of BREACHES, and the message (str) is that fixed sentence only."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(BREACHES[kind])
+        self.kind = kind
+
+
+def breach_flag(exc: ProtocolError) -> dict[str, Any]:
+    """The protocol-breach flag of a refused message: the grader's fixed sentence for it."""
+    return {"id": "protocol-breach", "params": {"reason": BREACHES[exc.kind]}}
 
 
 def _reject_constant(token: str) -> Any:
-    raise ProtocolError(f"non-finite number {token} in a message")
+    raise ProtocolError("non-finite")
 
 
 def _allow_constant(token: str) -> float:
@@ -33,25 +61,25 @@ def _allow_constant(token: str) -> float:
 def check_plain(value: Any, max_depth: int, depth: int = 0) -> None:
     """Raise ProtocolError unless value is plain JSON data nested at most max_depth deep."""
     if depth > max_depth:
-        raise ProtocolError(f"message nested deeper than {max_depth}")
+        raise ProtocolError("too-deep")
     if isinstance(value, dict):
         for key, item in value.items():
             if type(key) is not str:
-                raise ProtocolError("message has a non-string key")
+                raise ProtocolError("non-string-key")
             check_plain(item, max_depth, depth + 1)
     elif isinstance(value, list):
         for item in value:
             check_plain(item, max_depth, depth + 1)
     elif type(value) is int and value.bit_length() > MAX_INT_BITS:
-        raise ProtocolError(f"message holds an integer of {value.bit_length()} bits")
+        raise ProtocolError("huge-integer")
     elif value is not None and type(value) not in (str, int, float, bool):
-        raise ProtocolError(f"message holds a {type(value).__name__}")
+        raise ProtocolError("not-plain")
 
 
 def _finite_float(token: str) -> float:
     value = float(token)
     if not math.isfinite(value):  # a literal such as 1e999 overflows to infinity
-        raise ProtocolError(f"number {token[:20]} overflows to infinity")
+        raise ProtocolError("non-finite")
     return value
 
 
@@ -68,7 +96,7 @@ def decode(payload: bytes, *, max_depth: int = 16, allow_nonfinite: bool = False
     except ProtocolError:
         raise
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise ProtocolError(f"not valid JSON ({type(exc).__name__})") from exc
+        raise ProtocolError("not-json") from exc
     check_plain(value, max_depth)
     return clean_value(value, STRING_CAP)
 
@@ -89,14 +117,14 @@ class FrameReader:
         newline = self.buffer.find(b"\n", 0, 21)
         if newline < 0:
             if len(self.buffer) > 20:
-                raise ProtocolError("frame header is not a length")
+                raise ProtocolError("bad-header")
             return None
         header = self.buffer[:newline]
         if not header.isdigit():
-            raise ProtocolError("frame header is not a length")
+            raise ProtocolError("bad-header")
         length = int(header)
         if length > self.max_bytes:
-            raise ProtocolError(f"message of {length} bytes exceeds the {self.max_bytes}-byte cap")
+            raise ProtocolError("oversize")
         end = newline + 1 + length
         if len(self.buffer) < end:
             return None

@@ -28,7 +28,7 @@ from typing import Any
 
 from grader.common.text import clean_text
 from grader.grading.child.scenario import Scenario
-from grader.grading.sandbox import protocol, reaper, run_queue
+from grader.grading.sandbox import protocol, reaper, reply_schemas, run_queue
 from grader.grading.sandbox.jail import Isolation, Jail, isolation_of, kill_uid
 from grader.grading.sandbox.memory import MemoryGroup, memory_cgroups_delegated
 from grader.grading.sandbox.shard_zygote import LIVE_ZYGOTES, ForkedZygote, ShardZygote
@@ -59,6 +59,9 @@ class Limits:
     # this share of submission_memory_bytes as its RLIMIT_AS: 4 x 256 MiB, 1 GiB in all (the
     # zygote, its scenario's child, and two more; a 100,000-node chain needs about 90 MiB).
     processes_without_cgroup: int = 4
+    # RLIMIT_NOFILE: a descriptor can hold kernel memory no other limit counts (a pipe's or a
+    # socket's buffers); the child needs a handful
+    open_files: int = 256
     output_bytes: int = 4096
     message_bytes: int = 1 << 20
     max_restarts: int = 3
@@ -67,6 +70,12 @@ class Limits:
     # over it is stopped and every later scenario is refused at once, so that no classmate
     # waits on it (the shard's limit grows with its submissions' budgets).
     budget_s: float = 60.0
+
+
+class GraderFault(RuntimeError):
+    """The grader could not set up what it gives a submission's sandbox: its own error, never
+    the student's (raised out of `load_problem`, so every check of the submission ends as the
+    grader's error)."""
 
 
 @dataclass
@@ -203,6 +212,18 @@ class Sandbox:
         """Whether the submission has used up its wall-clock budget (Limits.budget_s)."""
         return self._spent >= self.limits.budget_s
 
+    def spent(self) -> float:
+        """Seconds of the budget used so far: its processes' and the trusted checks' work."""
+        return self._spent
+
+    def budget_left(self) -> float:
+        """Seconds of the budget not yet used."""
+        return self.limits.budget_s - self._spent
+
+    def charge(self, seconds: float) -> None:
+        """Count trusted seconds spent on this submission (`grader.grading.trusted_time`)."""
+        self._spent += seconds
+
     @contextlib.contextmanager
     def _budgeted(self) -> Iterator[None]:
         """Count the time spent inside against the budget; `_budget_end` is when it ends."""
@@ -276,12 +297,10 @@ class Sandbox:
             else:
                 self._drain_output(zygote)
                 self._sweep(keep=(zygote.process.pid,))
-            return self._finish(_outcome_from_reply(reply), zygote)
+            return self._finish(checked_reply(_outcome_from_reply(reply), scen, params), zygote)
         except protocol.ProtocolError as exc:
             self._discard(zygote)
-            outcome = Outcome("bad-result", detail={"reason": str(exc)},
-                              flags=[{"id": "protocol-breach", "params": {"reason": str(exc)}}])
-            return self._finish(outcome, zygote)
+            return self._finish(breach_outcome(exc), zygote)
         except EOFError:
             return self._lost(zygote, "how-ended")
 
@@ -390,6 +409,9 @@ class Sandbox:
             "module": self.module,
             "class_name": self.class_name,
             "files": list(self.files),
+            # every module the grader put in the folder (the lab's support files too): the
+            # zygote compiles them all from its cwd, as it does the submission's
+            "given": sorted(path.name for path in self.workdir.glob("*.py")),
             "limits": self.child_limits(),
             "jail": self.jail.config() if self.jail else None,
         }
@@ -410,14 +432,23 @@ class Sandbox:
             processes = self.limits.processes_without_cgroup
             memory = min(memory, self.limits.submission_memory_bytes // processes)
         return {"memory_bytes": memory, "file_bytes": self.limits.file_bytes,
-                "zygote_cpu_s": self.limits.zygote_cpu_s, "processes": processes}
+                "zygote_cpu_s": self.limits.zygote_cpu_s, "processes": processes,
+                "open_files": self.limits.open_files}
 
     def _await_ready(self, zygote: _Zygote,
                      import_timeout_s: float) -> tuple[_Zygote | None, Outcome | None]:
         """Wait for the import probe: a child that imports the submission and says ready."""
         deadline = min(time.monotonic() + import_timeout_s, self._budget_end)
         try:
+            # The zygote's own word first, written before any student code exists: whether it
+            # could read every file the grader gave it.
             reply = self._next_message(zygote, deadline, False)
+            if reply is not None and reply.get("status") == "unreadable":
+                zygote.kill()
+                self._sweep(keep=())
+                raise GraderFault("the sandbox could not read the files the grader gave it")
+            if reply is not None and reply.get("status") == "compiled":
+                reply = self._next_message(zygote, deadline, False)
             exited = None
             if reply is not None and reply.get("status") != "exited":
                 exited = self._next_message(zygote, time.monotonic() + 1.0, False)
@@ -451,7 +482,7 @@ class Sandbox:
             if payload is not None:
                 message = protocol.decode(payload, allow_nonfinite=allow_nonfinite)
                 if not isinstance(message, dict):
-                    raise protocol.ProtocolError("message is not an object")
+                    raise protocol.ProtocolError("not-object")
                 return message
             if zygote.result_closed:
                 raise EOFError
@@ -486,6 +517,21 @@ class Sandbox:
         if room > 0:
             zygote.output += data[:room]
         return True
+
+
+def breach_outcome(exc: protocol.ProtocolError) -> Outcome:
+    """A refused message: a failed check ("not plain data", in the grader's words only) and a
+    protocol-breach flag that quotes nothing of the child's."""
+    return Outcome("bad-result", detail={"reason": str(exc)}, flags=[protocol.breach_flag(exc)])
+
+
+def checked_reply(outcome: Outcome, scen: Scenario, params: dict[str, Any]) -> Outcome:
+    """The outcome of a scenario's reply once its value has matched the scenario's schema
+    (`reply_schemas`): a value of another shape is a protocol breach on this check, and no
+    trusted code reads it."""
+    if outcome.ok and reply_schemas.mismatch(scen, outcome.value, params) is not None:
+        return breach_outcome(protocol.ProtocolError("reply-shape"))
+    return outcome
 
 
 def _decode_output(zygote: _Zygote, cap: int) -> str:
@@ -555,4 +601,4 @@ def _outcome_from_reply(reply: dict[str, Any]) -> Outcome:
         )
     if status == "bad-result":
         return Outcome("bad-result", detail={"reason": clean_text(reply.get("reason", ""), 200)})
-    raise protocol.ProtocolError(f"unknown reply status {str(status)[:40]!r}")
+    raise protocol.ProtocolError("unknown-status")  # its status is the child's text: not said

@@ -7,6 +7,7 @@ globals do not travel with it. This module imports nothing of the trusted side.
 """
 
 from grader.grading.child.graph import (
+    RECORD_CAP,
     data_of,
     grad_of,
     label_of,
@@ -90,11 +91,12 @@ def seed(Value, x, y, stale=None):
     out = a * b
     if stale is not None:
         out.grad = stale
-    seen = []
+    seen: list = []
     original = out._backward
 
     def watching():  # the gradient the output holds when its own _backward runs
-        seen.append(grad_of(out, "out"))
+        if len(seen) < RECORD_CAP:
+            seen.append(grad_of(out, "out"))
         return original() if callable(original) else None
     out._backward = watching
     out.backward()

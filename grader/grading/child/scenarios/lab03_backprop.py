@@ -7,6 +7,8 @@ globals do not travel with it. This module imports nothing of the trusted side.
 """
 
 from grader.grading.child.graph import (
+    COUNTED_CAP,
+    RECORD_CAP,
     WrongType,
     data_of,
     grad_of,
@@ -23,11 +25,12 @@ def seed(engine, x, y, stale=None):
     out = a * b
     if stale is not None:
         out.grad = stale  # as a graph the output was part of before leaves it
-    seen = []
+    seen: list = []
     original = out._backward
 
     def watching():  # the gradient the output holds when its own _backward runs
-        seen.append(grad_of(out, "out"))
+        if len(seen) < RECORD_CAP:
+            seen.append(grad_of(out, "out"))
         return original() if callable(original) else None
     out._backward = watching
     out.backward()
@@ -82,7 +85,7 @@ def sibling_ladder(engine, depth, x, y, z):
         p, q = node * c, node * d
         node = p + q
         named[f"x[{k}]*c"], named[f"x[{k}]*d"], named[f"x[{k + 1}]"] = p, q, node
-    calls = record_calls(named)
+    calls = record_calls(named, COUNTED_CAP)
     node.backward()
     counts: dict[str, int] = {}
     last: dict[str, int] = {}

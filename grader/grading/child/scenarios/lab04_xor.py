@@ -14,7 +14,7 @@ weights (when the student's initialisation follows the contract), and restores t
 engine to watch the training loop undoes the patch before returning, for the same reason.
 """
 
-from grader.grading.child.graph import data_of, finite_or_none, number
+from grader.grading.child.graph import RECORD_CAP, data_of, finite_or_none, number
 from grader.grading.child.scenario import scenario
 
 
@@ -242,7 +242,7 @@ def train_trace(nn, seed, steps, lr, stale=None):
     built = {}
     pending = [0.0] * len(params)
     passes: list = []
-    updates = []
+    updates: list = []
     original_init, original_backward = Value.__init__, Value.backward
     own_data = vars(Value).get('data')
 
@@ -260,7 +260,9 @@ def train_trace(nn, seed, steps, lr, stale=None):
     def write_data(self, new):
         i = index_of(self)
         if i is not None:
-            updates.append([len(passes), i, self.grad, pending[i], self.__dict__.get('data'), new])
+            if len(updates) < 10 * RECORD_CAP:
+                updates.append([len(passes), i, self.grad, pending[i], self.__dict__.get('data'),
+                                new])
             pending[i] = 0.0
         self.__dict__['data'] = new
 

@@ -243,6 +243,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
         finally:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
         display.close()
+        if args.similarity:  # inside the export's scratch folder: it reads the submissions again
+            _similarity_after_grading(args, lab, items, out_dir)
     elapsed = time.perf_counter() - started
     print_summary(docs, args.lang)
     _say_gradebook_absent(args, out_dir)
@@ -431,6 +433,20 @@ def cmd_similarity(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _similarity_after_grading(args: argparse.Namespace, lab: Lab, items: list[Path | Submission],
+                              out_dir: Path) -> None:
+    """`grade --similarity`: the class compared, with the score documents just written."""
+    from grader.grading.batch import class_members  # not in the student kit: instructors compare
+    from grader.similarity.command import (  # not in the student kit: instructors compare
+        SimilarityRun,
+        write_similarity,
+    )
+
+    members = class_members(items, lab)
+    run = SimilarityRun(args.lang, scores=out_dir, pseudonyms=False, workers=args.workers)
+    _say_similarity(write_similarity(lab, members, out_dir, run), len(members), args.lang)
+
+
 def _say_similarity(written: Any, count: int, lang: str) -> None:
     say("cli.similarity_written", lang, stream=sys.stdout, count=str(count), html=str(written.html),
         json=str(written.json), above=str(written.above_cut))
@@ -561,6 +577,7 @@ def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
     grade.add_argument("--allow-unisolated", action="store_true",
                        help=text("grade_allow_unisolated"))
     grade.add_argument("--config", metavar="COURSE_TOML", help=text("grade_config"))
+    grade.add_argument("--similarity", action="store_true", help=text("grade_similarity"))
     grade.set_defaults(handler=cmd_grade)
 
     merge_parser = commands.add_parser("merge", help=text("merge"))

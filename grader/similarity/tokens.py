@@ -9,7 +9,8 @@ What a disguise changes and what it becomes here:
   rename without breaking the code; literals become their kind (`NUM`, `STR`);
 - comments, docstrings, blank lines, indentation and grouping parentheses are dropped;
 - `a += b` is written `a = a + b` (the parentheses of `a = a + (b)` are grouping ones, dropped
-  like the others), and `f = lambda x: e` is written as `def f(x): return e` would be;
+  like the others), and a lambda is hoisted out as the `def` it stands for:
+  `out._backward = lambda: None` reads as `def f(): return None` then `out._backward = f`;
 - method order: each function (a module's, or a class's method, its nested closures included)
   is a sequence of its own, and the rest of the module one more, so k-grams never cross from one
   function into the next and moving functions around moves nothing.
@@ -109,30 +110,43 @@ def _spelled_out(line: list[tokenize.TokenInfo]) -> list[tokenize.TokenInfo]:
     return line
 
 
-def _lambdas_as_defs(line: list[tokenize.TokenInfo]) -> list[tokenize.TokenInfo]:
-    """`name = lambda x: e` as `def f(x): return e` reads; any other lambda as `def f(x): e`."""
-    starts = [i for i, t in _top_level(line)]
-    if (len(line) > 2 and starts[:3] == [0, 1, 2] and line[1].string == "="
-            and line[2].string == "lambda"):
-        line = line[2:]  # the name the lambda is bound to is what `def` names
-    result: list[tokenize.TokenInfo] = []
-    pending_colons: list[int] = []  # bracket depth at which each open lambda's colon comes
-    depth = 0
-    for token in line:
-        if token.type == tokenize.NAME and token.string == "lambda":
-            result += [_synthetic("def", token), _synthetic("f", token), _synthetic("(", token)]
-            pending_colons.append(depth)
-            continue
-        if token.type == tokenize.OP and token.string in "([{":
+def _lambda_end(line: Sequence[tokenize.TokenInfo], start: int) -> tuple[int, int]:
+    """(index of the lambda's colon, index just past its body) for the lambda at `start`: the
+    body ends at a comma or closing bracket of the lambda's own depth, or at the line's end."""
+    depth, colon = 0, -1
+    for index in range(start + 1, len(line)):
+        text = line[index].string if line[index].type == tokenize.OP else ""
+        if text in ("(", "[", "{"):
             depth += 1
-        elif token.type == tokenize.OP and token.string in ")]}":
+        elif text in (")", "]", "}"):
+            if depth == 0:
+                return colon, index
             depth -= 1
-        if token.string == ":" and pending_colons and pending_colons[-1] == depth:
-            pending_colons.pop()
-            result += [_synthetic(")", token), token, _synthetic("return", token)]
-            continue
-        result.append(token)
-    return result
+        elif depth == 0 and text == ":" and colon < 0:
+            colon = index
+        elif depth == 0 and text == "," and colon >= 0:
+            return colon, index
+    return colon, len(line)
+
+
+def _lambdas_as_defs(line: list[tokenize.TokenInfo]) -> list[list[tokenize.TokenInfo]]:
+    """The statement with each lambda hoisted out as the `def` it stands for: `x = lambda a: e`
+    reads `def f(a): return e` then `x = f`, as the same code written with `def` reads."""
+    hoisted: list[list[tokenize.TokenInfo]] = []
+    while True:
+        start = next((i for i, t in enumerate(line) if t.type == tokenize.NAME
+                      and t.string == "lambda"), None)
+        if start is None:
+            return [*hoisted, line]
+        colon, end = _lambda_end(line, start)
+        if colon < 0:  # not a lambda this reader understands: leave the statement as it is
+            return [*hoisted, line]
+        keyword_token = line[start]
+        name = _synthetic("f", keyword_token)
+        hoisted.append([_synthetic("def", keyword_token), name, _synthetic("(", keyword_token),
+                        *line[start + 1:colon], _synthetic(")", keyword_token), line[colon],
+                        _synthetic("return", keyword_token), *line[colon + 1:end]])
+        line = [*line[:start], name, *line[end:]]
 
 
 def _without_grouping(line: list[tokenize.TokenInfo]) -> list[tokenize.TokenInfo]:
@@ -181,12 +195,13 @@ def normalized_lines(source: str) -> Iterator[list[Token]]:
     for raw in _logical_lines(source):
         if _is_docstring(raw):
             continue
-        rewritten = _without_grouping(_lambdas_as_defs(_spelled_out(raw)))
-        tokens = []
-        for index, token in enumerate(rewritten):
-            after_dot = index > 0 and rewritten[index - 1].string == "."
-            tokens.append(Token(_normal_text(token, after_dot), token.start[0]))
-        yield tokens
+        for statement in _lambdas_as_defs(_spelled_out(raw)):
+            rewritten = _without_grouping(statement)
+            tokens = []
+            for index, token in enumerate(rewritten):
+                after_dot = index > 0 and rewritten[index - 1].string == "."
+                tokens.append(Token(_normal_text(token, after_dot), token.start[0]))
+            yield tokens
 
 
 def _function_spans(source: str) -> list[tuple[int, int, str]]:

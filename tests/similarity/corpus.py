@@ -51,7 +51,8 @@ class Engine:
     source: str
 
 
-def _functions(source: str) -> set[str]:
+@functools.cache
+def _functions(source: str) -> frozenset[str]:
     """Each function of the source with at least SAME_BASE_STATEMENTS statements, as the dump
     of its body's AST without its docstring."""
     found = set()
@@ -62,7 +63,7 @@ def _functions(source: str) -> set[str]:
             statements = sum(1 for s in body for n in ast.walk(s) if isinstance(n, ast.stmt))
             if statements >= SAME_BASE_STATEMENTS:
                 found.add(ast.dump(ast.Module(body=body, type_ignores=[])))
-    return found
+    return frozenset(found)
 
 
 @functools.cache
@@ -87,13 +88,14 @@ def same_base(first: Engine, second: Engine) -> bool:
     return bool((_functions(first.source) & _functions(second.source)) - _given_functions())
 
 
-def independent_engines(lab_name: str) -> list[Engine]:
+@functools.cache
+def independent_engines(lab_name: str) -> tuple[Engine, ...]:
     """The lab's independent students: each engine unless it shares a base with one kept."""
     kept: list[Engine] = []
     for engine in written_engines(lab_name):
         if not any(same_base(engine, other) for other in kept):
             kept.append(engine)
-    return kept
+    return tuple(kept)
 
 
 def copy_id(engine_id: str) -> str:

@@ -45,7 +45,12 @@ def _chosen_names(tree: ast.AST) -> set[str]:
             names.add(node.id)
         elif isinstance(node, ast.ClassDef):
             names.add(node.name)
-    return {n for n in names if n not in _KEEP and not (n.startswith("__") and n.endswith("__"))}
+    # A name also used as an attribute (`self.label`) or a keyword (`Value(1, label="x")`) is
+    # part of an interface: renaming it would change what the code does.
+    interface = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    interface |= {n.arg for n in ast.walk(tree) if isinstance(n, ast.keyword) and n.arg}
+    return {n for n in names if n not in _KEEP | interface
+            and not (n.startswith("__") and n.endswith("__"))}
 
 
 def renamed(source: str, seed: int = 0) -> str:
@@ -55,43 +60,53 @@ def renamed(source: str, seed: int = 0) -> str:
     words = ["alpha", "node", "item", "thing", "acc", "tmp", "val", "res", "elem", "obj", "cur",
              "nxt", "holder", "store", "keep", "walker", "step", "part", "piece", "unit"]
     mapping = {name: f"{rng.choice(words)}_{index}" for index, name in enumerate(names)}
+    inside_fstring = re.compile(r"\b(" + "|".join(map(re.escape, mapping)) + r")\b") if mapping else None
     out = []
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
         if token.type == tokenize.NAME and token.string in mapping:
             token = token._replace(string=mapping[token.string])
+        elif (token.type == tokenize.STRING and inside_fstring is not None
+              and "f" in token.string.split("'")[0].split('"')[0].lower()):
+            names = inside_fstring
+            token = token._replace(string=re.sub(  # only inside the replacement fields
+                r"\{[^{}]*\}", lambda field: names.sub(lambda m: mapping[m[1]], field[0]),
+                token.string))
         out.append(token)
     return tokenize.untokenize(out)
 
 
-def _blocks(source: str, body: list[ast.stmt]) -> list[tuple[int, int]]:
-    """(first, last) 0-based line of each function in `body`, its decorators included."""
-    return [(min([n.lineno, *(d.lineno for d in n.decorator_list)]) - 1, (n.end_lineno or n.lineno) - 1)
-            for n in body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+def _span(node: ast.stmt) -> tuple[int, int]:
+    """(first, last) 0-based line of a statement, its decorators included."""
+    decorators = getattr(node, "decorator_list", [])
+    return min([node.lineno, *(d.lineno for d in decorators)]) - 1, (node.end_lineno or node.lineno) - 1
 
 
-def _reversed_blocks(lines: list[str], spans: list[tuple[int, int]]) -> list[str]:
-    """The lines with the given (non-overlapping, ordered) blocks put in reverse order."""
-    if len(spans) < 2:
-        return lines
-    pieces = [lines[first:last + 1] for first, last in spans]
-    result = lines[:spans[0][0]]
-    for index, (_first, last) in enumerate(spans):
-        result += pieces[len(pieces) - 1 - index] + [""]
-        following = spans[index + 1][0] if index + 1 < len(spans) else len(lines)
-        result += lines[last + 1:following]
-    return result
+def _functions_reversed(lines: list[str], body: list[ast.stmt], end: int) -> list[str]:
+    """The lines of `body` (which ends at line `end`) with its functions in reverse order; the
+    statements after the first function go after them all, in their order (a class-level
+    `__radd__ = __add__` needs `__add__` defined first)."""
+    functions = [n for n in body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    if len(functions) < 2:
+        return lines[_span(body[0])[0]:end + 1]
+    start = _span(functions[0])[0]
+    head = lines[_span(body[0])[0]:start]
+    later = [n for n in body if n not in functions and _span(n)[0] > start]
+    pieces = [lines[a:b + 1] for a, b in map(_span, reversed(functions))]
+    pieces += [lines[a:b + 1] for a, b in map(_span, later)]
+    return head + [line for piece in pieces for line in [*piece, ""]]
 
 
 def methods_reordered(source: str) -> str:
     """The methods of each class, and the module's functions, in reverse order."""
     tree = ast.parse(source)
     lines = source.splitlines()
-    for node in sorted((n for n in tree.body if isinstance(n, ast.ClassDef)),
-                       key=lambda n: -n.lineno):
-        lines = _reversed_blocks(lines, _blocks(source, node.body))
+    for node in sorted((n for n in tree.body if isinstance(n, ast.ClassDef)), key=lambda n: -n.lineno):
+        first, last = _span(node.body[0])[0], (node.end_lineno or node.lineno) - 1
+        lines[first:last + 1] = _functions_reversed(lines, node.body, last)
     source = "\n".join(lines) + "\n"
     tree = ast.parse(source)
-    return "\n".join(_reversed_blocks(source.splitlines(), _blocks(source, tree.body))) + "\n"
+    lines = source.splitlines()
+    return "\n".join(_functions_reversed(lines, tree.body, len(lines) - 1)) + "\n"
 
 
 def _without_comments(source: str) -> str:

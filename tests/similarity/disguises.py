@@ -61,16 +61,19 @@ def renamed(source: str, seed: int = 0) -> str:
              "nxt", "holder", "store", "keep", "walker", "step", "part", "piece", "unit"]
     mapping = {name: f"{rng.choice(words)}_{index}" for index, name in enumerate(names)}
     inside_fstring = re.compile(r"\b(" + "|".join(map(re.escape, mapping)) + r")\b") if mapping else None
+
+    def renamed_field(field: re.Match[str]) -> str:
+        assert inside_fstring is not None
+        return inside_fstring.sub(lambda m: mapping[m[1]], field[0])
+
     out = []
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
         if token.type == tokenize.NAME and token.string in mapping:
             token = token._replace(string=mapping[token.string])
         elif (token.type == tokenize.STRING and inside_fstring is not None
               and "f" in token.string.split("'")[0].split('"')[0].lower()):
-            names = inside_fstring
-            token = token._replace(string=re.sub(  # only inside the replacement fields
-                r"\{[^{}]*\}", lambda field: names.sub(lambda m: mapping[m[1]], field[0]),
-                token.string))
+            # only inside the replacement fields: `f` itself may be a renamed name
+            token = token._replace(string=re.sub(r"\{[^{}]*\}", renamed_field, token.string))
         out.append(token)
     return tokenize.untokenize(out)
 

@@ -35,7 +35,10 @@ CONTRACT_NAMES = frozenset({
     "exp", "log", "tanh", "relu", "sigmoid", "zero_grad",
     "Module", "Neuron", "Layer", "MLP", "parameters", "nonlin", "w", "b", "neurons", "layers",
 })
-KEPT_NAMES = CONTRACT_NAMES | frozenset(dir(builtins)) - {"self"}
+# A bare name is kept when it names a contract's class or a builtin; the other contract names
+# (`data`, `b`, `backward`) are kept as attributes and as the names of methods.
+CONTRACT_CLASSES = frozenset({"Value", "Module", "Neuron", "Layer", "MLP"})
+KEPT_NAMES = CONTRACT_CLASSES | frozenset(dir(builtins)) - {"self"}
 AUGMENTED = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "//=": "//", "%=": "%", "**=": "**",
              "@=": "@", "&=": "&", "|=": "|", "^=": "^", "<<=": "<<", ">>=": ">>"}
 # Token types that carry no code: layout and comments.
@@ -170,15 +173,16 @@ def _without_grouping(line: list[tokenize.TokenInfo]) -> list[tokenize.TokenInfo
     return result
 
 
-def _normal_text(token: tokenize.TokenInfo, after_dot: bool) -> str:
-    """What a token counts as: its kind for names and literals, itself for the rest."""
+def _normal_text(token: tokenize.TokenInfo, member: bool) -> str:
+    """What a token counts as: its kind for names and literals, itself for the rest; `member`:
+    the name follows a dot or `def`."""
     if token.type == tokenize.NAME:
         if keyword.iskeyword(token.string):
             return token.string
-        if after_dot:
-            return token.string if token.string in CONTRACT_NAMES else "ID"
-        dunder = token.string.startswith("__") and token.string.endswith("__")
-        return token.string if dunder or token.string in KEPT_NAMES else "ID"
+        if token.string.startswith("__") and token.string.endswith("__"):
+            return token.string
+        kept = CONTRACT_NAMES if member else KEPT_NAMES
+        return token.string if token.string in kept else "ID"
     if token.type == tokenize.NUMBER:
         return "NUM"
     if token.type == tokenize.STRING:
@@ -199,8 +203,8 @@ def normalized_lines(source: str) -> Iterator[list[Token]]:
             rewritten = _without_grouping(statement)
             tokens = []
             for index, token in enumerate(rewritten):
-                after_dot = index > 0 and rewritten[index - 1].string == "."
-                tokens.append(Token(_normal_text(token, after_dot), token.start[0]))
+                member = index > 0 and rewritten[index - 1].string in (".", "def")
+                tokens.append(Token(_normal_text(token, member), token.start[0]))
             yield tokens
 
 

@@ -8,7 +8,7 @@ import random
 import subprocess
 import sys
 
-from grader.similarity.winnowing import K, WINDOW, gram_hash, kgrams, winnow
+from grader.similarity.winnowing import WINDOW, K, gram_hash, kgrams, winnow
 
 
 def stream(rng: random.Random, length: int) -> list[str]:

@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from grader import __version__
 from grader.common.keyed_error import KeyedError
@@ -243,6 +243,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
         finally:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
         display.close()
+        if args.similarity:  # inside the export's scratch folder: it reads the submissions again
+            _similarity_after_grading(args, lab, items, out_dir)
     elapsed = time.perf_counter() - started
     print_summary(docs, args.lang)
     _say_gradebook_absent(args, out_dir)
@@ -400,6 +402,60 @@ def cmd_kit(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_similarity(args: argparse.Namespace) -> int:
+    """Compare what each student wrote with the rest of the class: a report of pairs to look at."""
+    from grader.intake.collect import collect  # not in the student kit: instructors compare
+    from grader.similarity.command import (  # not in the student kit: instructors compare
+        SimilarityRun,
+        write_similarity,
+    )
+    from grader.similarity.report import (
+        ReportOptions,  # not in the student kit: instructors compare
+    )
+
+    lab = _lab(args.lab)
+    paths = [Path(p) for p in args.submissions]
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise UsageError("no_such_submission", paths=", ".join(missing))
+    if args.scores and not Path(args.scores).is_dir():
+        raise UsageError("no_scores_folder", path=args.scores)
+    bases = [Path(p) for p in args.base]
+    if any(not p.is_file() for p in bases):
+        raise UsageError("no_such_base", paths=", ".join(str(p) for p in bases if not p.is_file()))
+    if not args.cut >= 0:
+        raise UsageError("similarity_cut", text=str(args.cut))
+    _refuse_classes(lab, paths)
+    out_dir = _writable_out(args.out)
+    run = SimilarityRun(args.lang, ReportOptions(cut=args.cut, top=max(1, args.top)),
+                        Path(args.scores) if args.scores else None, tuple(bases), args.hash_ids,
+                        args.workers)
+    written = write_similarity(lab, collect(paths, lab), out_dir, run)
+    _say_similarity(written, len(paths), args.lang)
+    return EXIT_OK
+
+
+def _similarity_after_grading(args: argparse.Namespace, lab: Lab, items: list[Path | Submission],
+                              out_dir: Path) -> None:
+    """`grade --similarity`: the class compared, with the score documents just written."""
+    from grader.grading.batch import class_members  # not in the student kit: instructors compare
+    from grader.similarity.command import (  # not in the student kit: instructors compare
+        SimilarityRun,
+        write_similarity,
+    )
+
+    members = class_members(items, lab)
+    run = SimilarityRun(args.lang, scores=out_dir, pseudonyms=False, workers=args.workers)
+    _say_similarity(write_similarity(lab, members, out_dir, run), len(members), args.lang)
+
+
+def _say_similarity(written: Any, count: int, lang: str) -> None:
+    say("cli.similarity_written", lang, stream=sys.stdout, count=str(count), html=str(written.html),
+        json=str(written.json), above=str(written.above_cut))
+    if written.ids is not None:
+        say("cli.similarity_ids", lang, stream=sys.stdout, ids=str(written.ids))
+
+
 def cmd_labs(args: argparse.Namespace) -> int:
     """List the labs."""
     for name in _labs_here():
@@ -523,6 +579,7 @@ def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
     grade.add_argument("--allow-unisolated", action="store_true",
                        help=text("grade_allow_unisolated"))
     grade.add_argument("--config", metavar="COURSE_TOML", help=text("grade_config"))
+    grade.add_argument("--similarity", action="store_true", help=text("grade_similarity"))
     grade.set_defaults(handler=cmd_grade)
 
     merge_parser = commands.add_parser("merge", help=text("merge"))
@@ -580,6 +637,21 @@ def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
     kit.add_argument("--release", required=True, metavar="LAB", help=text("kit_release"))
     kit.add_argument("--out", help=text("kit_out"))
     kit.set_defaults(handler=cmd_kit)
+
+    similarity = commands.add_parser("similarity", help=text("similarity"))
+    similarity.add_argument("lab", help=text("lab"))
+    similarity.add_argument("submissions", nargs="+", help=text("similarity_submissions"))
+    similarity.add_argument("--out", required=True, help=text("similarity_out"))
+    similarity.add_argument("--lang", **language)  # type: ignore[arg-type]
+    similarity.add_argument("--scores", metavar="GRADE_OUT", help=text("similarity_scores"))
+    similarity.add_argument("--base", action="append", default=[], metavar="FILE",
+                            help=text("similarity_base"))
+    similarity.add_argument("--cut", type=float, default=3.5, help=text("similarity_cut"))
+    similarity.add_argument("--top", type=int, default=50, help=text("similarity_top"))
+    similarity.add_argument("--hash-ids", action="store_true", help=text("similarity_hash_ids"))
+    similarity.add_argument("--workers", type=int, default=max(1, os.cpu_count() or 1),
+                            help=text("similarity_workers"))
+    similarity.set_defaults(handler=cmd_similarity)
 
     labs = commands.add_parser("labs", help=text("labs"))
     labs.set_defaults(handler=cmd_labs)

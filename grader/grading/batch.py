@@ -371,6 +371,13 @@ def write_shard_record(out_dir: Path, plan: GradingPlan, options: BatchOptions,
     _write_atomically(out_dir / SHARD_RECORD, json.dumps(record, indent=2) + "\n")
 
 
+def class_members(items: Sequence[Path | Submission], lab: Lab) -> list[Submission]:
+    """The class as grading names it: paths and LMS submissions, each with its unique id."""
+    paths = [item for item in items if isinstance(item, Path)]
+    return unique_ids([*collect(paths, lab), *(i for i in items if isinstance(i, Submission))],
+                      RESERVED_IDS)
+
+
 def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: BatchOptions,
                 progress: Progress) -> list[dict[str, Any]]:
     """Grade every submission (paths, or submissions an LMS export named); returns the
@@ -385,9 +392,7 @@ def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: 
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         remove_staging(out_dir)
-    paths = [item for item in items if isinstance(item, Path)]
-    submissions = unique_ids([*collect(paths, plan.lab),
-                              *(i for i in items if isinstance(i, Submission))], RESERVED_IDS)
+    submissions = class_members(items, plan.lab)
     recorded = report_options(plan)
     if out_dir is not None:
         write_shard_record(out_dir, plan, options, [sub.id for sub in submissions])

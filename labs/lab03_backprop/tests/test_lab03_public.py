@@ -119,7 +119,8 @@ def test_example_numerical_grad_restores_the_inputs(sandboxed):
                    requires=("example-numerical-grad-restores",))
 def test_example_numerical_grad_is_central(sandboxed):
     result = sandboxed(scenarios.numerical, function="square-times", h=0.001, point=[A, B])
-    grads = verdicts.floats(result, "grads", "numerical_grad(f, [a, b], h)", 2, NUMERICAL_SHOWN)
+    grads = verdicts.numerical_grads(result, "numerical_grad(f, [a, b], h)", 2,
+                                     NUMERICAL_SHOWN)
     for k, (actual, expected) in enumerate(zip(grads, (2 * A * B, A * A), strict=True)):
         expect_close(actual, expected, quantity=f"numerical_grad(f, [a, b], h)[{k}]",
                      inputs=NUMERICAL_SHOWN, source="central-difference")

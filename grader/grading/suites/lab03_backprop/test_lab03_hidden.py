@@ -126,8 +126,10 @@ def test_a_second_backward_walks_nodes_an_earlier_one_walked(sandboxed, referenc
     inputs = distinct_values(rng, "x y z w")
     result = sandboxed(scenarios.second_backward, **inputs)
     expected = reference(scenarios.second_backward, **inputs)
+    del expected["replaced"]
     shown = {"calls": verdicts.SECOND_BACKWARD_GRAPH, "a": inputs["x"], "b": inputs["y"],
              "c": inputs["z"], "d": inputs["w"]}
+    verdicts.expect_backward_kept(result, shown)
     expect_results_close(result, expected, inputs=shown, source="reference")
 
 
@@ -152,7 +154,7 @@ def test_second_backward_adds_to_the_first(sandboxed, reference, rng):
     inputs, result, shown = _backward_twice(sandboxed, rng)
     verdicts.expect_second_walk(result, shown)
     expected = reference(scenarios.backward_twice, **inputs)
-    del expected["out.grad"], expected["walks"]
+    del expected["out.grad"], expected["walks"], expected["replaced"]
     expect_results_close(result, expected, inputs=shown, source="reference")
 
 
@@ -184,6 +186,13 @@ def test_backward_after_zero_grad_gives_one_pass_gradients(sandboxed, reference,
     expected = reference(scenarios.zero_grad_then_backward, **inputs)
     shown = {"p": "a*b", "out": "(tanh(p) + c) * p", "a": inputs["x"], "b": inputs["y"],
              "c": inputs["z"], "calls": "out.backward(); zero_grad(out); out.backward()"}
+    # what the first pass showed names a failure that is not zero_grad's: a _backward replaced
+    # by the walk, or one run twice in a pass
+    verdicts.expect_backward_kept(result, shown)
+    verdicts.expect_each_run_once(field(result, "first_calls", list),
+                                  {**shown, "calls": "out.backward()"})
+    for key in ("first", "first_calls", "replaced"):
+        del expected[key]
     expect_results_close(result, expected, inputs=shown, source="reference")
 
 
@@ -299,8 +308,8 @@ def test_numerical_grad_puts_every_input_back(sandboxed, rng):
 def test_numerical_grad_is_the_central_difference(sandboxed, rng):
     point, shown = _numerical_inputs(rng)
     result = sandboxed(scenarios.numerical, function="cubic-mix", h=FINITE_STEP, point=point)
-    grads = verdicts.floats(result, "grads", "numerical_grad(f, [a, b, c], h)", len(point),
-                             shown)
+    grads = verdicts.numerical_grads(result, "numerical_grad(f, [a, b, c], h)", len(point),
+                                     shown)
     expected = _central_differences(_cubic_mix, point, FINITE_STEP)
     for k, (actual, value) in enumerate(zip(grads, expected, strict=True)):
         expect_close(actual, value, quantity=f"numerical_grad(f, [a, b, c], h)[{k}]",
@@ -363,3 +372,55 @@ def test_random_dags_with_shared_nodes_match_the_reference(sandboxed, reference,
     random_graphs.judge(sandboxed, reference, scenarios.random_graphs, programs,
                         default_pitfall="topological-order",
                         explain=not blame_deferred)
+
+
+# -- the formulas of numerical_grad, check_grad and zero_grad, over the contract's dimensions ---
+# Inputs from 0 through tiny to large magnitudes (README: the domain), steps and tolerances
+# given or left to their defaults; compared with the reference case by case, simplest first,
+# so the case a failure shows is the smallest that fails.
+
+def _numerical_cases(rng):
+    """numerical_grad cases over magnitudes x h x function: each input's magnitude from
+    verdicts.MAGNITUDES in turn (the others drawn near 1), h from verdicts.NUMERICAL_STEPS."""
+    cases = []
+    for function, arity in (("square-times", 2), ("cubic-mix", 3)):
+        for magnitude in verdicts.MAGNITUDES:
+            for h in verdicts.NUMERICAL_STEPS:
+                point = list(distinct_values(rng, "x y z").values())[:arity]
+                point[rng.randrange(arity)] = magnitude * rng.choice((-1, 1))
+                cases.append({"function": function, "point": point, "h": h})
+    return cases
+
+
+@pytest.mark.check(id="numerical-grad-follows-the-formula", pitfall="finite-difference",
+                   weight=3, requires=("numerical-grad-restores-data",),
+                   clause=("numerical-grad", "restores-data"))
+def test_numerical_grad_is_the_contracts_formula_at_every_magnitude(sandboxed, reference, rng):
+    cases = _numerical_cases(rng)
+    got = field(sandboxed(scenarios.numerical_cases, cases=cases), "results", list)
+    want = reference(scenarios.numerical_cases, cases=cases)["results"]
+    verdicts.expect_numerical_cases(cases, got, want)
+
+
+@pytest.mark.check(id="check-grad-follows-the-formula", pitfall="finite-difference", weight=3,
+                   requires=("check-grad-accepts-correct-gradients",
+                             "numerical-grad-follows-the-formula"),
+                   clause=("check-grad", "tolerance"))
+def test_check_grad_gives_the_contracts_answer_at_every_tolerance(sandboxed, reference, rng):
+    cases = verdicts.check_grad_cases(rng)
+    got = field(sandboxed(scenarios.check_grad_cases, cases=cases), "answers", list)
+    want = reference(scenarios.check_grad_cases, cases=cases)["answers"]
+    verdicts.expect_check_grad_cases(cases, got, want)
+
+
+ZERO_GRAD_GRAPHS = 12
+
+
+@pytest.mark.check(id="zero-grad-resets-random-graphs", pitfall="missing-zero-grad", weight=3,
+                   requires=("zero-grad-resets-whole-graph",), defers_to=(EQUAL_DATA,),
+                   clause=("zero-grad-argument", "zero-grad-resets"))
+def test_zero_grad_resets_random_graphs_whatever_their_nodes_hold(sandboxed, reference, rng):
+    programs = random_graphs.draw_programs(rng, random_graphs.LAB02_OPS, ZERO_GRAD_GRAPHS,
+                                           random_graphs.SHAPES_LAB03)
+    random_graphs.judge(sandboxed, reference, scenarios.zero_grad_graphs, programs,
+                        default_pitfall="missing-zero-grad", diagnosed=False)

@@ -42,6 +42,7 @@ def _expect_parameters_are_own(sandboxed, kind):
     inputs = {"model": verdicts.XOR_MODEL if kind == "MLP" else "Neuron(2)", "x": X}
     if close(field(result, "before", float), field(result, "after", float)):
         fail("update-not-in-model", inputs=inputs, delta=0.5, actual=result["after"])
+    verdicts.expect_graph_not_cut(result, inputs)
     expect_equal(field(result, "in_graph", int), field(result, "total", int),
                  quantity=said("quantity-leaves-of", code="parameters()", graph="the output"),
                  inputs=inputs)

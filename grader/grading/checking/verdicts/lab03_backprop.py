@@ -7,6 +7,7 @@ scenario of `grader.grading.child.scenarios.lab03_backprop` returned and raise C
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from grader.grading.checking.verdict import (
@@ -111,6 +112,31 @@ NUMERICAL_FUNCTIONS = {
     "cubic-mix": {"f(a, b, c)": "a**3 + b**3 + c**3 + a*b*c + tanh(a - c)"},
     "square-times": {"f(a, b)": "a**2 * b"},
 }
+
+def _cubic_mix(a: float, b: float, c: float) -> float:
+    """The scenarios' "cubic-mix" on plain floats, operation for operation as they build it."""
+    return a ** 3 + b ** 3 + c ** 3 + a * b * c + math.tanh(a - c)
+
+
+def _square_times(a: float, b: float) -> float:
+    """The scenarios' "square-times" on plain floats."""
+    return a ** 2 * b
+
+
+FLOAT_FUNCTIONS: dict[str, Callable[..., float]] = {"cubic-mix": _cubic_mix,
+                                                    "square-times": _square_times}
+
+
+def central_differences(f: Callable[..., float], point: list[float], h: float) -> list[float]:
+    """(f(x + h) - f(x - h)) / 2h for each coordinate of point, the others held fixed: the
+    README's formula, on plain floats."""
+    grads = []
+    for k, x in enumerate(point):
+        plus, minus = list(point), list(point)
+        plus[k], minus[k] = x + h, x - h
+        grads.append((f(*plus) - f(*minus)) / (2 * h))
+    return grads
+
 
 CHECKED_FUNCTIONS = {
     "correct": {"f(a, b, c)": "tanh(a*b + c) * a"},
@@ -428,3 +454,23 @@ def expect_check_grad_cases(cases: list[dict[str, Any]], got: list[Any], want: l
         if case["tol"] is not None:
             shown["tol"] = case["tol"]
         expect_equal(field({call: actual}, call, bool), expected, quantity=call, inputs=shown)
+
+
+def numerical_model(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the reference returns for `numerical_cases`, computed on plain floats (for the
+    public checks, which have no reference): the data as given and the README's formula."""
+    return [{"data": list(case["point"]), "returned": "list",
+             "grads": central_differences(FLOAT_FUNCTIONS[case["function"]], case["point"],
+                                          1e-6 if case["h"] is None else case["h"])}
+            for case in cases]
+
+
+def expect_every_grad_zero(entry: Any, nodes: list[str], inputs: dict[str, Any]) -> None:
+    """After `zero_grad_graphs` on one program whose values are named `nodes`: every node's
+    grad is 0 (the output's graph is every node of a program)."""
+    grads = field(entry, "grad", list)
+    expect_equal(len(grads), len(nodes), quantity="len(nodes)", inputs=inputs)
+    for name, grad in zip(nodes, grads, strict=True):
+        expect_equal(field({f"{name}.grad": grad}, f"{name}.grad", float), 0.0,
+                     quantity=said("quantity-after-call", code=f"{name}.grad",
+                                   call="zero_grad(out)"), inputs=inputs)

@@ -333,7 +333,7 @@ def test_train_xor_returns_a_float_loss_for_every_step_it_was_asked(sandboxed, r
 
 
 @pytest.mark.check(id="train-xor-leaves-random-alone", pitfall="training-loop", weight=2,
-                   requires=STRUCTURE, clause="step")
+                   requires=("train-xor-returns-one-loss-per-step",), clause="step")
 def test_training_draws_no_random_numbers(sandboxed, rng):
     seed = _seed(rng)
     result = sandboxed(scenarios.train_and_evaluate, seed=seed, steps=TRACE_STEPS,

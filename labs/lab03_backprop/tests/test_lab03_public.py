@@ -119,7 +119,8 @@ def test_example_numerical_grad_restores_the_inputs(sandboxed):
                    requires=("example-numerical-grad-restores",))
 def test_example_numerical_grad_is_central(sandboxed):
     result = sandboxed(scenarios.numerical, function="square-times", h=0.001, point=[A, B])
-    grads = verdicts.floats(result, "grads", "numerical_grad(f, [a, b], h)", 2, NUMERICAL_SHOWN)
+    grads = verdicts.numerical_grads(result, "numerical_grad(f, [a, b], h)", 2,
+                                     NUMERICAL_SHOWN)
     for k, (actual, expected) in enumerate(zip(grads, (2 * A * B, A * A), strict=True)):
         expect_close(actual, expected, quantity=f"numerical_grad(f, [a, b], h)[{k}]",
                      inputs=NUMERICAL_SHOWN, source="central-difference")
@@ -220,3 +221,56 @@ def test_example_backward_on_a_deep_ladder_finishes_quickly(sandboxed):
         sandboxed, scenarios.sibling_ladder, "slow-walk",
         {"inputs": shown, "nodes": 3 + 3 * BACKWARD_LADDER}, depth=BACKWARD_LADDER, **LADDER)
     verdicts.expect_each_called_once(result, BACKWARD_LADDER, shown)
+
+
+# -- the formulas of numerical_grad, check_grad and zero_grad, on fixed cases of the hidden
+# suite's dimensions: magnitudes from 0 to 1e100, h and tol given or left to their defaults ------
+
+NUMERICAL_CASES = [
+    {"function": "square-times", "point": [0.0, 1.5], "h": None},
+    {"function": "square-times", "point": [1e-300, -0.75], "h": 1e-3},
+    {"function": "cubic-mix", "point": [1000.0, 0.5, -2.0], "h": 0.1},
+    {"function": "square-times", "point": [1e100, 1.5], "h": 1e-3},
+]
+
+
+@pytest.mark.check(id="example-numerical-grad-formula", todo=3, pitfall="finite-difference",
+                   weight=1, requires=("example-numerical-grad-restores",))
+def test_example_numerical_grad_follows_the_formula(sandboxed):
+    got = field(sandboxed(scenarios.numerical_cases, cases=NUMERICAL_CASES), "results", list)
+    verdicts.expect_numerical_cases(NUMERICAL_CASES, got,
+                                    verdicts.numerical_model(NUMERICAL_CASES))
+
+
+# check_grad's answers under the README's formula: the steep exp(1000·a) is accepted at the
+# default tol; a gradient off by 0.005 is rejected at tol 1e-4 and 1e-3, accepted at 1e-2
+CHECK_GRAD_CASES = [
+    {"function": "steep", "point": [0.002], "tol": None},
+    {"function": "off-by", "point": [1.5, 0.5], "tol": None, "offset": verdicts.OFF_BY},
+    {"function": "off-by", "point": [1.5, 0.5], "tol": 1e-3, "offset": verdicts.OFF_BY},
+    {"function": "off-by", "point": [1.5, 0.5], "tol": 1e-2, "offset": verdicts.OFF_BY},
+]
+
+
+@pytest.mark.check(id="example-check-grad-formula", todo=4, pitfall="finite-difference",
+                   weight=1, requires=("example-check-grad", "example-numerical-grad-formula"))
+def test_example_check_grad_follows_the_formula(sandboxed):
+    got = field(sandboxed(scenarios.check_grad_cases, cases=CHECK_GRAD_CASES), "answers", list)
+    verdicts.expect_check_grad_cases(CHECK_GRAD_CASES, got, [True, False, False, True])
+
+
+# a = 1.5, b = -0.5; t1 = a*b; t2 = tanh(t1); t3 = t2*a; out = t3 + b: t3 holds 0 (as a node
+# built after the last backward() does) above t2 and t1, which hold old gradients
+ZERO_GRAD_PROGRAM = {"leaves": [1.5, -0.5], "nodes": [["mul", 0, 1, None], ["tanh", 2, None, None],
+                                                      ["mul", 3, 0, None], ["add", 4, 1, None]]}
+
+
+@pytest.mark.check(id="example-zero-grad-below-a-zero", todo=2, pitfall="missing-zero-grad",
+                   weight=1, requires=("example-zero-grad",))
+def test_example_zero_grad_goes_below_a_node_that_holds_zero(sandboxed):
+    [entry] = field(sandboxed(scenarios.zero_grad_graphs, graphs=[ZERO_GRAD_PROGRAM],
+                              record=False), "results", list)
+    shown = {"graph": "t1 = a*b; t2 = tanh(t1); t3 = t2*a; out = t3 + b", "a": 1.5, "b": -0.5,
+             "before": "a.grad = 0.5, b.grad = 0, t1.grad = 2.5, t2.grad = 3.5, t3.grad = 0, "
+                       "out.grad = 5.5", "calls": "zero_grad(out)"}
+    verdicts.expect_every_grad_zero(entry, ["a", "b", "t1", "t2", "t3", "out"], shown)

@@ -42,6 +42,7 @@ def _expect_parameters_are_own(sandboxed, kind):
     inputs = {"model": verdicts.XOR_MODEL if kind == "MLP" else "Neuron(2)", "x": X}
     if close(field(result, "before", float), field(result, "after", float)):
         fail("update-not-in-model", inputs=inputs, delta=0.5, actual=result["after"])
+    verdicts.expect_graph_not_cut(result, inputs)
     expect_equal(field(result, "in_graph", int), field(result, "total", int),
                  quantity=said("quantity-leaves-of", code="parameters()", graph="the output"),
                  inputs=inputs)
@@ -227,3 +228,25 @@ def test_example_learns_xor(sandboxed):
     if not loss < verdicts.TARGET_LOSS:
         fail("xor-not-learned", inputs=_loop_inputs(verdicts.STEPS),
              actual=min(loss, sys.float_info.max), target=verdicts.TARGET_LOSS)
+
+
+# -- whole-run promises: every step it is asked for, and no random numbers drawn while training --
+
+@pytest.mark.check(id="example-train-xor-every-step", todo=11, pitfall="training-loop",
+                   weight=1, requires=("example-train-xor-losses",))
+def test_example_train_xor_runs_every_step(sandboxed):
+    # seed 0 reaches the target loss long before step 150: a loop that stops there is short
+    result = sandboxed(scenarios.train_and_evaluate, seed=SEED, steps=verdicts.STEPS,
+                       lr=verdicts.LEARNING_RATE)
+    inputs = _loop_inputs(verdicts.STEPS)
+    expect_equal(len(field(result, "losses", list)), verdicts.STEPS,
+                 quantity="len(train_xor(...))", inputs=inputs)
+
+
+@pytest.mark.check(id="example-train-xor-leaves-random-alone", todo=11, pitfall="training-loop",
+                   weight=1, requires=("example-train-xor-losses",))
+def test_example_training_draws_no_random_numbers(sandboxed):
+    result = sandboxed(scenarios.train_and_evaluate, seed=SEED, steps=LOOP_STEPS,
+                       lr=verdicts.LEARNING_RATE)
+    if field(result, "random_moved", bool):
+        fail("random-drawn-in-training", inputs=_loop_inputs(LOOP_STEPS))

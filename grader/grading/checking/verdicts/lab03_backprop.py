@@ -6,6 +6,8 @@ scenario of `grader.grading.child.scenarios.lab03_backprop` returned and raise C
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import Any
 
 from grader.grading.checking.verdict import (
@@ -20,7 +22,7 @@ from grader.grading.checking.verdict import (
     said,
 )
 from grader.grading.checking.verdicts.lab01_graph import expect_a_walk, run_backward
-from grader.grading.child.scenarios.lab03_backprop import chain_timings, deep_chain
+from grader.grading.child.scenarios.lab03_backprop import chain_comparisons, deep_chain
 
 # The expression of `expression_tree`: every leaf is used once, so any traversal that starts
 # at the output and seeds it reaches each node after its only consumer.
@@ -111,6 +113,31 @@ NUMERICAL_FUNCTIONS = {
     "square-times": {"f(a, b)": "a**2 * b"},
 }
 
+def _cubic_mix(a: float, b: float, c: float) -> float:
+    """The scenarios' "cubic-mix" on plain floats, operation for operation as they build it."""
+    return a ** 3 + b ** 3 + c ** 3 + a * b * c + math.tanh(a - c)
+
+
+def _square_times(a: float, b: float) -> float:
+    """The scenarios' "square-times" on plain floats."""
+    return a ** 2 * b
+
+
+FLOAT_FUNCTIONS: dict[str, Callable[..., float]] = {"cubic-mix": _cubic_mix,
+                                                    "square-times": _square_times}
+
+
+def central_differences(f: Callable[..., float], point: list[float], h: float) -> list[float]:
+    """(f(x + h) - f(x - h)) / 2h for each coordinate of point, the others held fixed: the
+    README's formula, on plain floats."""
+    grads = []
+    for k, x in enumerate(point):
+        plus, minus = list(point), list(point)
+        plus[k], minus[k] = x + h, x - h
+        grads.append((f(*plus) - f(*minus)) / (2 * h))
+    return grads
+
+
 CHECKED_FUNCTIONS = {
     "correct": {"f(a, b, c)": "tanh(a*b + c) * a"},
     "wrong": {"f(a, b, c)": "a*b + c", "(a*b)._backward": "a.grad += 2*b.data * (a*b).grad; "
@@ -123,10 +150,11 @@ CHECKED_FUNCTIONS = {
                      "b.grad += a.data * (a*b).grad"},
 }
 
-# A chain backward() walks in linear time takes 4 times as long at 4 times the length; with a
-# visited *list* (a linear lookup per node) it takes 16 times as long.
-GROWTH_SIZES = (1000, 4000)
-QUADRATIC_RATIO = 9.0
+# Chains on which `chain_comparisons` counts backward()'s == between nodes after the deep chain
+# timed out: a walk that looks each node up in a list compares about n**2 / 2 times, one with
+# sets none. More than COMPARISONS_PER_NODE per node of the longer chain is a list lookup.
+COMPARED_SIZES = (200, 800)
+COMPARISONS_PER_NODE = 10
 
 def ladder_names(depth: int) -> list[str]:
     """Names of the internal nodes of a sibling ladder of this depth (the leaf x[0] excluded)."""
@@ -190,6 +218,19 @@ def floats(result: Any, key: str, quantity: str, count: int, inputs: dict) -> li
     expect_equal(len(values), count, quantity=f"len({quantity})", inputs=inputs)
     return [field({quantity: value}, quantity, float) for value in values]
 
+def numerical_grads(result: Any, quantity: str, count: int, inputs: dict) -> list[float]:
+    """What `numerical` says numerical_grad returned (shown as `quantity`): a list of `count`
+    floats, or a failed check naming the wrong type or length it returned instead."""
+    returned = field(result, "returned", str)
+    if returned != "list":
+        fail("wrong-type", quantity=quantity, inputs=inputs, actual_type=returned,
+             expected_type="list")
+    if "element" in result:
+        fail("wrong-type", quantity=said("quantity-element-of", code=quantity), inputs=inputs,
+             actual_type=field(result, "element", str), expected_type="float")
+    return floats(result, "grads", quantity, count, inputs)
+
+
 def expect_zero_grads(result: Any, form: str, inputs: dict) -> None:
     """Fail unless zero_grad (called on the output, or on the list [a, b, c]) reset its nodes."""
     call = "zero_grad(out)" if form == "output" else "zero_grad([a, b, c])"
@@ -226,23 +267,20 @@ BUSY_MACHINE_PATIENCE = 3.0
 
 
 def run_deep_chain(sandboxed: Any, n: int, inputs: dict, shown: dict) -> Any:
-    """Run `deep_chain` of n nodes. A timeout gets a second run with BUSY_MACHINE_PATIENCE
-    times the limit (a busy machine, not the code, may have taken the time); only if that one
-    times out too is the walk judged: a cost that grows like n**2 on short chains is a quadratic
-    walk (`blame_slow_chain`), a linear one stands as deep recursion's timeout. The timing
-    probe runs only then, so the noise of a loaded machine in it never fails a correct walk."""
+    """Run `deep_chain` of n nodes, the check's own pitfall whatever happens. After a timeout,
+    a count of backward()'s == comparisons on short chains (`explain_slow_chain`) fails a walk
+    that looks nodes up in a list at once; any other walk gets a second run with
+    BUSY_MACHINE_PATIENCE times the limit (a busy machine, not the code, may have taken the
+    time), and a second timeout stands. A count, unlike a time, is the same whatever the
+    machine's load, so neither the verdict nor its name depends on it; failing a quadratic walk
+    before the longer run also keeps it within the submission's time budget on a busy machine."""
     try:
         return sandboxed(deep_chain, n=n, **inputs)
     except CheckFailed as exc:
         if exc.detail["kind"] != "timeout":
             raise
-    try:
-        return sandboxed(deep_chain, n=n, patience=BUSY_MACHINE_PATIENCE, **inputs)
-    except CheckFailed as exc:
-        if exc.detail["kind"] != "timeout":
-            raise
-        blame_slow_chain(sandboxed, inputs, shown, exc)
-        raise
+        explain_slow_chain(sandboxed, inputs, shown, exc)
+    return sandboxed(deep_chain, n=n, patience=BUSY_MACHINE_PATIENCE, **inputs)
 
 
 def run_patiently(sandboxed: Any, scen: Any, **params: Any) -> Any:
@@ -257,21 +295,21 @@ def run_patiently(sandboxed: Any, scen: Any, **params: Any) -> Any:
     return sandboxed(scen, patience=BUSY_MACHINE_PATIENCE, **params)
 
 
-def blame_slow_chain(sandboxed: Any, inputs: dict, shown: dict, timeout: CheckFailed) -> None:
-    """After the deep chain timed out: fail as a quadratic walk (`missing-visited-set`) if
-    backward() time grows like n**2 on short chains; otherwise return (the chain then gets a
-    longer second run). A RecursionError is an exception, not a timeout: it never comes here."""
+def explain_slow_chain(sandboxed: Any, inputs: dict, shown: dict, timeout: CheckFailed) -> None:
+    """After the deep chain timed out: fail with `walk-compares-nodes` (the check's own
+    pitfall) if backward() compares nodes more than COMPARISONS_PER_NODE times per node on a
+    short chain; otherwise return (the chain gets its longer run). A count, not a time."""
     try:
-        result = sandboxed(chain_timings, sizes=list(GROWTH_SIZES), **inputs)
+        result = sandboxed(chain_comparisons, sizes=list(COMPARED_SIZES), **inputs)
     except CheckFailed:
         return
-    small, large = floats(result, "seconds", "seconds", len(GROWTH_SIZES), shown)
-    if small > 0 and large / small > QUADRATIC_RATIO:
+    counts = field(result, "comparisons", list)
+    if len(counts) != len(COMPARED_SIZES) or not all(type(c) is int for c in counts):
+        return
+    if counts[-1] > COMPARISONS_PER_NODE * COMPARED_SIZES[-1]:
         params: Any = timeout.detail["params"]
-        fail("quadratic-walk", pitfall="missing-visited-set", output=timeout.output,
-             inputs=shown, seconds=params.get("seconds"), sizes=list(GROWTH_SIZES),
-             times=[round(small, 4), round(large, 4)])
-
+        fail("walk-compares-nodes", output=timeout.output, inputs=shown,
+             seconds=params.get("seconds"), sizes=list(COMPARED_SIZES), comparisons=counts)
 
 
 def expect_check_grad_verdict(result: Any, kind: str, stale: float | None,
@@ -293,10 +331,34 @@ SECOND_BACKWARD_GRAPH = ("y = tanh(a*b)*c; y.backward(); every grad set to 0; z 
                          "z.backward()")
 
 
+def expect_backward_kept(result: Any, inputs: dict) -> None:
+    """The `_backward` of every node a walk ran is still in place afterwards: a `backward()`
+    that swaps it for another (a no-op, so that it "runs once") passes nothing on at a second
+    walk through the node. Named from what the scenario saw replaced, not from call counts."""
+    replaced = field(result, "replaced", list)
+    if replaced:
+        fail("backward-replaced", pitfall="grad-overwrite", inputs=inputs,
+             node=field({"node": replaced[0]}, "node", str))
+
+
+def expect_each_run_once(calls: list[Any], inputs: dict) -> None:
+    """Fail as `missing-visited-set` if one walk ran some node's `_backward` more than once."""
+    counts: dict[str, int] = {}
+    for name in calls:
+        counts[str(name)] = counts.get(str(name), 0) + 1
+    worst = max(counts, key=lambda name: counts[name], default=None)
+    if worst is not None and counts[worst] > 1:
+        fail("called-more-than-once", pitfall="missing-visited-set", node=worst,
+             count=counts[worst], inputs=inputs)
+
+
 def expect_second_walk(result: Any, inputs: dict) -> None:
     """A second `backward()` on the same output reaches its `_backward` as the first did: a
     walk that skips it remembers the nodes of an earlier call (a visited set kept between
-    calls), which is not an accumulation bug, so the failure names the visited set."""
+    calls), which is not an accumulation bug, so the failure names the visited set. A walk that
+    replaced the `_backward` it ran is named for that first (`expect_backward_kept`)."""
+    if "replaced" in result:
+        expect_backward_kept(result, inputs)
     walks = field(result, "walks", list)
     if len(walks) == 2 and walks[0] > walks[1]:
         raise CheckFailed("second-walk-skips", pitfall="missing-visited-set", inputs=inputs,
@@ -304,3 +366,111 @@ def expect_second_walk(result: Any, inputs: dict) -> None:
 
 
 __all__ = ["run_backward"]  # the seed check runs its backward() through it, as lab 01's does
+
+
+# -- the formulas of numerical_grad and check_grad over the contract's dimensions ----------------
+
+# The README's domain: finite floats from 0 through tiny to large magnitudes. Steps: the
+# default (None), the checks' usual one, and a coarse one that makes a step scaled by |x| show.
+MAGNITUDES = (0.0, 1e-300, 1e-3, 1.5, 1e3, 1e100)
+NUMERICAL_STEPS = (None, 1e-3, 0.1)
+# Two estimates of the same formula differ by roundings: the last division's, and one unit in
+# the last place of x moved through f when x +- h is computed in another order (f' * ulp / h).
+NUMERICAL_REL_TOL = 1e-9
+ROUNDING_ULPS = 16
+
+
+def _numerical_tolerance(point: list[float], h: float | None) -> float:
+    """The relative tolerance of a case: NUMERICAL_REL_TOL, and the rounding of x +- h."""
+    step = 1e-6 if h is None else h
+    return NUMERICAL_REL_TOL + ROUNDING_ULPS * 2.2e-16 * max(1.0, *map(abs, point)) / step
+
+
+def _numerical_shown(case: dict[str, Any]) -> dict[str, Any]:
+    names = "abc"[:len(case["point"])]
+    call = f"numerical_grad(f, [{', '.join(names)}]{'' if case['h'] is None else ', h'})"
+    shown = {**NUMERICAL_FUNCTIONS[case["function"]],
+             **dict(zip(names, case["point"], strict=True))}
+    if case["h"] is not None:
+        shown["h"] = case["h"]
+    return {**shown, "calls": call}
+
+
+def expect_numerical_cases(cases: list[dict[str, Any]], got: list[Any], want: list[Any]) -> None:
+    """Every case as the reference: the inputs' data exactly as given (`mid-flight-mutation`),
+    a list of floats of one per input, each the reference's estimate within the rounding of
+    x +- h. The first failing case is shown; cases go from the simplest magnitude up."""
+    if len(got) != len(cases):
+        fail("bad-result", reason="the results do not have one entry per case")
+    for case, result, expected in zip(cases, got, want, strict=True):
+        shown = _numerical_shown(case)
+        count = len(case["point"])
+        data = floats(result, "data", "xs", count, shown)
+        for name, actual, value in zip("abc", data, case["point"], strict=False):
+            if actual != value:
+                fail("mismatch", pitfall="mid-flight-mutation", quantity=f"{name}.data",
+                     inputs=shown, expected=value, actual=actual, source="literal")
+        grads = numerical_grads(result, shown["calls"], count, shown)
+        tolerance = _numerical_tolerance(case["point"], case["h"])
+        for k, (actual, value) in enumerate(zip(grads, expected["grads"], strict=True)):
+            if not math.isclose(actual, value, rel_tol=tolerance, abs_tol=1e-300):
+                fail("mismatch", quantity=f"{shown['calls']}[{k}]", inputs=shown,
+                     expected=value, actual=actual, source="reference")
+
+
+# check_grad's cases: a correct gradient of a function steep enough that the step of the
+# estimate matters, and (a*b)'s gradient off by OFF_BY, judged at tolerances either side of it.
+OFF_BY = 5e-3
+CHECK_GRAD_TOLERANCES = (None, 1e-3, 1e-2)
+CASE_FUNCTIONS = {
+    "steep": {"f(a)": "exp(a * 1000)"},
+    "off-by": {"f(a, b)": "a*b", "(a*b)._backward": f"a.grad += (b.data + {OFF_BY}) * (a*b).grad; "
+               "b.grad += a.data * (a*b).grad"},
+}
+
+
+def check_grad_cases(rng: Any) -> list[dict[str, Any]]:
+    """The cases of `check_grad_cases`: each function at every tolerance, |b| below 1 (so
+    max(1, |numeric|) is 1 and OFF_BY is judged against tol itself)."""
+    cases = []
+    for tol in CHECK_GRAD_TOLERANCES:
+        cases.append({"function": "steep", "point": [round(rng.uniform(0.0005, 0.003), 5)],
+                      "tol": tol})
+        b = round(rng.uniform(0.3, 0.8), 3) * rng.choice((-1, 1))
+        cases.append({"function": "off-by", "point": [round(rng.uniform(0.5, 2), 3), b],
+                      "tol": tol, "offset": OFF_BY})
+    return cases
+
+
+def expect_check_grad_cases(cases: list[dict[str, Any]], got: list[Any], want: list[Any]) -> None:
+    """check_grad answers every case as the reference does; the first case that differs is shown."""
+    if len(got) != len(cases):
+        fail("bad-result", reason="the answers do not have one entry per case")
+    for case, actual, expected in zip(cases, got, want, strict=True):
+        names = "ab"[:len(case["point"])]
+        call = f"check_grad(f, [{', '.join(names)}]{'' if case['tol'] is None else ', tol'})"
+        shown = {**CASE_FUNCTIONS[case["function"]],
+                 **dict(zip(names, case["point"], strict=True))}
+        if case["tol"] is not None:
+            shown["tol"] = case["tol"]
+        expect_equal(field({call: actual}, call, bool), expected, quantity=call, inputs=shown)
+
+
+def numerical_model(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the reference returns for `numerical_cases`, computed on plain floats (for the
+    public checks, which have no reference): the data as given and the README's formula."""
+    return [{"data": list(case["point"]), "returned": "list",
+             "grads": central_differences(FLOAT_FUNCTIONS[case["function"]], case["point"],
+                                          1e-6 if case["h"] is None else case["h"])}
+            for case in cases]
+
+
+def expect_every_grad_zero(entry: Any, nodes: list[str], inputs: dict[str, Any]) -> None:
+    """After `zero_grad_graphs` on one program whose values are named `nodes`: every node's
+    grad is 0 (the output's graph is every node of a program)."""
+    grads = field(entry, "grad", list)
+    expect_equal(len(grads), len(nodes), quantity="len(nodes)", inputs=inputs)
+    for name, grad in zip(nodes, grads, strict=True):
+        expect_equal(field({f"{name}.grad": grad}, f"{name}.grad", float), 0.0,
+                     quantity=said("quantity-after-call", code=f"{name}.grad",
+                                   call="zero_grad(out)"), inputs=inputs)

@@ -63,6 +63,18 @@ def expect_distinct_parameters(result: Any, call: str, inputs: dict[str, Any]) -
              count=count, distinct=distinct)
 
 
+def expect_graph_not_cut(result: Any, inputs: dict[str, Any]) -> None:
+    """`parameters_reach_model`: every parameter that is not a leaf of the output's graph but
+    still moves the output when changed alone is the model's own Value read through `.data`
+    (a neuron that reads the numbers of its inputs): a cut graph, named `nn-structure`, not
+    a copy."""
+    cut = field(result, "cut", int)
+    missing = field(result, "total", int) - field(result, "in_graph", int)
+    if cut and cut == missing:
+        fail("graph-cut", pitfall="nn-structure", inputs=inputs, count=cut,
+             total=field(result, "total", int))
+
+
 def parameter_count(sizes: list[int]) -> int:
     """How many parameters micrograd's MLP with these layer sizes has."""
     return sum((sizes[i] + 1) * sizes[i + 1] for i in range(len(sizes) - 1))

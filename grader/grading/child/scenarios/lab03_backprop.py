@@ -10,6 +10,7 @@ from grader.grading.child.graph import (
     COUNTED_CAP,
     RECORD_CAP,
     WrongType,
+    build_expression,
     data_of,
     grad_of,
     number,
@@ -130,11 +131,14 @@ def backward_twice(engine, x, y):
     a, b = engine.Value(x), engine.Value(y)
     out = a * b
     calls = record_calls({"out": out})  # how often each walk reaches the output's _backward
+    recorder = out._backward
     out.backward()
     first = len(calls)
+    # a walk that swaps the _backward it ran for another leaves no way to pass a gradient on again
+    replaced = [] if out._backward is recorder else ["out"]
     out.backward()
     return {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"), "out.grad": grad_of(out, "out"),
-            "walks": [first, len(calls) - first]}
+            "walks": [first, len(calls) - first], "replaced": replaced}
 
 
 @scenario
@@ -160,12 +164,22 @@ def zero_grad_then_backward(engine, x, y, z):
     Value = engine.Value
     a, b, c = Value(x), Value(y), Value(z)
     p = a * b
-    out = (p.tanh() + c) * p
+    t = p.tanh()
+    s = t + c
+    out = s * p
+    named = {"p": p, "tanh(p)": t, "tanh(p) + c": s, "out": out}
+    calls = record_calls(named)
+    recorders = {name: node._backward for name, node in named.items()}
     out.backward()
+    first_calls = list(calls)
+    first = {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"), "c.grad": grad_of(c, "c"),
+             "p.grad": grad_of(p, "p")}
+    replaced = [name for name, node in named.items() if node._backward is not recorders[name]]
     engine.zero_grad(out)
     out.backward()
     return {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"), "c.grad": grad_of(c, "c"),
-            "p.grad": grad_of(p, "p")}
+            "p.grad": grad_of(p, "p"), "first": first, "first_calls": first_calls,
+            "replaced": replaced}
 
 
 @scenario
@@ -228,8 +242,14 @@ def numerical(engine, function, h, point):
 
     f = cubic_mix if function == "cubic-mix" else square_times
     grads = engine.numerical_grad(f, xs, h)
-    return {"grads": [number(g, f"numerical_grad(f, xs)[{k}]") for k, g in enumerate(grads)],
-            "data": [data_of(x, f"xs[{k}]") for k, x in enumerate(xs)]}
+    # the inputs first: a wrong return value is its own finding, not a restore that failed
+    data = [data_of(x, f"xs[{k}]") for k, x in enumerate(xs)]
+    if type(grads) is not list:
+        return {"data": data, "returned": type(grads).__name__}
+    odd = [type(g).__name__ for g in grads if type(g) is not float and type(g) is not int]
+    if odd:
+        return {"data": data, "returned": "list", "element": odd[0], "length": len(grads)}
+    return {"data": data, "returned": "list", "grads": [float(g) for g in grads]}
 
 
 @scenario
@@ -288,24 +308,36 @@ def random_graphs(engine, graphs, record):
 
 
 @scenario
-def chain_timings(engine, sizes, x, y):
-    # seconds backward() takes on chains of each size: a visited list makes it grow like n**2
-    import time
+def chain_comparisons(engine, sizes, x, y):
+    # How many times backward() compares two nodes with == on chains of each size: a walk that
+    # looks each node up in a list (a visited list, a path list) compares it with the nodes
+    # before it, about n**2 / 2 times in all; one that uses sets compares none. A count, not a
+    # time: the same on an idle machine and a busy one.
     Value = engine.Value
-    timings = []
-    for n in sizes:
-        a, b = Value(x), Value(y)
-        out = a
-        for _ in range(n):
-            out = out + b
-        best = None
-        for _ in range(3):  # the fastest of three: a busy machine only ever slows a run down
-            started = time.perf_counter()
+    own = Value.__dict__.get("__eq__")
+    counted = [0]
+
+    def counting_eq(self, other):
+        counted[0] += 1
+        return own(self, other) if own is not None else NotImplemented
+
+    counts = []
+    Value.__eq__ = counting_eq
+    try:
+        for n in sizes:
+            a, b = Value(x), Value(y)
+            out = a
+            for _ in range(n):
+                out = out + b
+            counted[0] = 0
             out.backward()
-            elapsed = time.perf_counter() - started
-            best = elapsed if best is None else min(best, elapsed)
-        timings.append(best)
-    return {"seconds": timings}
+            counts.append(counted[0])
+    finally:
+        if own is None:
+            del Value.__eq__
+        else:
+            Value.__eq__ = own
+    return {"comparisons": counts}
 
 
 @scenario
@@ -318,10 +350,92 @@ def second_backward(engine, x, y, z, w):
     ab = a * b
     t = ab.tanh()
     first = t * c
+    named = {"a*b": ab, "tanh(a*b)": t, "y": first}
+    before = {name: node._backward for name, node in named.items()}
     first.backward()
+    replaced = [name for name, node in named.items() if node._backward is not before[name]]
     for node in (a, b, c, d, ab, t, first):
         node.grad = 0.0
     out = first * d
     out.backward()
     return {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"), "c.grad": grad_of(c, "c"),
-            "d.grad": grad_of(d, "d"), "y.grad": grad_of(first, "y")}
+            "d.grad": grad_of(d, "d"), "y.grad": grad_of(first, "y"), "replaced": replaced}
+
+
+@scenario
+def numerical_cases(engine, cases):
+    # numerical_grad on each case {"function", "point", "h"} (h None: its default), judged
+    # against the reference on the trusted side: the returned type and length, every estimate,
+    # and every input's data afterwards (which must be exactly what it was).
+    def square_times(a, b):
+        return a ** 2 * b
+
+    def cubic_mix(a, b, c):
+        return a ** 3 + b ** 3 + c ** 3 + a * b * c + (a - c).tanh()
+
+    results = []
+    for case in cases:
+        xs = [engine.Value(v) for v in case["point"]]
+        f = cubic_mix if case["function"] == "cubic-mix" else square_times
+        grads = (engine.numerical_grad(f, xs) if case["h"] is None
+                 else engine.numerical_grad(f, xs, case["h"]))
+        entry: dict = {"data": [data_of(x, f"xs[{k}]") for k, x in enumerate(xs)]}
+        if type(grads) is not list:
+            entry["returned"] = type(grads).__name__
+        else:
+            entry["returned"] = "list"
+            odd = [type(g).__name__ for g in grads if type(g) is not float and type(g) is not int]
+            if odd:
+                entry["element"] = odd[0]
+            else:
+                entry["grads"] = [float(g) for g in grads]
+        results.append(entry)
+    return {"results": results}
+
+
+@scenario
+def check_grad_cases(engine, cases):
+    # check_grad's answer on each case {"function", "point", "tol"} (tol None: its default):
+    # correct gradients of functions steep enough that the step matters, and gradients off by a
+    # known amount that only the tolerance of the contract tells apart.
+    Value = engine.Value
+
+    def steep(a):  # d/da = 1000 e^(1000a): a central difference with a step of 1e-4 is off by
+        return (a * 1000).exp()  # 1000**2 * 1e-8 / 6 of it, beyond 1e-4; with 1e-6, by 2e-7
+
+    def off_by(a, b, offset):  # d(a*b)/da passed as b + offset
+        ab = a * b
+
+        def off_backward():
+            a.grad += (b.data + offset) * ab.grad
+            b.grad += a.data * ab.grad
+        ab._backward = off_backward
+        return ab
+
+    answers = []
+    for case in cases:
+        xs = [Value(v) for v in case["point"]]
+        name, offset = case["function"], case.get("offset", 0.0)
+        f = steep if name == "steep" else (lambda a, b, offset=offset: off_by(a, b, offset))
+        answer = (engine.check_grad(f, xs) if case["tol"] is None
+                  else engine.check_grad(f, xs, case["tol"]))
+        if type(answer) is not bool:
+            raise WrongType("check_grad(f, xs)", type(answer).__name__, "bool")
+        answers.append(answer)
+    return {"answers": answers}
+
+
+@scenario
+def zero_grad_graphs(engine, graphs, record):
+    # Each graph built, every node given a gradient as earlier passes leave them (0 on every
+    # third node, so nodes that hold 0 sit above nodes that do not), then zero_grad(output);
+    # every node's data and grad afterwards. `record` is the random checks' argument, unused.
+    results = []
+    for graph in graphs:
+        values = build_expression(engine.Value, graph)
+        for k, value in enumerate(values):
+            value.grad = 0.0 if k % 3 == 1 else 0.5 + k
+        engine.zero_grad(values[-1])
+        results.append({"data": [data_of(v, f"[{k}]") for k, v in enumerate(values)],
+                        "grad": [grad_of(v, f"[{k}]") for k, v in enumerate(values)]})
+    return {"results": results}

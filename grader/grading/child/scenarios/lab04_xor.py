@@ -128,12 +128,23 @@ def parameters_reach_model(nn, seed, x, delta, kind="MLP"):
         params = list(model.parameters())
         in_graph = sum(1 for p in params if id(p) in leaves)
         before = data_of(out, "model(x)")
+        # a parameter outside the graph that still moves the output is the model's own, read
+        # through .data somewhere: the graph is cut, not the parameter copied
+        cut = 0
+        for p in params:
+            if id(p) not in leaves:
+                saved = p.data
+                p.data = saved + delta
+                moved = data_of(model(x), "model(x)") != before
+                p.data = saved
+                cut += 1 if moved else 0
         for p in params:
             p.data += delta
         after = data_of(model(x), "model(x)")
     finally:
         random.setstate(state)
-    return {"total": len(params), "in_graph": in_graph, "before": before, "after": after}
+    return {"total": len(params), "in_graph": in_graph, "before": before, "after": after,
+            "cut": cut}
 
 
 @scenario
@@ -208,16 +219,19 @@ def train_and_evaluate(nn, seed, steps, lr, layers=(4, 1)):
     try:
         model = nn.MLP(2, list(layers))
         before = [data_of(model(x), "model(x)") for x in xs]
+        drawn = random.getstate()  # the README: no random numbers while training
         if steps is None:
             losses = nn.train_xor(model)
         else:
             losses = nn.train_xor(model, steps=steps, lr=lr)
+        random_moved = random.getstate() != drawn
         after = [data_of(model(x), "model(x)") for x in xs]
     finally:
         random.setstate(state)
     if type(losses) is not list:
-        return {"type": type(losses).__name__, "before": before, "after": after}
-    return {"type": "list", "before": before, "after": after,
+        return {"type": type(losses).__name__, "before": before, "after": after,
+                "random_moved": random_moved}
+    return {"type": "list", "before": before, "after": after, "random_moved": random_moved,
             "losses": [number(loss, f"losses[{i}]") for i, loss in enumerate(losses)]}
 
 

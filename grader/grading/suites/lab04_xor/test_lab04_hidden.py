@@ -143,6 +143,7 @@ def test_changing_parameters_changes_the_model(sandboxed, rng):
     before, after = field(result, "before", float), field(result, "after", float)
     if close(before, after):
         fail("update-not-in-model", inputs=inputs, delta=delta, actual=after)
+    verdicts.expect_graph_not_cut(result, inputs)
     expect_equal(field(result, "in_graph", int), field(result, "total", int),
                  quantity=said("quantity-leaves-of", code="model.parameters()", graph="model(x)"),
                  inputs=inputs)
@@ -312,3 +313,31 @@ def test_every_update_uses_the_learning_rate_it_was_given(sandboxed, rng):
         if not close(new, old - OTHER_RATE * grad):
             fail("not-a-gradient-step", inputs=inputs, call=call, index=index, before=old,
                  grad=grad, expected=old - OTHER_RATE * grad, actual=new)
+
+
+@pytest.mark.check(id="train-xor-runs-every-step", pitfall="training-loop", weight=2,
+                   requires=("train-xor-returns-one-loss-per-step",), defers_to=DISTINCT,
+                   clause="losses")
+def test_train_xor_returns_a_float_loss_for_every_step_it_was_asked(sandboxed, rng):
+    # the XOR model for the stated 150 steps: a correct loop is below the target loss within
+    # about 27 of them, so a loop that stops there (or anywhere early) returns fewer losses
+    seed = _seed(rng)
+    result = sandboxed(scenarios.train_and_evaluate, seed=seed, steps=verdicts.STEPS,
+                       lr=verdicts.LEARNING_RATE)
+    inputs = {"model": verdicts.XOR_MODEL, "random.seed": seed, "steps": verdicts.STEPS,
+              "lr": verdicts.LEARNING_RATE}
+    expect_equal(field(result, "type", str), "list",
+                 quantity=said("quantity-type-of", code="train_xor(...)"), inputs=inputs)
+    expect_equal(len(field(result, "losses", list)), verdicts.STEPS,
+                 quantity="len(train_xor(...))", inputs=inputs)
+
+
+@pytest.mark.check(id="train-xor-leaves-random-alone", pitfall="training-loop", weight=2,
+                   requires=("train-xor-returns-one-loss-per-step",), clause="step")
+def test_training_draws_no_random_numbers(sandboxed, rng):
+    seed = _seed(rng)
+    result = sandboxed(scenarios.train_and_evaluate, seed=seed, steps=TRACE_STEPS,
+                       lr=verdicts.LEARNING_RATE)
+    if field(result, "random_moved", bool):
+        fail("random-drawn-in-training", inputs={"model": verdicts.XOR_MODEL, "random.seed": seed,
+                                                 "steps": TRACE_STEPS})

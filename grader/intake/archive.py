@@ -15,6 +15,10 @@ the whole archive has passed the rules:
   (a zip bomb). The sizes are the ones the archive declares, before anything is unpacked:
   zipfile stops reading a member at its declared size, so one that holds more fails its CRC.
 
+The central directory is parsed once per zip: `OpenArchive` keeps it open while its members are
+read (zipfile parses the whole directory on every open, so reopening it per member made reading
+n candidates cost n times the directory: 20,000 copies of value.py, hours).
+
 A zip that zipfile cannot read, in its directory or in a member, is an `ArchiveError` too. What
 that costs is the caller's to say: a student's zip is that student's ungradable submission
 (`grader.intake.collect`), an LMS export the instructor's usage error (`grader.intake.lms`).
@@ -30,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from grader.common.text import clean_text
+from grader.intake.limits import charge
 
 # What is never a student's work, skipped wherever it sits in an archive (or a folder).
 SKIPPED: dict[str, str] = {
@@ -99,14 +104,42 @@ def skipped(parts: Iterable[str]) -> bool:
 
 def members(archive: Path) -> list[Member]:
     """The archive's members to read, in its order; ArchiveError if it breaks a rule."""
-    with _open(archive) as bundle:
-        return _checked(bundle.infolist(), archive.stat().st_size)
+    with OpenArchive(archive) as opened:
+        return opened.members
 
 
 def read(archive: Path, member: Member) -> bytes:
-    """One member's bytes (a member `members` gave); ArchiveError if zipfile cannot read it."""
+    """One member's bytes (a member `members` gave); ArchiveError if zipfile cannot read it.
+    Opens the zip for this one member: to read several, use OpenArchive."""
     with _open(archive) as bundle:
         return _read(bundle, member)
+
+
+class OpenArchive:
+    """A zip opened once, its directory parsed and checked once: its `members` (what
+    `members` gives), each read from the open file by `read`. A context manager that closes it."""
+
+    def __init__(self, archive: Path) -> None:
+        self._bundle = _open(archive)
+        try:
+            self.members = _checked(self._bundle.infolist(), archive.stat().st_size)
+        except BaseException:
+            self._bundle.close()
+            raise
+
+    def read(self, member: Member) -> bytes:
+        """One member's bytes; ArchiveError if zipfile cannot read it."""
+        return _read(self._bundle, member)
+
+    def close(self) -> None:
+        """Close the zip file."""
+        self._bundle.close()
+
+    def __enter__(self) -> OpenArchive:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
 
 def extract(archive: Path, target: Path) -> list[Member]:
@@ -149,6 +182,7 @@ def _checked(infos: list[zipfile.ZipInfo], archive_bytes: int) -> list[Member]:
     kept: dict[str, Member] = {}
     total = 0
     for info in files:
+        charge()
         path = _safe_path(info)
         if path is None or skipped(path.split("/")):
             continue

@@ -36,6 +36,9 @@ FORBIDDEN_CALLS = frozenset({
 })
 FORBIDDEN_CALL_PREFIXES = ("os.exec", "os.spawn")
 QUOTED_CHARS = 80   # of a module or call name a flag quotes
+# Of a name the scan resolves through an import alias: far longer than any forbidden name, and
+# short enough that resolving the same long alias at every call stays linear in the source.
+NAME_CHARS = 200
 MAX_FLAGS = 20      # flags of one submission's scan; past it, one `more-flags` counts the rest
 MORE_FLAGS = "more-flags"
 
@@ -52,8 +55,8 @@ def _dotted(node: ast.expr, aliases: Mapping[str, str]) -> str | None:
         node = node.value
     if not isinstance(node, ast.Name):
         return None
-    parts.append(aliases.get(node.id, node.id))
-    return ".".join(reversed(parts))
+    parts.append(aliases.get(node.id, node.id)[:NAME_CHARS])
+    return ".".join(reversed(parts))[:NAME_CHARS]
 
 
 def _imports(tree: ast.AST) -> tuple[list[str], dict[str, str]]:
@@ -66,11 +69,11 @@ def _imports(tree: ast.AST) -> tuple[list[str], dict[str, str]]:
             for alias in node.names:
                 modules.append(alias.name)
                 bound = alias.asname or _root(alias.name)
-                aliases[bound] = alias.name if alias.asname else bound
+                aliases[bound] = alias.name[:NAME_CHARS] if alias.asname else bound
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             modules.append(node.module)
             for alias in node.names:
-                aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                aliases[alias.asname or alias.name] = f"{node.module[:NAME_CHARS]}.{alias.name}"
         elif (isinstance(node, ast.Call) and node.args
               and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
               and isinstance(node.func, ast.Name | ast.Attribute)

@@ -269,6 +269,8 @@ def is_export(source: bytes) -> bool:
     (after its indentation) with an IPython call. One pass over the lines, each looked at once:
     linear in the file, where `^\\s*get_ipython` under re.M backtracked over every run of blank
     lines from each of its line starts (a 1 MiB file of newlines: hours)."""
+    if _CELL_MARK not in source and _IPYTHON_CALL not in source:  # most files: one search
+        return False
     return any(_is_cell_mark(line) or line.lstrip().startswith(_IPYTHON_CALL)
                for line in source.splitlines())
 

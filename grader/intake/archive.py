@@ -9,6 +9,11 @@ the whole archive has passed the rules:
 - unsafe members, skipped too and never read nor written: a symbolic link (once on disk it
   could point at anything the grader can read) and a path that is absolute, climbs out with
   `..` or is empty (zip-slip: written outside the folder it is unpacked into);
+- names no file system takes: a part of a path longer than `NAME_MAX_BYTES` is cut to fit,
+  its extension kept (a zip may name a member with 65,535 bytes; Linux refuses a file name of
+  256, and one student's long name stopped the unpacking of a whole LMS export); a member
+  that still cannot be written (a file where a folder of another member must go) refuses the
+  archive (`member-unwritable`);
 - limits, over which the archive is refused as a whole (`ArchiveError`): more than
   `MAX_MEMBERS` files, a member over `MAX_MEMBER_BYTES` or all of them over `MAX_TOTAL_BYTES`
   unpacked, and past `RATIO_FREE_BYTES` more than `MAX_RATIO` times the archive's own size
@@ -55,6 +60,8 @@ MAX_MEMBER_BYTES = 64 << 20     # one member, unpacked
 MAX_TOTAL_BYTES = 2 << 30       # every member, unpacked
 MAX_RATIO = 100                 # unpacked size over the archive's own size ...
 RATIO_FREE_BYTES = 64 << 20     # ... once past this: a small archive may hold repetitive text
+NAME_MAX_BYTES = 255            # of one part of a path, in UTF-8 (Linux's NAME_MAX)
+KEPT_EXTENSION_CHARS = 16       # an extension longer than this is not kept when a name is cut
 
 # What zipfile raises for an archive it cannot read: a bad header or CRC (BadZipFile), an
 # encrypted entry (RuntimeError), a compression method it lacks (NotImplementedError), a corrupt
@@ -72,6 +79,7 @@ REFUSALS: dict[str, str] = {
     "member-too-large": "{member} is larger than {limit} bytes unpacked",
     "too-large": "the zip unpacks to more than {limit} bytes (at {member})",
     "ratio": "the zip unpacks to more than {limit} times its own size",
+    "member-unwritable": "{member} cannot be unpacked ({error})",
 }
 
 
@@ -148,8 +156,13 @@ def extract(archive: Path, target: Path) -> list[Member]:
         found = _checked(bundle.infolist(), archive.stat().st_size)
         for member in found:
             destination = target.joinpath(*member.path.split("/"))
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            destination.write_bytes(_read(bundle, member))
+            content = _read(bundle, member)
+            try:
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                destination.write_bytes(content)
+            except OSError as exc:  # a file where another member's folder goes, or the reverse
+                raise ArchiveError("member-unwritable", member=member.path,
+                                   error=error_text(exc)) from None
     return found
 
 
@@ -205,4 +218,16 @@ def _safe_path(info: zipfile.ZipInfo) -> str | None:
     path = PurePosixPath(info.filename.replace("\\", "/"))  # a Windows tool's separators
     if path.is_absolute() or ".." in path.parts or not path.parts:
         return None
-    return path.as_posix()
+    return "/".join(fitting_name(part) for part in path.parts)
+
+
+def fitting_name(part: str) -> str:
+    """One part of a path cut to NAME_MAX_BYTES in UTF-8, its extension kept when short."""
+    if len(part.encode("utf-8", "surrogatepass")) <= NAME_MAX_BYTES:
+        return part
+    stem, dot, extension = part.rpartition(".")
+    if not dot or not stem or len(extension) > KEPT_EXTENSION_CHARS:
+        stem, dot, extension = part, "", ""
+    room = NAME_MAX_BYTES - len(f"{dot}{extension}".encode("utf-8", "surrogatepass"))
+    cut = stem.encode("utf-8", "surrogatepass")[:room].decode("utf-8", "ignore")
+    return f"{cut}{dot}{extension}"

@@ -130,6 +130,8 @@ def _refused(exc: archive.ArchiveError, export: str) -> ExportError:
         return ExportError("compression_ratio", export=export, limit=str(exc.limit))
     if exc.reason == "member-unreadable":
         return ExportError("bad_member", export=export, member=exc.member, error=exc.error)
+    if exc.reason == "member-unwritable":
+        return ExportError("unwritable_member", export=export, member=exc.member, error=exc.error)
     return ExportError("bad_zip", export=export, error=exc.error)
 
 

@@ -120,12 +120,14 @@ def unique_ids(submissions: Sequence[Submission],
     first of each id keeps it, the others get a numbered suffix. The same list gives the same
     ids on every run, so --resume finds each student's report again."""
     taken = {name.casefold() for name in reserved}
+    last_suffix: dict[str, int] = {}  # per id, the suffix last tried: k copies cost k, not k²
     result = []
     for sub in submissions:
-        candidate, suffix = sub.id, 1
+        candidate, suffix = sub.id, last_suffix.get(sub.id.casefold(), 1)
         while candidate.casefold() in taken:
             suffix += 1
             candidate = f"{sub.id}-{suffix}"
+        last_suffix[sub.id.casefold()] = suffix
         taken.add(candidate.casefold())
         result.append(sub if candidate == sub.id else replace(sub, id=candidate))
     return result

@@ -40,7 +40,7 @@ PLAN = GradingPlan(LAB, suites_for(LAB, hidden=False), "fuzz", "en", in_process=
 PADDINGS = (b"\n", b" ", b" \n", b"[", b"{\"a\":", b"(", b"get_ipython", b"# In[",
             b"\\\"", b"\x00", b"\xff", b"os.execAAAA.", b"import os.exec as x\nx.a()\n")
 LINEAR_RATIO = 64  # 16 times the bytes may cost at most this many times the time ...
-FLOOR_S = 0.5      # ... unless the large input is done within this anyway
+FLOOR_S = 3.0      # ... unless the large input is done within this (the old code: hours)
 
 
 def notebook(source: str | list[str], metadata: Any = None) -> bytes:

@@ -262,8 +262,10 @@ _IPYTHON_CALL = b"get_ipython()"
 
 def _is_cell_mark(line: bytes) -> bool:
     """`# In[ ]:` / `# In[12]:` at the start of a line, read without a regular expression."""
+    if not line.startswith(_CELL_MARK):
+        return False
     inside, closed, _ = line[len(_CELL_MARK):].partition(b"]:")
-    return line.startswith(_CELL_MARK) and bool(closed) and not inside.strip(b" 0123456789")
+    return bool(closed) and not inside.strip(b" 0123456789")
 
 
 def is_export(source: bytes) -> bool:
@@ -274,7 +276,7 @@ def is_export(source: bytes) -> bool:
     if _CELL_MARK not in source and _IPYTHON_CALL not in source:  # most files: one search
         return False
     return any(_is_cell_mark(line) or line.lstrip().startswith(_IPYTHON_CALL)
-               for line in source.splitlines())
+               for line in source.split(b"\n"))  # lines as re.M sees them: \r ends none
 
 
 def clean_export(source: bytes) -> bytes:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import time
 import zipfile
 from pathlib import Path
@@ -28,7 +29,7 @@ from hypothesis import strategies as st
 from grader.common.labs import get_lab
 from grader.grading.batch import BatchOptions, _prepare_all
 from grader.grading.shard import GradingPlan, suites_for
-from grader.intake.collect import MAX_FILE_BYTES, Submission
+from grader.intake.collect import MAX_FILE_BYTES, Submission, is_export
 from grader.intake.policy import MAX_FLAGS
 from grader.results.build import DOC_BYTES, json_bytes
 
@@ -191,3 +192,18 @@ def test_intake_time_is_linear_in_the_bytes_and_the_outcome_expected(tmp_path, n
         (name, outcome["status"], outcome["flags"], (outcome.get("reason") or {}).get("text"))
     assert large_s <= FLOOR_S or large_s <= LINEAR_RATIO * max(small_s, 0.005), \
         f"{name}: {len(small[1])} bytes in {small_s:.3f} s, {len(large[1])} in {large_s:.3f} s"
+
+
+# --- the export check: what the backtracking expression said, in one pass ---------------------
+
+# The expression collect used before issue 38 (the oracle of what a notebook export is).
+OLD_EXPORT_MARK = re.compile(rb"^# In\[[ 0-9]*\]:|^\s*get_ipython\(\)", re.M)
+EXPORT_PIECES = [b"# In[", b"]:", b"]", b" ", b"1", b"x", b"\n", b"\t", b"\r", b"\x0b",
+                 b"get_ipython()", b"get_ipython(", b"#"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(EXPORT_PIECES), max_size=12))
+def test_is_export_says_what_the_old_expression_said(pieces: list[bytes]) -> None:
+    source = b"".join(pieces)
+    assert is_export(source) == bool(OLD_EXPORT_MARK.search(source)), source

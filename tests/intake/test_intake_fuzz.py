@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from grader.common.labs import get_lab
 from grader.grading.batch import BatchOptions, _prepare_all
 from grader.grading.shard import GradingPlan, suites_for
+from grader.intake.candidates import normal_code
 from grader.intake.collect import MAX_FILE_BYTES, Submission, is_export
 from grader.intake.policy import MAX_FLAGS
 from grader.results.build import DOC_BYTES, json_bytes
@@ -207,3 +208,16 @@ EXPORT_PIECES = [b"# In[", b"]:", b"]", b" ", b"1", b"x", b"\n", b"\t", b"\r", b
 def test_is_export_says_what_the_old_expression_said(pieces: list[bytes]) -> None:
     source = b"".join(pieces)
     assert is_export(source) == bool(OLD_EXPORT_MARK.search(source)), source
+
+
+def _normal_code_as_before(code: bytes) -> bytes:
+    """candidates.normal_code before issue 38 (the oracle of its fast path)."""
+    return b"\n".join(line.rstrip() for line in code.replace(b"\r\n", b"\n").splitlines()).strip()
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([b" ", b"\t", b"\n", b"\r", b"\r\n", b"\x0b", b"\x0c", b"\x1c",
+                                 b"a", b"#"]), max_size=16))
+def test_normal_code_is_what_it_was(pieces: list[bytes]) -> None:
+    code = b"".join(pieces)
+    assert normal_code(code) == _normal_code_as_before(code), code

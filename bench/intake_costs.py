@@ -7,8 +7,10 @@ Each case of issue 38 (the red-team fixtures' own `generate.py` write its input)
 child process of its own, as grade_class's intake does (`batch._prepare_all`), then its
 document is built and rendered as `write_reports` would. Prints per case: the input's bytes,
 the outcome (prepared for the sandbox with its flags, ungradable, or the grader's error), the
-wall time, the child's peak memory (max RSS), and the bytes of scores.json, feedback.md and
-feedback.html. A case past --timeout is stopped and printed as such.
+seconds of intake (with the document: `_prepare_all`, or building the document of the last
+case) and of reporting (scores.json and both feedback files written to memory), the child's
+peak memory (max RSS, writing the input included), and the bytes of scores.json, feedback.md
+and feedback.html. A case past --timeout is stopped and printed as such.
 
 `--source /work/main` measures another checkout's grader on the same inputs (the "before"
 figures of docs/limits.md); the default is this checkout.
@@ -54,8 +56,9 @@ def _generate(fixture: str, target: Path) -> None:
     script.generate(target)
 
 
-def _intake(fixture: str, handed_in: str, scratch: Path) -> tuple[dict[str, Any], int]:
-    """The case's document as grade_class would have it after intake, and its input's bytes."""
+def _intake(fixture: str, handed_in: str, scratch: Path) -> tuple[dict[str, Any], int, float]:
+    """The case's document as grade_class would have it after intake, its input's bytes, and
+    the seconds intake took (writing the input not counted)."""
     from grader.common.labs import get_lab
     from grader.grading.batch import BatchOptions, _prepare_all
     from grader.grading.shard import GradingPlan, suites_for
@@ -72,16 +75,17 @@ def _intake(fixture: str, handed_in: str, scratch: Path) -> tuple[dict[str, Any]
     work = scratch / "work"
     work.mkdir()
     docs: list[dict[str, Any]] = []
+    started = time.perf_counter()
     pending = _prepare_all(plan, [Submission("case", source)], BatchOptions(out_dir=None),
                            work, lambda doc, kept=False: docs.append(doc))
     for prepared in pending:  # the sandbox's part is not measured: no check, the flags
         record = {"id": prepared.id, "source": prepared.source, "digest": prepared.digest}
         docs.append(graded_document(lab.name, record, [], list(prepared.flags), "en",
                                     plan.isolation()))
-    return docs[0], path.stat().st_size
+    return docs[0], path.stat().st_size, time.perf_counter() - started
 
 
-def _spaces_document() -> tuple[dict[str, Any], int]:
+def _spaces_document() -> tuple[dict[str, Any], int, float]:
     """A document of failed checks whose exception messages are runs of spaces (the longest a
     document keeps), as the child would report them."""
     from grader.results.build import graded_document
@@ -95,7 +99,9 @@ def _spaces_document() -> tuple[dict[str, Any], int]:
                for check in SPACES_CHECKS]
     isolation = {"level": "jail", "how": "root", "memory": "cgroup"}
     record = {"id": "case", "source": "case", "digest": ""}
-    return graded_document("lab01_graph", record, entries, [], "en", isolation), len(message)
+    started = time.perf_counter()
+    doc = graded_document("lab01_graph", record, entries, [], "en", isolation)
+    return doc, len(message), time.perf_counter() - started
 
 
 def child(case: str) -> None:
@@ -103,20 +109,21 @@ def child(case: str) -> None:
     from grader.results.render import render_feedback
 
     fixture, handed_in = CASES[case]
-    started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="minigrad-bench-intake-") as scratch:
-        doc, input_bytes = (_intake(fixture, handed_in, Path(scratch)) if fixture
-                            else _spaces_document())
+        doc, input_bytes, intake_s = (_intake(fixture, handed_in, Path(scratch)) if fixture
+                                      else _spaces_document())
+        started = time.perf_counter()
         scores = len(json.dumps(doc, indent=2, ensure_ascii=False).encode("utf-8"))
         markdown = len(render_feedback(doc, "markdown").encode("utf-8"))
         html = len(render_feedback(doc, "html").encode("utf-8"))
+        report_s = time.perf_counter() - started
     reason = ((doc.get("reason") or {}).get("params") or {})
     outcome = doc["status"] if doc["status"] != "graded" else "prepared"
     if doc["status"] == "grader-error":
         outcome += f" ({reason.get('reference', {}).get('params', {}).get('error', '')[:60]})"
     print(json.dumps({"input": input_bytes, "outcome": outcome, "flags": len(doc["flags"]),
                       "scores": scores, "markdown": markdown, "html": html,
-                      "seconds": time.perf_counter() - started}))
+                      "intake_s": intake_s, "report_s": report_s}))
 
 
 def measure(case: str, source: Path, timeout: float) -> dict[str, Any]:
@@ -155,7 +162,8 @@ def _row(case: str, figures: dict[str, Any], timeout: float) -> str:
     if "failed" in figures:
         return f"{case:54} the child failed: {figures['failed']}"
     return (f"{case:54} {figures['input'] / 1024:8.0f} KiB  {figures['outcome']:22} "
-            f"{figures['flags']:4} flags  {figures['seconds']:7.2f} s  "
+            f"{figures['flags']:4} flags  intake {figures['intake_s']:7.2f} s  "
+            f"report {figures['report_s']:6.2f} s  "
             f"peak {figures['rss_mb']:5.0f} MB  scores.json {figures['scores'] / 1024:8.0f} KiB  "
             f"feedback.md {figures['markdown'] / 1024:8.0f} KiB  "
             f"feedback.html {figures['html'] / 1024:8.0f} KiB")

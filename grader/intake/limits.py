@@ -78,7 +78,7 @@ class IntakeOverrun(Exception):
 class IntakeBudget:
     """A deadline for reading one submission."""
 
-    def __init__(self, limit_s: float = INTAKE_BUDGET_S) -> None:
+    def __init__(self, limit_s: float) -> None:
         self.limit_s = limit_s
         self.deadline = time.monotonic() + limit_s
 
@@ -93,9 +93,10 @@ _CURRENT: contextvars.ContextVar[IntakeBudget | None] = contextvars.ContextVar(
 
 
 @contextlib.contextmanager
-def budget(limit_s: float = INTAKE_BUDGET_S) -> Iterator[IntakeBudget]:
-    """Read one submission within `limit_s`: `charge` checks this budget while it lasts."""
-    current = IntakeBudget(limit_s)
+def budget(limit_s: float | None = None) -> Iterator[IntakeBudget]:
+    """Read one submission within `limit_s` (INTAKE_BUDGET_S when not given): `charge` checks
+    this budget while it lasts."""
+    current = IntakeBudget(INTAKE_BUDGET_S if limit_s is None else limit_s)
     token = _CURRENT.set(current)
     try:
         yield current

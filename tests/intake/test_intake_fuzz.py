@@ -18,6 +18,7 @@ import io
 import json
 import re
 import time
+import warnings
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -56,7 +57,8 @@ def notebook(source: str | list[str], metadata: Any = None) -> bytes:
 def zipped(members: list[tuple[str, bytes]]) -> bytes:
     """A deflated zip of (name, content) members, in order (names may repeat)."""
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as bundle:
+    with warnings.catch_warnings(), zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as bundle:
+        warnings.simplefilter("ignore", UserWarning)  # "Duplicate name": a repeat is the point
         for name, content in members:
             bundle.writestr(name, content)
     return buffer.getvalue()

@@ -42,6 +42,7 @@ SLOW_MODULES = frozenset({
     "tests/test_notebook_check.py",
     "tests/test_student_loop.py", "tests/test_student_output.py",
     "tests/test_submission_forms.py", "tests/test_release_kits.py", "tests/test_redteam.py",
+    "tests/test_redteam_intake.py",
     "tests/platforms/test_class_exports.py", "tests/platforms/test_deploy.py",
     "tests/platforms/test_gradescope.py", "tests/platforms/test_prairielearn.py",
     "tests/platforms/test_image_build.py",
@@ -74,7 +75,7 @@ ESTIMATED_S = {
     "tests/platforms/test_deploy.py": 25, "tests/test_kit.py": 30,
     "tests/test_student_output.py": 15, "tests/platforms/test_prairielearn.py": 25,
     "tests/test_notebook_check.py": 120, "tests/sandbox/test_busy_machine.py": 45,
-    "batch-tarpit-class": 35, "tests/test_notebooks.py": 40,
+    "batch-tarpit-class": 35, "tests/test_notebooks.py": 40, "tests/test_redteam_intake.py": 150,
     "tests/platforms/test_image_build.py": 60,  # 150 s cold (debootstrap), 60 s warm
 }
 # What a lone test of these modules costs (seconds), so they start before the unit tests.

@@ -4,7 +4,9 @@ work in it, whoever runs the grader.
 Every folder of `tests/fixtures/redteam/` is a hostile lab01 submission with an `attack.toml`
 (family, description, honest work, the checks it may pass, the flags the static scan must
 raise, the expected status, and optionally `submit`: the file or folder inside it that is
-handed in, such as a zip, and `honest`: its honest work as an engine of `honest/`); `control-*`
+handed in, such as a zip, `honest`: its honest work as an engine of `honest/`, and `generate`:
+a script of the folder whose `generate(target)` writes the submission at test time, for inputs
+too large to commit, such as a 1 MiB file or a 10 MB zip); `control-*`
 folders are correct engines with odd but legitimate habits, which must score 100% with no flag.
 An attack with `honest = "<engine>"` may pass what that engine, its own code without the cheat,
 passes when graded with the same seed, and `may_pass` lists only what its cheat may win beyond
@@ -42,6 +44,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -56,7 +59,7 @@ import time
 import tomllib
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -121,7 +124,7 @@ FAMILIES = frozenset({
     "control",
 })
 TOML_KEYS = frozenset({"family", "description", "honest_work", "may_pass", "flags", "status"})
-OPTIONAL_KEYS = frozenset({"submit", "honest"})
+OPTIONAL_KEYS = frozenset({"submit", "honest", "generate"})
 # Honest engines: the honest part of a family of attacks, graded apart (honest_passes).
 HONEST = CORPUS / "honest"
 STATUSES = frozenset({"graded", "ungradable", "grader-error"})
@@ -172,6 +175,7 @@ class Attack:
     status: str
     submit: str = ""  # the file or folder inside `path` that is handed in ("": the folder)
     honest: str = ""  # the engine of HONEST holding its honest work ("": may_pass says it all)
+    generate: str = ""  # the script of `path` that writes the submission ("": it is committed)
 
     @property
     def submitted(self) -> Path:
@@ -198,14 +202,34 @@ def _read_attack(folder: Path) -> Attack:
             f"{where}: {key} must be a list of strings"
     assert (raw["family"] == "control") == folder.name.startswith("control-"), \
         f"{where}: control-* folders and only they have family = \"control\""
-    submit = raw.get("submit", "")
+    submit, generate = raw.get("submit", ""), raw.get("generate", "")
     handed_in = folder / submit if submit else folder / LAB.main_file
-    assert handed_in.exists(), f"{folder.name}: no {handed_in.name}"
+    assert (folder / generate).is_file() if generate else handed_in.exists(), \
+        f"{folder.name}: no {generate or handed_in.name}"
     honest = raw.get("honest", "")
     assert not honest or (HONEST / honest / LAB.main_file).is_file(), \
         f"{where}: honest = {honest!r} is no engine of {HONEST.name}/"
     return Attack(folder.name, folder, raw["family"], raw["description"], raw["honest_work"],
-                  tuple(raw["may_pass"]), tuple(raw["flags"]), raw["status"], submit, honest)
+                  tuple(raw["may_pass"]), tuple(raw["flags"]), raw["status"], submit, honest,
+                  generate)
+
+
+def generated(attack: Attack, folder: Path) -> Attack:
+    """The attack with its submission written by its `generate` script under folder/<name>
+    (world-readable: every mode's grader reads it); an attack with none, as it is."""
+    if not attack.generate:
+        return attack
+    target = folder / attack.name
+    target.mkdir(parents=True)
+    spec = importlib.util.spec_from_file_location(f"generate_{attack.name}",
+                                                  attack.path / attack.generate)
+    assert spec is not None and spec.loader is not None, attack.name
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    script.generate(target)
+    for path in (folder, *folder.rglob("*")):
+        os.chmod(path, 0o755 if path.is_dir() else 0o644)
+    return replace(attack, path=target)
 
 
 def load_corpus() -> list[Attack]:
@@ -639,8 +663,8 @@ def batch(request: pytest.FixtureRequest) -> Iterator[Batch]:
                         for name in ("out", "scratch"))
     for folder in (out_dir, scratch):
         os.chmod(folder, 0o700)
-    result = Batch(mode, out_dir, class_order(ATTACKS, CONTROLS),
-                   home_canaries=plant_homes(machine))
+    order = [generated(a, machine.base / "generated") for a in class_order(ATTACKS, CONTROLS)]
+    result = Batch(mode, out_dir, order, home_canaries=plant_homes(machine))
     result.before = Snapshot.take(machine)
     reaper.enable_subreaper()  # orphans of grading re-parent here, where they can be found
     listener = Listener()

@@ -9,11 +9,20 @@ the whole archive has passed the rules:
 - unsafe members, skipped too and never read nor written: a symbolic link (once on disk it
   could point at anything the grader can read) and a path that is absolute, climbs out with
   `..` or is empty (zip-slip: written outside the folder it is unpacked into);
+- names no file system takes: a part of a path longer than `NAME_MAX_BYTES` is cut to fit,
+  its extension kept (a zip may name a member with 65,535 bytes; Linux refuses a file name of
+  256, and one student's long name stopped the unpacking of a whole LMS export); a member
+  that still cannot be written (a file where a folder of another member must go) refuses the
+  archive (`member-unwritable`);
 - limits, over which the archive is refused as a whole (`ArchiveError`): more than
   `MAX_MEMBERS` files, a member over `MAX_MEMBER_BYTES` or all of them over `MAX_TOTAL_BYTES`
   unpacked, and past `RATIO_FREE_BYTES` more than `MAX_RATIO` times the archive's own size
   (a zip bomb). The sizes are the ones the archive declares, before anything is unpacked:
   zipfile stops reading a member at its declared size, so one that holds more fails its CRC.
+
+The central directory is parsed once per zip: `OpenArchive` keeps it open while its members are
+read (zipfile parses the whole directory on every open, so reopening it per member made reading
+n candidates cost n times the directory: 20,000 copies of value.py, hours).
 
 A zip that zipfile cannot read, in its directory or in a member, is an `ArchiveError` too. What
 that costs is the caller's to say: a student's zip is that student's ungradable submission
@@ -30,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from grader.common.text import clean_text
+from grader.intake.limits import charge
 
 # What is never a student's work, skipped wherever it sits in an archive (or a folder).
 SKIPPED: dict[str, str] = {
@@ -50,6 +60,8 @@ MAX_MEMBER_BYTES = 64 << 20     # one member, unpacked
 MAX_TOTAL_BYTES = 2 << 30       # every member, unpacked
 MAX_RATIO = 100                 # unpacked size over the archive's own size ...
 RATIO_FREE_BYTES = 64 << 20     # ... once past this: a small archive may hold repetitive text
+NAME_MAX_BYTES = 255            # of one part of a path, in UTF-8 (Linux's NAME_MAX)
+KEPT_EXTENSION_CHARS = 16       # an extension longer than this is not kept when a name is cut
 
 # What zipfile raises for an archive it cannot read: a bad header or CRC (BadZipFile), an
 # encrypted entry (RuntimeError), a compression method it lacks (NotImplementedError), a corrupt
@@ -67,6 +79,7 @@ REFUSALS: dict[str, str] = {
     "member-too-large": "{member} is larger than {limit} bytes unpacked",
     "too-large": "the zip unpacks to more than {limit} bytes (at {member})",
     "ratio": "the zip unpacks to more than {limit} times its own size",
+    "member-unwritable": "{member} cannot be unpacked ({error})",
 }
 
 
@@ -99,14 +112,42 @@ def skipped(parts: Iterable[str]) -> bool:
 
 def members(archive: Path) -> list[Member]:
     """The archive's members to read, in its order; ArchiveError if it breaks a rule."""
-    with _open(archive) as bundle:
-        return _checked(bundle.infolist(), archive.stat().st_size)
+    with OpenArchive(archive) as opened:
+        return opened.members
 
 
 def read(archive: Path, member: Member) -> bytes:
-    """One member's bytes (a member `members` gave); ArchiveError if zipfile cannot read it."""
+    """One member's bytes (a member `members` gave); ArchiveError if zipfile cannot read it.
+    Opens the zip for this one member: to read several, use OpenArchive."""
     with _open(archive) as bundle:
         return _read(bundle, member)
+
+
+class OpenArchive:
+    """A zip opened once, its directory parsed and checked once: its `members` (what
+    `members` gives), each read from the open file by `read`. A context manager that closes it."""
+
+    def __init__(self, archive: Path) -> None:
+        self._bundle = _open(archive)
+        try:
+            self.members = _checked(self._bundle.infolist(), archive.stat().st_size)
+        except BaseException:
+            self._bundle.close()
+            raise
+
+    def read(self, member: Member) -> bytes:
+        """One member's bytes; ArchiveError if zipfile cannot read it."""
+        return _read(self._bundle, member)
+
+    def close(self) -> None:
+        """Close the zip file."""
+        self._bundle.close()
+
+    def __enter__(self) -> OpenArchive:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
 
 def extract(archive: Path, target: Path) -> list[Member]:
@@ -115,8 +156,13 @@ def extract(archive: Path, target: Path) -> list[Member]:
         found = _checked(bundle.infolist(), archive.stat().st_size)
         for member in found:
             destination = target.joinpath(*member.path.split("/"))
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            destination.write_bytes(_read(bundle, member))
+            content = _read(bundle, member)
+            try:
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                destination.write_bytes(content)
+            except OSError as exc:  # a file where another member's folder goes, or the reverse
+                raise ArchiveError("member-unwritable", member=member.path,
+                                   error=error_text(exc)) from None
     return found
 
 
@@ -149,6 +195,7 @@ def _checked(infos: list[zipfile.ZipInfo], archive_bytes: int) -> list[Member]:
     kept: dict[str, Member] = {}
     total = 0
     for info in files:
+        charge()
         path = _safe_path(info)
         if path is None or skipped(path.split("/")):
             continue
@@ -171,4 +218,16 @@ def _safe_path(info: zipfile.ZipInfo) -> str | None:
     path = PurePosixPath(info.filename.replace("\\", "/"))  # a Windows tool's separators
     if path.is_absolute() or ".." in path.parts or not path.parts:
         return None
-    return path.as_posix()
+    return "/".join(fitting_name(part) for part in path.parts)
+
+
+def fitting_name(part: str) -> str:
+    """One part of a path cut to NAME_MAX_BYTES in UTF-8, its extension kept when short."""
+    if len(part.encode("utf-8", "surrogatepass")) <= NAME_MAX_BYTES:
+        return part
+    stem, dot, extension = part.rpartition(".")
+    if not dot or not stem or len(extension) > KEPT_EXTENSION_CHARS:
+        stem, dot, extension = part, "", ""
+    room = NAME_MAX_BYTES - len(f"{dot}{extension}".encode("utf-8", "surrogatepass"))
+    cut = stem.encode("utf-8", "surrogatepass")[:room].decode("utf-8", "ignore")
+    return f"{cut}{dot}{extension}"

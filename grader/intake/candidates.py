@@ -12,7 +12,9 @@ notebook, two differently named `.py` files. The grader never grades one of them
   stub notebook included, is not ambiguous;
 - when there is no such candidate, a lone other `.py` file at the top is the lab file (students
   rename files); several are competitors;
-- more than one distinct edited candidate is `Ambiguous`, naming them all.
+- more than one distinct edited candidate is `Ambiguous`, naming them all;
+- more than `MAX_CANDIDATES` candidates for one file is `TooManyCandidates`, said before any
+  of them is read (each is read and compared whole: their number bounds the work).
 
 Nothing here reads the filesystem: callers list `Entry`s (relative path and a reader), so the
 same rules hold for folders, zips and zips inside folders.
@@ -25,6 +27,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from grader.common.labs import Lab
+from grader.intake.limits import MAX_CANDIDATES, charge
 
 NOTEBOOK_SUFFIX = ".ipynb"
 # Files a student folder often holds that are never the lab's file.
@@ -59,6 +62,16 @@ class Candidate:
     rank: int = 0  # 0: the lab file by name, 1: a notebook, 2: another .py file
 
 
+class TooManyCandidates(Exception):
+    """More than MAX_CANDIDATES files that could be one lab file: `count` of them."""
+
+    def __init__(self, file: str, count: int) -> None:
+        super().__init__(f"{file}: {count} candidates, more than {MAX_CANDIDATES}")
+        self.file = file
+        self.count = count
+        self.limit = MAX_CANDIDATES
+
+
 class Ambiguous(Exception):
     """More than one distinct candidate for a lab file; `candidates` are their paths."""
 
@@ -68,8 +81,16 @@ class Ambiguous(Exception):
         self.candidates = tuple(candidates)
 
 
+# What ends a line with white space before it (bytes.rstrip strips these), or a line (\r).
+_TRAILING_SPACE = (b" \n", b"\t\n", b"\x0b\n", b"\x0c\n", b"\r")
+
+
 def normal_code(code: bytes) -> bytes:
-    """Code compared without line-ending or trailing-space differences."""
+    """Code compared without line-ending or trailing-space differences. Code with neither
+    (most files, and a file padded with newlines) is only stripped: splitting a million empty
+    lines cost 90 MB."""
+    if not any(mark in code for mark in _TRAILING_SPACE):
+        return code.strip()
     return b"\n".join(line.rstrip() for line in code.replace(b"\r\n", b"\n").splitlines()).strip()
 
 
@@ -113,15 +134,32 @@ def choose(file: str, entries: Sequence[Entry], lab: Lab, untouched: Collection[
     `notebook_code` turns a notebook's bytes into the module code it stands for.
     """
     main = file == lab.main_file
-    named = [Candidate(e.path, e.read(), e.depth) for e in entries if named_as(e.name, file)]
-    notebooks = [Candidate(e.path, notebook_code(e.read()), e.depth, rank=1) for e in entries
-                 if main and e.name.endswith(NOTEBOOK_SUFFIX)]
+    named = [e for e in entries if named_as(e.name, file)]
+    notebooks = [e for e in entries if main and e.name.endswith(NOTEBOOK_SUFFIX)]
     if named or notebooks:
+        _within_limit(file, len(named) + len(notebooks))
         # When every candidate is an untouched copy, the lab file under its own name is graded.
-        return _decide(file, named + notebooks, untouched)
-    others = [Candidate(e.path, e.read(), 0, rank=2) for e in entries
-              if main and len(lab.files) == 1 and _is_other_python(e, lab)]
-    return _decide(file, others, untouched) if others else None
+        return _decide(file, [*(_read(e) for e in named),
+                              *(_read(e, notebook_code, rank=1) for e in notebooks)], untouched)
+    others = [e for e in entries if main and len(lab.files) == 1 and _is_other_python(e, lab)]
+    _within_limit(file, len(others))
+    return _decide(file, [_read(e, depth=0, rank=2) for e in others],
+                   untouched) if others else None
+
+
+def _within_limit(file: str, count: int) -> None:
+    if count > MAX_CANDIDATES:
+        raise TooManyCandidates(file, count)
+
+
+def _read(entry: Entry, code: Callable[[bytes], bytes] | None = None, depth: int | None = None,
+          rank: int = 0) -> Candidate:
+    """The entry as a candidate, its bytes read now (within the submission's budget) and
+    turned into its module code by `code` (a notebook's cells joined)."""
+    charge()
+    raw = entry.read()
+    return Candidate(entry.path, code(raw) if code else raw,
+                     entry.depth if depth is None else depth, rank)
 
 
 def untouched_code(lab: Lab, notebook_code: Callable[[bytes], bytes]) -> frozenset[bytes]:

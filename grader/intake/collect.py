@@ -7,6 +7,7 @@ json.py, a sitecustomize.py) ever reaches the sandbox.
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import hashlib
 import os
@@ -25,11 +26,19 @@ from grader.intake.candidates import (
     Ambiguous,
     Candidate,
     Entry,
+    TooManyCandidates,
     choose,
     normal_code,
     untouched_code,
 )
-from grader.intake.notebook_module import CellStart, NotebookError, NotebookModule, notebook_module
+from grader.intake.limits import PARSE_ERRORS, IntakeOverrun, budget, charge
+from grader.intake.notebook_module import (
+    CellStart,
+    NotebookError,
+    NotebookModule,
+    NotebookTooDeep,
+    notebook_module,
+)
 from grader.intake.policy import scan_files
 
 # The largest lab file read, from a folder, a zip or on its own (other files are never read).
@@ -111,12 +120,14 @@ def unique_ids(submissions: Sequence[Submission],
     first of each id keeps it, the others get a numbered suffix. The same list gives the same
     ids on every run, so --resume finds each student's report again."""
     taken = {name.casefold() for name in reserved}
+    last_suffix: dict[str, int] = {}  # per id, the suffix last tried: k copies cost k, not k²
     result = []
     for sub in submissions:
-        candidate, suffix = sub.id, 1
+        candidate, suffix = sub.id, last_suffix.get(sub.id.casefold(), 1)
         while candidate.casefold() in taken:
             suffix += 1
             candidate = f"{sub.id}-{suffix}"
+        last_suffix[sub.id.casefold()] = suffix
         taken.add(candidate.casefold())
         result.append(sub if candidate == sub.id else replace(sub, id=candidate))
     return result
@@ -131,12 +142,13 @@ def _read_limited(path: Path) -> bytes:
     return path.read_bytes()
 
 
-def _folder_entries(folder: Path) -> list[Entry]:
+def _folder_entries(folder: Path, opened: contextlib.ExitStack) -> list[Entry]:
     """Every file under the folder (what an archive's reader skips and links left out), zips
-    opened one level."""
+    opened one level (each once, kept open by `opened`)."""
     root = folder.resolve()
     entries: list[Entry] = []
     for path in sorted(folder.rglob("*")):
+        charge()
         relative = path.relative_to(folder)
         if zips.skipped(relative.parts) or not path.is_file() or path.is_symlink():
             continue
@@ -144,7 +156,7 @@ def _folder_entries(folder: Path) -> list[Entry]:
             continue
         if path.suffix == ".zip":
             try:
-                entries.extend(_zip_entries(path, f"{relative.as_posix()}/"))
+                entries.extend(_zip_entries(path, opened, f"{relative.as_posix()}/"))
             except Ungradable:
                 continue  # a broken zip beside the files is not the submission
         else:
@@ -152,12 +164,12 @@ def _folder_entries(folder: Path) -> list[Entry]:
     return entries
 
 
-def _zip_member_reader(archive: Path, member: zips.Member) -> Callable[[], bytes]:
+def _zip_member_reader(archive: zips.OpenArchive, member: zips.Member) -> Callable[[], bytes]:
     def read() -> bytes:
         if member.size > MAX_FILE_BYTES:
             raise Ungradable("too-large", file=member.path.rsplit("/", 1)[-1], limit=MAX_FILE_BYTES)
         try:
-            return zips.read(archive, member)
+            return archive.read(member)
         except zips.ArchiveError as exc:
             raise _unreadable_zip(exc) from None
     return read
@@ -177,14 +189,15 @@ def _unreadable_zip(exc: zips.ArchiveError) -> Ungradable:
     return Ungradable("unreadable-submission", reason=_why(kinds[exc.reason], limit=exc.limit))
 
 
-def _zip_entries(archive: Path, prefix: str = "") -> list[Entry]:
-    """The zip's files as entries (paths under `prefix`); zips inside it are not opened."""
+def _zip_entries(archive: Path, opened: contextlib.ExitStack, prefix: str = "") -> list[Entry]:
+    """The zip's files as entries (paths under `prefix`), read from the zip opened once and
+    kept open by `opened`; zips inside it are not opened."""
     try:
-        members = zips.members(archive)
+        bundle = opened.enter_context(zips.OpenArchive(archive))
     except zips.ArchiveError as exc:
         raise _unreadable_zip(exc) from None
-    return [Entry(prefix + m.path, _zip_member_reader(archive, m))
-            for m in members if not m.path.endswith(".zip")]
+    return [Entry(prefix + m.path, _zip_member_reader(bundle, m))
+            for m in bundle.members if not m.path.endswith(".zip")]
 
 
 def _choose_files(entries: list[Entry], lab: Lab, student: bool = False) -> SubmissionFiles:
@@ -197,6 +210,9 @@ def _choose_files(entries: list[Entry], lab: Lab, student: bool = False) -> Subm
     for name in lab.files:
         try:
             chosen = choose(name, entries, lab, given, _notebook_bytes)
+        except TooManyCandidates as exc:
+            raise Ungradable("unreadable-submission", reason=_why(
+                "why-too-many-candidates", file=name, count=exc.count, limit=exc.limit)) from None
         except Ambiguous as exc:
             chosen = _student_choice(name, entries, exc) if student else None
             if chosen is None:
@@ -230,15 +246,37 @@ def _cells_of(entries: list[Entry], notebook: str) -> tuple[CellStart, ...]:
 
 
 def _from_folder(folder: Path, lab: Lab, student: bool = False) -> SubmissionFiles:
-    return _choose_files(_folder_entries(folder), lab, student)
+    with contextlib.ExitStack() as opened:
+        return _choose_files(_folder_entries(folder, opened), lab, student)
 
 
 def _from_zip(archive: Path, lab: Lab, student: bool = False) -> SubmissionFiles:
-    return _choose_files(_zip_entries(archive), lab, student)
+    with contextlib.ExitStack() as opened:
+        return _choose_files(_zip_entries(archive, opened), lab, student)
 
 
 # A notebook saved as a script: Jupyter's `# In[ ]:` cell markers, or IPython calls.
-_EXPORT_MARK = re.compile(rb"^# In\[[ 0-9]*\]:|^\s*get_ipython\(\)", re.M)
+_CELL_MARK = b"# In["
+_IPYTHON_CALL = b"get_ipython()"
+
+
+def _is_cell_mark(line: bytes) -> bool:
+    """`# In[ ]:` / `# In[12]:` at the start of a line, read without a regular expression."""
+    if not line.startswith(_CELL_MARK):
+        return False
+    inside, closed, _ = line[len(_CELL_MARK):].partition(b"]:")
+    return bool(closed) and not inside.strip(b" 0123456789")
+
+
+def is_export(source: bytes) -> bool:
+    """Whether a file is a notebook saved as a script: a line that is a cell marker or starts
+    (after its indentation) with an IPython call. One pass over the lines, each looked at once:
+    linear in the file, where `^\\s*get_ipython` under re.M backtracked over every run of blank
+    lines from each of its line starts (a 1 MiB file of newlines: hours)."""
+    if _CELL_MARK not in source and _IPYTHON_CALL not in source:  # most files: one search
+        return False
+    return any(_is_cell_mark(line) or line.lstrip().startswith(_IPYTHON_CALL)
+               for line in source.split(b"\n"))  # lines as re.M sees them: \r ends none
 
 
 def clean_export(source: bytes) -> bytes:
@@ -246,14 +284,14 @@ def clean_export(source: bytes) -> bytes:
     file still does not parse, each `%magic` and `!shell` line) becomes `pass` at its own
     indentation, so blocks and line numbers stay as the student wrote them. Other files are
     returned unchanged."""
-    if not _EXPORT_MARK.search(source):
+    if not is_export(source):
         return source
     text = source.decode("utf-8", errors="replace")
     lines = [_as_pass(line) if line.lstrip().startswith("get_ipython()") else line
              for line in text.splitlines()]
     try:
         ast.parse("\n".join(lines))
-    except SyntaxError:
+    except PARSE_ERRORS:
         lines = [_as_pass(line) if line.lstrip().startswith(("%", "!")) else line
                  for line in lines]
     return ("\n".join(lines) + "\n").encode("utf-8")
@@ -271,6 +309,9 @@ def notebook_code(raw: bytes) -> str:
 def _notebook(raw: bytes) -> NotebookModule:
     try:
         return notebook_module(raw)
+    except NotebookTooDeep as exc:
+        raise Ungradable("unreadable-submission",
+                         reason=_why("why-notebook-too-deep", limit=exc.limit)) from None
     except NotebookError as exc:
         raise Ungradable("unreadable-submission", reason=_why("why-bad-notebook", error=str(exc))) from exc
 
@@ -333,9 +374,7 @@ def prepare(submission: Submission, lab: Lab, scratch_root: Path,
             student: bool = False) -> PreparedSubmission:
     """Copy the submission's lab files into a fresh scratch folder under scratch_root
     (`student`: a student's own check, which checks one of two edited candidates)."""
-    found = read_submission(submission.source, lab, student)
-    files = {name: clean_export(content) if name.endswith(".py") else content
-             for name, content in found.files.items()}
+    found, files, flags = _read_within_budget(submission, lab, student)
     workdir = Path(tempfile.mkdtemp(prefix=f"{submission.id}-", dir=scratch_root))
     os.chmod(workdir, 0o755)
     for name in lab.support_files:
@@ -343,9 +382,31 @@ def prepare(submission: Submission, lab: Lab, scratch_root: Path,
     for name, content in files.items():
         (workdir / name).write_bytes(content)
     return PreparedSubmission(submission.id, source_label(submission), digest(files), workdir,
-                              tuple(scan_files(files)), submission.meta,
+                              tuple(flags), submission.meta,
                               notebook=found.notebook.rsplit("/", 1)[-1], cells=found.cells,
                               unchecked=found.unchecked)
+
+
+def _read_within_budget(submission: Submission, lab: Lab, student: bool) -> tuple[
+        SubmissionFiles, dict[str, bytes], list[dict[str, Any]]]:
+    """The submission's files as read, cleaned and scanned, within its intake budget
+    (grader.intake.limits): past it, or when a parser gives up on its text (nesting past the
+    interpreter's limits), the submission is ungradable, never the grader's error."""
+    try:
+        with budget():
+            found = read_submission(submission.source, lab, student)
+            files = {name: clean_export(content) if name.endswith(".py") else content
+                     for name, content in found.files.items()}
+            charge()
+            flags = scan_files(files)
+            charge()
+    except IntakeOverrun as exc:
+        raise Ungradable("unreadable-submission",
+                         reason=_why("why-intake-budget", limit=int(exc.limit_s))) from None
+    except (RecursionError, MemoryError) as exc:
+        raise Ungradable("unreadable-submission", reason=_why(
+            "why-too-complex", error=type(exc).__name__)) from None
+    return found, files, flags
 
 
 def source_label(submission: Submission) -> str:

@@ -84,13 +84,15 @@ def safe_id(text: str) -> str:
 def _unique(members: list[ClassMember]) -> list[ClassMember]:
     """Members with unique submission ids (a numbered suffix tells duplicates apart), sorted."""
     taken: set[str] = set()
+    last_suffix: dict[str, int] = {}  # per id, the suffix last tried: k copies cost k, not k²
     result = []
     for member in sorted(members, key=lambda m: (m.submission_id, m.student_id, m.label)):
         base = candidate = member.submission_id
-        suffix = 1
+        suffix = last_suffix.get(base, 1)
         while candidate in taken:
             suffix += 1
             candidate = f"{base}-{suffix}"
+        last_suffix[base] = suffix
         taken.add(candidate)
         result.append(member if candidate == base else _with_id(member, candidate))
     return result
@@ -130,6 +132,8 @@ def _refused(exc: archive.ArchiveError, export: str) -> ExportError:
         return ExportError("compression_ratio", export=export, limit=str(exc.limit))
     if exc.reason == "member-unreadable":
         return ExportError("bad_member", export=export, member=exc.member, error=exc.error)
+    if exc.reason == "member-unwritable":
+        return ExportError("unwritable_member", export=export, member=exc.member, error=exc.error)
     return ExportError("bad_zip", export=export, error=exc.error)
 
 
@@ -150,13 +154,15 @@ def _stage(files: Iterable[tuple[str, Path]], folder: Path) -> Path:
     """Copy (name, path) pairs into a fresh folder under their given names; a name given twice
     gets `-2`, `-3`, ... before its extension, as Canvas names a second file of one name."""
     folder.mkdir(parents=True, exist_ok=False)
+    last_number: dict[str, int] = {}  # per name, the number last tried: k copies cost k, not k²
     for name, path in files:
         target = folder / safe_file_name(name)
         stem, dot, extension = target.name.partition(".")
-        number = 1
+        number = last_number.get(target.name, 1)
         while target.exists():
             number += 1
             target = folder / f"{stem}-{number}{dot}{extension}"
+        last_number[folder.joinpath(safe_file_name(name)).name] = number
         shutil.copyfile(path, target)
     return folder
 

@@ -13,15 +13,26 @@ becomes an empty line, never a dropped one, so the lines after it keep their num
 from __future__ import annotations
 
 import ast
+import bisect
 import json
 from dataclasses import dataclass
 from typing import Any
+
+from grader.intake.limits import MAX_JSON_DEPTH, PARSE_ERRORS, charge, json_too_deep
 
 FIRST_LINE_CHARS = 60  # how much of a cell's first line names it
 
 
 class NotebookError(Exception):
     """The notebook cannot be read; the message is nbformat's."""
+
+
+class NotebookTooDeep(NotebookError):
+    """The notebook's JSON nests past MAX_JSON_DEPTH: refused before it is parsed."""
+
+    def __init__(self) -> None:
+        super().__init__(f"its JSON nests more than {MAX_JSON_DEPTH} levels deep")
+        self.limit = MAX_JSON_DEPTH
 
 
 @dataclass(frozen=True)
@@ -55,7 +66,7 @@ def is_check_cell(source: str) -> bool:
     """
     try:
         body = ast.parse(source).body
-    except SyntaxError:
+    except PARSE_ERRORS:
         return False
 
     def allowed(node: ast.stmt) -> bool:
@@ -88,7 +99,7 @@ def _cell_code(source: str) -> str:
     try:
         ast.parse(source)
         return source
-    except SyntaxError:
+    except PARSE_ERRORS:
         return "\n".join("" if line.lstrip().startswith(("%", "!")) else line
                          for line in source.splitlines())
 
@@ -98,12 +109,12 @@ def _first_line(source: str) -> str:
     return line if len(line) <= FIRST_LINE_CHARS else line[: FIRST_LINE_CHARS - 3] + "..."
 
 
-def _plain_v4_sources(raw: bytes) -> list[str] | None:
+def _plain_v4_sources(text: str) -> list[str] | None:
     """The code cells' sources of a well-formed nbformat 4 notebook, read as the JSON it is;
     None for anything else, which nbformat itself then reads (or names what is wrong with)."""
     try:
-        notebook = json.loads(raw)
-    except ValueError:
+        notebook = json.loads(text)
+    except PARSE_ERRORS:
         return None
     if not isinstance(notebook, dict):
         return None
@@ -112,6 +123,7 @@ def _plain_v4_sources(raw: bytes) -> list[str] | None:
         return None
     sources = []
     for cell in cells:
+        charge()
         source = cell.get("source") if isinstance(cell, dict) else None
         if isinstance(source, list) and all(isinstance(part, str) for part in source):
             source = "".join(source)  # as nbformat joins a multi-line source
@@ -122,9 +134,23 @@ def _plain_v4_sources(raw: bytes) -> list[str] | None:
     return sources
 
 
+def _notebook_text(raw: bytes) -> str:
+    """The notebook's JSON text (in the encoding json.loads would find: UTF-8 as nbformat
+    writes it, or UTF-16/32), once its nesting is known to stay under MAX_JSON_DEPTH: every
+    parser after this one recurses once per level."""
+    try:
+        text = raw.decode(json.detect_encoding(raw))
+    except UnicodeDecodeError as exc:
+        raise NotebookError(f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+    if json_too_deep(text):
+        raise NotebookTooDeep
+    return text
+
+
 def _code_sources(raw: bytes) -> list[str]:
     """The sources of the notebook's code cells, in order."""
-    sources = _plain_v4_sources(raw)
+    text = _notebook_text(raw)
+    sources = _plain_v4_sources(text)
     if sources is not None:
         return sources
     # Older formats and broken files: nbformat converts them or says what is wrong. Imported
@@ -132,7 +158,7 @@ def _code_sources(raw: bytes) -> list[str]:
     import nbformat
 
     try:
-        notebook = nbformat.reads(raw.decode("utf-8"), as_version=4)
+        notebook = nbformat.reads(text, as_version=4)
     except Exception as exc:  # nbformat raises many types for a broken notebook
         raise NotebookError(str(exc)) from exc
     return [cell.source for cell in notebook.cells if cell.cell_type == "code"]
@@ -145,6 +171,7 @@ def notebook_module(raw: bytes) -> NotebookModule:
     line = 1
     sources = _code_sources(raw)
     for number, source in enumerate(sources, start=1):
+        charge()
         code = _cell_code(source)
         starts.append(CellStart(line, number, _first_line(source)))
         parts.append(code)
@@ -153,13 +180,10 @@ def notebook_module(raw: bytes) -> NotebookModule:
 
 
 def locate(cells: tuple[CellStart, ...], line: int) -> CellStart | None:
-    """The cell that holds module line `line`, None when no cell does."""
-    found = None
-    for start in cells:
-        if start.line > line:
-            break
-        found = start
-    return found
+    """The cell that holds module line `line`, None when no cell does (a binary search: a
+    notebook may hold many cells, and every traceback frame is located)."""
+    index = bisect.bisect_right(cells, line, key=lambda start: start.line)
+    return cells[index - 1] if index else None
 
 
 def cells_as_data(cells: tuple[CellStart, ...]) -> list[list[Any]]:

@@ -1,4 +1,12 @@
-"""Building every score document: graded (from a pytest-json-report run), ungradable, grader-error."""
+"""Building every score document: graded (from a pytest-json-report run), ungradable, grader-error.
+
+Side: trusted process. Every document is built against one `DocumentBudget` of DOC_BYTES:
+the envelope first, then each flag, each check, the reason, cleaned and charged as it is
+added, each part given at most what is left (flags at most FLAGS_BYTES and MAX_DOC_FLAGS, the
+rest counted in one `more-flags` flag; a check at most CHECK_BYTES, and its share of what is
+left). No path adds to a document without going through it, so none exceeds it, whatever the
+submission quoted, raised or printed (docs/limits.md).
+"""
 
 from __future__ import annotations
 
@@ -29,6 +37,34 @@ CHECK_BYTES = 64 * 1024
 FIT_STEPS = ((4096, 1000), (1024, 100), (256, 20), (64, 5), (16, 1))
 # No string of a document is longer (the messages of the catalogue are far shorter).
 DOC_STRING_CAP = 16384
+# Flags: at most this share of the document, at most this many, each quoting this much.
+FLAGS_BYTES = DOC_BYTES // 8
+MAX_DOC_FLAGS = 50
+FLAG_QUOTE_CHARS = 200
+MORE_FLAGS = "more-flags"  # the flag that counts the flags left out (grader.intake.policy's too)
+# An ungradable or grader-error document's reason: at most this share.
+REASON_BYTES = DOC_BYTES // 4
+# Kept back from a graded document's budget for what follows its parts: the pitfall ids and
+# totals, and the options grade_class records (a few hundred bytes each).
+RESERVE_BYTES = 8192
+
+
+class DocumentBudget:
+    """What is left of one document's DOC_BYTES: every part is charged as it is added."""
+
+    def __init__(self, total: int = DOC_BYTES - RESERVE_BYTES) -> None:
+        self.left = total
+
+    def charge(self, value: Any) -> int:
+        """Take value's size (as the report writes it) from what is left; its size."""
+        size = json_bytes(value)
+        self.left -= size
+        return size
+
+    def share(self, parts: int, cap: int) -> int:
+        """What one of `parts` parts still to add may take: an equal share of what is left,
+        at most `cap`."""
+        return max(0, min(cap, self.left // max(1, parts)))
 
 
 def entries_by_submission(report: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
@@ -149,23 +185,68 @@ def graded_document(lab: str, submission: Mapping[str, Any], entries: Sequence[M
                     config: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The score document of a submission whose checks all ran, under `isolation` (what the
     sandbox that ran them recorded in the entries, where it did); `config`: the course file's
-    weights, recorded as given."""
+    weights, recorded as given. Built against its DocumentBudget: the envelope, then the
+    flags, then each check in its share of what is left."""
     isolation = next((e["isolation"] for e in entries if e.get("isolation")), isolation)
-    fitted = [fit_entry(entry, CHECK_BYTES) for entry in entries]
-    doc = _graded(lab, submission, fitted, flags, lang, isolation, config)
-    if json_bytes(doc) > DOC_BYTES:  # many large checks: each gets its share of the document
-        share = DOC_BYTES // (len(entries) + 1)
-        doc = _graded(lab, submission, [fit_entry(e, share) for e in fitted], flags, lang,
-                      isolation, config)
-    return doc
+    catalogue = Catalogue.load(lang)
+    budget = DocumentBudget()
+    problem = next((e["problem"] for e in entries if e.get("problem")), None)
+    budget.charge(_graded(lab, submission, [], [], problem, catalogue, isolation, config, []))
+    kept_flags = budgeted_flags(flags, catalogue, budget)
+    checks = []
+    for index, entry in enumerate(entries):
+        check = _budgeted_check(entry, catalogue, budget.share(len(entries) - index, CHECK_BYTES))
+        budget.charge(check)
+        checks.append(check)
+    return _graded(lab, submission, entries, checks, problem, catalogue, isolation, config,
+                   kept_flags)
+
+
+def _budgeted_check(entry: Mapping[str, Any], catalogue: Catalogue, share: int) -> dict[str, Any]:
+    """The check of an entry, cleaned, in at most `share` bytes: its detail and output cut
+    harder (fit_entry) until it fits, down to the shortest cut FIT_STEPS makes."""
+    limit = share
+    while True:
+        check = _clean(_check(fit_entry(entry, limit), catalogue))
+        if json_bytes(check) <= share or limit < 2 * FIT_STEPS[-1][0]:
+            return check
+        limit //= 2
+
+
+def budgeted_flags(flags: Sequence[Mapping[str, Any]], catalogue: Catalogue,
+                   budget: DocumentBudget) -> list[dict[str, Any]]:
+    """The flags as the document keeps them: each one's quotes cut to FLAG_QUOTE_CHARS, with
+    its sentence, charged to the budget; at most MAX_DOC_FLAGS and FLAGS_BYTES of them, then
+    one `more-flags` flag counting the others (and any the scan already counted)."""
+    kept: list[dict[str, Any]] = []
+    more = sum(int((f.get("params") or {}).get("count", 0)) for f in flags
+               if f.get("id") == MORE_FLAGS)
+    room = budget.share(1, FLAGS_BYTES)
+    listed = [f for f in flags if f.get("id") != MORE_FLAGS]
+    for position, flag in enumerate(listed):
+        params = clean_value(dict(flag.get("params") or {}), FLAG_QUOTE_CHARS)
+        item = _clean({"id": flag["id"], "params": params,
+                       "text": describe_flag({"id": flag["id"], "params": params}, catalogue)})
+        size = json_bytes(item)
+        if len(kept) == MAX_DOC_FLAGS or size > room:
+            more += len(listed) - position
+            break
+        room -= size
+        budget.charge(item)
+        kept.append(item)
+    if more:
+        summary = {"id": MORE_FLAGS, "params": {"count": more}}
+        summary["text"] = describe_flag(summary, catalogue)
+        budget.charge(summary)
+        kept.append(summary)
+    return kept
 
 
 def _graded(lab: str, submission: Mapping[str, Any], entries: Sequence[Mapping[str, Any]],
-            flags: Sequence[Mapping[str, Any]], lang: str, isolation: Mapping[str, str],
-            config: Mapping[str, Any] | None) -> dict[str, Any]:
-    catalogue = Catalogue.load(lang)
-    checks = [_check(entry, catalogue) for entry in entries]
-    problem = next((e["problem"] for e in entries if e.get("problem")), None)
+            checks: list[dict[str, Any]], problem: Mapping[str, Any] | None,
+            catalogue: Catalogue, isolation: Mapping[str, str],
+            config: Mapping[str, Any] | None, flags: list[dict[str, Any]]) -> dict[str, Any]:
+    lang = catalogue.lang
     # A module that cannot be imported, or code not written yet, fails the checks that run it
     # but has fallen into no pitfall: the pitfall list names only failures of written code.
     pitfalls = [] if problem else list(dict.fromkeys(
@@ -180,7 +261,7 @@ def _graded(lab: str, submission: Mapping[str, Any], entries: Sequence[Mapping[s
         "max_score": sum(c["max_score"] for c in checks),
         "checks": checks,
         "pitfalls": pitfalls,
-        "flags": [{**flag, "text": describe_flag(flag, catalogue)} for flag in flags],
+        "flags": flags,
         "duration_s": round(sum(e.get("duration_s", 0.0) for e in entries), 4),
         "graded_at": _now(),
     })
@@ -201,6 +282,18 @@ def _problem(problem: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]
     return {**{key: problem.get(key) for key in ("kind", "file", "line", "message", "params",
                                                  "output")},
             **cell, "text": describe_detail(detail, catalogue)}
+
+
+def _budgeted_reason(detail: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
+    """The reason of an unscored document, cleaned, in at most REASON_BYTES: its params cut
+    harder (FIT_STEPS) until it fits."""
+    reason = _clean({**detail, "text": describe_detail(detail, catalogue)})
+    for chars, items in FIT_STEPS:
+        if json_bytes(reason) <= REASON_BYTES:
+            break
+        cut = _cut(dict(detail), chars, items)
+        reason = _clean({**cut, "text": describe_detail(cut, catalogue)})
+    return reason
 
 
 def ungradable_document(lab: str, submission: Mapping[str, Any], detail: Mapping[str, Any],
@@ -225,7 +318,7 @@ def _unscored_document(lab: str, submission: Mapping[str, Any], status: str,
     return _clean({
         **_envelope(lab, submission, lang, isolation),
         "status": status,
-        "reason": {**detail, "text": describe_detail(detail, catalogue)},
+        "reason": _budgeted_reason(detail, catalogue),
         "problem": None,
         "config": None,
         "score": 0.0,

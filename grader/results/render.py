@@ -57,8 +57,10 @@ _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 _OUTPUT_CUT = re.compile(r"\n\[\.\.\. (\d+) more bytes not shown\]$")
 _MD_SPECIAL = re.compile(r"[\\`*_\[\]<>~|#]")
 # Line breaks in prose would let student text start a block of its own (a heading, a table,
-# a list, a fence): one paragraph is one line.
-_LINE_BREAKS = re.compile(r"\s*[\r\n\u2028\u2029\x0b\x0c\x85]+\s*")
+# a list, a fence): one paragraph is one line. A run of them is split on (one character class:
+# linear); the spaces around it are stripped in plain code (`\s*` before it backtracked over
+# every run of spaces from each of its positions: quadratic in student text).
+_LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029\x0b\x0c\x85]+")
 
 
 def _is_html(template_name: str | None) -> bool:
@@ -82,9 +84,18 @@ def _md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\g<0>", text.replace("&", "&amp;"))
 
 
+def one_line(text: str) -> str:
+    """text as one line: every run of line breaks, with the white space around it, is one space."""
+    pieces = _LINE_BREAKS.split(text)
+    if len(pieces) == 1:
+        return text
+    middle = [piece.strip() for piece in pieces[1:-1]]
+    return " ".join([pieces[0].rstrip(), *(piece for piece in middle if piece), pieces[-1].lstrip()])
+
+
 def _md_text(text: Any) -> str:
     """Escape text for Markdown outside its `code spans`, which are kept as they are."""
-    parts = _CODE_SPAN.split(_plain(_LINE_BREAKS.sub(" ", str(text))))
+    parts = _CODE_SPAN.split(_plain(one_line(str(text))))
     # split() with one group alternates prose, code, prose, ...: odd items are code spans.
     return "".join(f"`{part}`" if index % 2 else _md_escape(part) for index, part in enumerate(parts))
 

@@ -126,6 +126,36 @@ def test_of_two_members_of_one_path_the_last_is_read(tmp_path: Path) -> None:
     assert archive.read(zip_path, member) == VALUE
 
 
+def test_a_name_no_file_system_takes_is_cut_with_its_extension_kept(tmp_path: Path) -> None:
+    """A zip may name a member with 65,535 bytes; Linux takes 255 (one student's long file
+    name stopped unpacking a whole Canvas export: OSError, File name too long)."""
+    long_name = "bob_124_457_" + "ñ" * 300 + ".py"
+    zip_path = write(tmp_path / "a.zip", zipped({long_name: VALUE, f"{'d' * 300}/value.py": VALUE}))
+    found = archive.extract(zip_path, tmp_path / "out")
+    for member in found:
+        parts = member.path.split("/")
+        assert all(len(part.encode("utf-8")) <= archive.NAME_MAX_BYTES for part in parts), parts
+        assert (tmp_path / "out" / member.path).read_bytes() == VALUE
+    assert sorted(m.path.rsplit(".", 1)[-1] for m in found) == ["py", "py"]
+    assert any(m.path.startswith("bob_124_457_ñ") for m in found), [m.path for m in found]
+
+
+def test_a_file_where_another_member_s_folder_goes_refuses_the_extraction(tmp_path: Path) -> None:
+    zip_path = write(tmp_path / "a.zip", zipped({"x": b"a", "x/value.py": VALUE}))
+    with pytest.raises(ArchiveError) as refused:
+        archive.extract(zip_path, tmp_path / "out")
+    assert refused.value.reason == "member-unwritable" and refused.value.member == "x/value.py"
+
+
+def test_an_open_archive_reads_every_member_from_one_directory(tmp_path: Path) -> None:
+    """The directory is parsed once however many members are read (reopening it per member
+    made 20,000 candidates cost hours)."""
+    zip_path = write(tmp_path / "a.zip", zipped({f"c{n}/value.py": VALUE for n in range(2000)}))
+    with archive.OpenArchive(zip_path) as opened:
+        assert all(opened.read(member) == VALUE for member in opened.members)
+        assert len(opened.members) == 2000
+
+
 # --- limits ----------------------------------------------------------------------------------
 
 

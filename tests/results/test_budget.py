@@ -17,11 +17,14 @@ from hypothesis import strategies as st
 from grader.results.build import (
     CHECK_BYTES,
     DOC_BYTES,
+    FLAGS_BYTES,
+    MAX_DOC_FLAGS,
+    MORE_FLAGS,
     graded_document,
     json_bytes,
     ungradable_document,
 )
-from grader.results.render import render_feedback
+from grader.results.render import one_line, render_feedback
 
 ISOLATION = {"level": "jail", "how": "root", "memory": "cgroup"}
 SUBMISSION = {"id": "ana", "source": "ana/", "digest": "sha256:0"}
@@ -122,3 +125,60 @@ def test_json_bytes_is_the_size_of_the_indented_json(value: Any) -> None:
 def test_json_bytes_of_a_real_document_is_its_indented_size(path: Path) -> None:
     doc = json.loads(path.read_text(encoding="utf-8"))
     assert json_bytes(doc) == _indented_size(doc)
+
+
+# --- flags and reasons go through the same budget --------------------------------------------
+
+AMPLIFIED_NAME = "os.exec" + "A" * 16000  # issue 38: 1,000 such flags made a 33 MB scores.json
+
+
+def amplified_flags(count: int) -> list[dict[str, Any]]:
+    """`count` distinct forbidden-call flags, each quoting a 16 KB name."""
+    return [{"id": "forbidden-call", "params": {"call": f"{AMPLIFIED_NAME}.c{n}"}}
+            for n in range(count)]
+
+
+@pytest.mark.parametrize("count", [1, MAX_DOC_FLAGS, 1000])
+def test_flags_count_against_the_document_and_the_rest_are_counted(count: int) -> None:
+    entries = [entry(CHECK_IDS[i], exception_detail(HOSTILE, "E" * 300000), output=HOSTILE)
+               for i in range(len(CHECK_IDS))]
+    doc = graded_document("lab01_graph", SUBMISSION, entries, amplified_flags(count), "en",
+                          ISOLATION)
+    assert json_bytes(doc) <= DOC_BYTES, json_bytes(doc)
+    assert json_bytes(doc["flags"]) <= FLAGS_BYTES + 200, json_bytes(doc["flags"])
+    listed = [f for f in doc["flags"] if f["id"] != MORE_FLAGS]
+    counted = sum(f["params"]["count"] for f in doc["flags"] if f["id"] == MORE_FLAGS)
+    assert len(listed) <= MAX_DOC_FLAGS and len(listed) + counted == count, (len(listed), counted)
+    for fmt in ("terminal", "markdown", "html"):
+        size = len(render_feedback(doc, fmt).encode("utf-8"))
+        assert size <= DOC_BYTES, (fmt, size)
+
+
+def test_a_reason_quoting_thousands_of_names_stays_under_the_budget() -> None:
+    detail = {"kind": "ambiguous-file", "params": {
+        "file": "value.py", "candidates": [f"{'d' * 250}{n}/value.py" for n in range(20000)]}}
+    doc = ungradable_document("lab01_graph", SUBMISSION, detail, "en", ISOLATION)
+    assert json_bytes(doc) <= DOC_BYTES, json_bytes(doc)
+    assert doc["reason"]["kind"] == "ambiguous-file", doc["reason"]["kind"]
+    assert doc["reason"]["text"].startswith("The submission holds more than one candidate"), \
+        doc["reason"]["text"][:80]
+
+
+LINE_BREAKS = "\r\n\u2028\u2029\x0b\x0c\x85"
+# The expression render.py used before issue 38 (kept here as the oracle of what it meant).
+OLD_LINE_BREAKS = re.compile(r"\s*[\r\n\u2028\u2029\x0b\x0c\x85]+\s*")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(st.sampled_from(" \t\x1cab" + LINE_BREAKS), max_size=30))
+def test_one_line_joins_lines_as_the_backtracking_expression_did(text: str) -> None:
+    assert one_line(text) == OLD_LINE_BREAKS.sub(" ", text)
+
+
+def test_one_line_is_linear_in_a_run_of_spaces() -> None:
+    """300,000 spaces and no line break: the old expression took minutes (quadratic)."""
+    text = " " * 300_000 + "x"
+    assert one_line(text) == text
+    doc = hostile_document(checks=1)
+    doc["checks"][0]["message"] = text[:DOC_BYTES // 4]
+    assert render_feedback(doc, "markdown")  # within the test's own time: no hang

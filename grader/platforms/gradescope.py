@@ -8,7 +8,9 @@ with the student's files in /autograder/submission and must write
 /autograder/results/results.json (`score`, `execution_time`, `output` and `output_format`,
 `tests[]` with `name`, `score`, `max_score`, `status` passed/failed, `output`, `visibility`,
 `stdout_visibility`, `extra_data`). /autograder/submission_metadata.json names the submission and
-its users (docs/submission_metadata.md): the report names them. Tests that are not visible keep
+its users (docs/submission_metadata.md): the report names them. Why a submission's code could not
+be loaded (the document's problem: the error, its file and line, what to do) is in the top-level
+output, which a student sees at once, before and after grades are published. Tests that are not visible keep
 the total score from students until grades are published, so the top-level output never describes
 them. With `points`, every check is scaled (grader.platforms.scaling) so that the tests' scores
 and maxima add up to the assignment's points, as Gradescope adds them.
@@ -34,7 +36,7 @@ from grader.common.labs import Lab, get_lab
 from grader.common.shutdown import finish
 from grader.platforms.scaling import scaled_maxima, scaled_score, valid_total
 from grader.results.i18n import LANGUAGES, Catalogue
-from grader.results.messages import attempt_notes, localise_document
+from grader.results.messages import attempt_notes, localise_document, problem_notice, problem_where
 from grader.results.render import json_text, pitfall_notes, render_template, report_texts
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
@@ -128,12 +130,15 @@ def results(doc: Mapping[str, Any], hidden_visibility: str = DEFAULT_HIDDEN_VISI
     shown_pitfalls = list(dict.fromkeys(
         c["pitfall"] for c in shown
         if c["status"] == "failed" and c["pitfall"] in localised["pitfalls"]))
+    problem = localised.get("problem")
     output = render_template(
         "platforms/gradescope_output.md.j2", doc=localised, t=catalogue.text, lang=catalogue.lang,
         grader_error_notice=catalogue.text("ui.grader_error_notice"),
         score=score, max_score=max_score,
         withheld=len(checks) - len(shown), attempts=attempts_line(localised, catalogue),
-        pitfall_notes=pitfall_notes(shown_pitfalls, catalogue))
+        pitfall_notes=pitfall_notes(shown_pitfalls, catalogue), problem=problem,
+        problem_where=problem_where(problem, catalogue) if problem else "",
+        problem_notice=problem_notice(localised, catalogue) if problem else "")
     return {
         "score": score,
         "execution_time": round(execution_time if execution_time is not None

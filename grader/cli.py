@@ -125,9 +125,17 @@ def _class_submissions(kind: str, export: Path, scratch: Path, lang: str) -> lis
 
 
 def _refuse_classes(lab: Lab, paths: Sequence[Path]) -> None:
-    """A folder that holds a class is not one submission: say how to grade it."""
+    """A folder that holds a class is not one submission, nor is each file of an LMS download
+    one student: say how to grade it (refused, not warned: graded anyway, a student's attempt
+    would be split into several "students" and their grades into several rows)."""
+    kind = lms.download_naming(paths)
+    if kind is not None:
+        what = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1})"
+        raise UsageError("looks_like_lms_download", what=what, kind=kind)
     for path in paths:
         kind = lms.guess_class(path, lab)
+        if kind in ("canvas", "moodle"):
+            raise UsageError("looks_like_lms_download", what=str(path), kind=kind)
         if kind is not None:
             raise UsageError("looks_like_class", path=str(path), kind=kind)
 

@@ -12,8 +12,11 @@ its users (docs/submission_metadata.md): the report names them. Why a submission
 be loaded (the document's problem: the error, its file and line, what to do) is in the top-level
 output, which a student sees at once, before and after grades are published. Tests that are not visible keep
 the total score from students until grades are published, so the top-level output never describes
-them. With `points`, every check is scaled (grader.platforms.scaling) so that the tests' scores
-and maxima add up to the assignment's points, as Gradescope adds them.
+them. With `points`, every check is scaled (grader.platforms.scaling) so that the tests' maxima add up
+to the assignment's points, as Gradescope adds them; the top-level `score`, which Gradescope
+records ("overrides total of tests"), is the total rounded once, as the gradebooks round it
+(`rounded_total`), not the sum of the checks' rounded scores (98/119 out of 10 is 8.24
+everywhere, where the rounded checks add up to 8.26).
 
 `python -m grader.platforms.gradescope --root ROOT --config FILE` is what `run_autograder` runs.
 """
@@ -34,7 +37,7 @@ from typing import Any
 from grader import __version__
 from grader.common.labs import Lab, get_lab
 from grader.common.shutdown import finish
-from grader.platforms.scaling import scaled_maxima, scaled_score, valid_total
+from grader.platforms.scaling import rounded_total, scaled_maxima, scaled_score, valid_total
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import attempt_notes, localise_document, problem_notice, problem_where
 from grader.results.render import json_text, pitfall_notes, render_template, report_texts
@@ -81,14 +84,13 @@ class Config:
 
 
 def _test(check: Mapping[str, Any], hidden_visibility: str, catalogue: Catalogue,
-          maximum: Decimal | None = None) -> dict[str, Any]:
-    """One check as a Gradescope test case, its points scaled to `maximum` when given."""
+          scaled: tuple[Decimal, Decimal] | None = None) -> dict[str, Any]:
+    """One check as a Gradescope test case, its (score, maximum) scaled when given."""
     output = render_template("platforms/check.md.j2", check=check, t=catalogue.text, lang=catalogue.lang,
                      grader_error_notice=catalogue.text("ui.grader_error_notice")).strip()
     score, max_score = check["score"], check["max_score"]
-    if maximum is not None:
-        score = float(scaled_score(score, max_score, maximum))
-        max_score = float(maximum)
+    if scaled is not None:
+        score, max_score = float(scaled[0]), float(scaled[1])
     return {
         "name": check["title"],
         "name_format": "text",
@@ -117,13 +119,18 @@ def results(doc: Mapping[str, Any], hidden_visibility: str = DEFAULT_HIDDEN_VISI
     catalogue = Catalogue.load(doc["lang"])
     localised = localise_document(doc, catalogue)
     checks = localised["checks"]
-    maxima: list[Decimal | None] = [None] * len(checks)
-    if points is not None:
-        maxima = [*scaled_maxima([c["max_score"] for c in checks], points)]
-    tests = [_test(check, hidden_visibility, catalogue, maximum)
-             for check, maximum in zip(checks, maxima, strict=True)]
     graded = localised["status"] == "graded"
+    scaled: list[tuple[Decimal, Decimal] | None] = [None] * len(checks)
+    if points is not None:  # the total rounded once, as the gradebooks round it
+        maxima = scaled_maxima([c["max_score"] for c in checks], points)
+        total = rounded_total(localised["score"], localised["max_score"], points)
+        scaled = [(scaled_score(c["score"], c["max_score"], maximum), maximum)
+                  for c, maximum in zip(checks, maxima, strict=True)]
+    tests = [_test(check, hidden_visibility, catalogue, pair)
+             for check, pair in zip(checks, scaled, strict=True)]
     score = float(sum(Decimal(str(t["score"])) for t in tests)) if graded else 0.0
+    if graded and points is not None:
+        score = float(total)
     max_score = float(sum(Decimal(str(t["max_score"])) for t in tests)) if graded else 0.0
     shown = [c for c in checks if c["visibility"] == "public" or hidden_visibility == "visible"]
     # Only pitfalls a visible check failed on: a hidden failure must not show through.

@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from grader.platforms.scaling import rounded_total
 from grader.results.i18n import Catalogue, format_number
 from grader.results.messages import localise_document
 from grader.results.moodle_strings import MOODLE_STRINGS
@@ -55,9 +56,9 @@ def one_line(text: str) -> str:
 
 
 def scaled(doc: Mapping[str, Any], out_of: float) -> float:
-    """The document's score as points out of `out_of`, to two decimals (what both LMSs show)."""
-    share = doc["score"] / doc["max_score"] if doc["max_score"] else 0.0
-    return round(share * out_of, 2)
+    """The document's score as points out of `out_of`, to two decimals (what both LMSs show),
+    rounded once as every platform rounds it (grader.platforms.scaling.rounded_total)."""
+    return float(rounded_total(doc["score"], doc["max_score"], out_of))
 
 
 def comment(doc: Mapping[str, Any]) -> str:

@@ -7,7 +7,9 @@ Follows instructure/canvas-lms:
   `row_has_student_headers?`, `update_column_count`, `strip_non_assignment_columns`,
   `parse_assignments` (`Assignment.title_and_id`, by id, by exact title, else a new assignment),
   `process_student` (the ID column's `to_i`, then the name), `process_submissions`, and in
-  `parse!` the "no change" rule that drops unchanged columns;
+  `parse!` the "no change" rule that drops unchanged columns (`no_change_to_submission?`,
+  `no_change_to_value?`, `no_score?`); a student the file has no row for is not in `@students`,
+  so nothing is posted for them;
 - `ui/features/gradebook_uploads/jquery/process_gradebook_upload.js`
   `populateGradeDataPerSubmission`: a submission whose grade differs from `original_grade` is
   posted as `posted_grade: grade`, so a blank cell over an existing grade posts a blank, which
@@ -23,6 +25,7 @@ import csv
 import io
 import re
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 
 @dataclass
@@ -153,9 +156,38 @@ def import_csv(text: str, course: Course) -> Upload:
 
 
 def _no_change(grade: str | None, original: str | None) -> bool:
-    """`parse!`'s rule: equal, equal as numbers (`to_f`), or both blank."""
-    return (grade == original or (bool(original) and bool(grade) and _float(original)
-                                  == _float(grade)) or (not original and not grade))
+    """`parse!`'s column rule: `no_change_to_submission?`, i.e. `no_change_to_value?` with
+    `consider_excused: true`."""
+    return no_change_to_value(grade, original, consider_excused=True)
+
+
+def _no_score(value: str | None) -> bool:
+    """gradebook_importer.rb `no_score?`: blank or "-"."""
+    return value is None or not value.strip() or value == "-"
+
+
+def no_change_to_value(new: str | None, current: str | None, consider_excused: bool = False
+                       ) -> bool:
+    """gradebook_importer.rb `no_change_to_value?`: equal; both without a score; else (both
+    present, neither "EX" when excused counts) equal at the exporter's precision, as
+    `I18n.n(value, precision: 2)` writes them."""
+    if new == current:
+        return True
+    if _no_score(current) and _no_score(new):
+        return True
+    if not (current and current.strip() and new and new.strip()):
+        return False
+    if consider_excused and (new.casefold() == "ex" or current.casefold() == "ex"):
+        return False
+    return _precision_2(current) == _precision_2(new)
+
+
+def _precision_2(value: str) -> str:
+    """`I18n.n(value, precision: 2)`: a number rounded half up to two decimals, else the text."""
+    try:
+        return str(Decimal(value.strip()).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+    except InvalidOperation:
+        return value
 
 
 def _float(text: str | None) -> float:

@@ -36,7 +36,7 @@ from grader.results.moodle_strings import MOODLE_STRINGS
 from grader.results.render import render_template
 
 CLASS_COLUMNS = ("submission", "student_id", "name", "lab", "status", "score", "max_score",
-                 "pitfalls", "reason")
+                 "pitfalls", "reason", "late")
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 # Assignment.title_and_id (app/models/assignment.rb): the column header that names an assignment.
 CANVAS_TITLE_AND_ID = re.compile(r"\A(.*)\s\((\d+)\)\Z", re.DOTALL)
@@ -81,7 +81,8 @@ def _rows_csv(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
 
 
 def class_csv(docs: Sequence[Mapping[str, Any]]) -> str:
-    """class.csv: one row per submission; scores blank and a reason when not graded."""
+    """class.csv: one row per submission; scores blank and a reason when not graded; `late`
+    "yes" when the LMS marked the submission late (no penalty applied)."""
     rows = []
     for doc in docs:
         record = doc["submission"]
@@ -91,7 +92,8 @@ def class_csv(docs: Sequence[Mapping[str, Any]]) -> str:
                      text_cell(record.get("name", "")), doc["lab"], doc["status"],
                      format_number(doc["score"]) if graded else "",
                      format_number(doc["max_score"]) if graded else "",
-                     " ".join(doc["pitfalls"]), text_cell(reason)])
+                     " ".join(doc["pitfalls"]), text_cell(reason),
+                     "yes" if record.get("late") else ""])  # as the LMS marked it
     return _rows_csv(CLASS_COLUMNS, rows)
 
 

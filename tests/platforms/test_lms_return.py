@@ -1,18 +1,38 @@
-"""What goes back to a course after grading: an LMS download graded without --lms refused, and
-one total per student, rounded once, whatever the platform."""
+"""What goes back to a course after grading: an LMS download graded without --lms refused, one
+total per student rounded once whatever the platform, and each student's feedback zipped so that
+Canvas's "Re-Upload Submissions" and Moodle's "Upload multiple feedback files in a zip" attach it
+to that student (read by ports of the LMSs' own parsers: canvas_importer.py, moodle_importer.py).
+"""
 
 from __future__ import annotations
 
 import copy
+import csv
+import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
+import canvas_importer
+import moodle_importer
 import pytest
-from lms_archives import CANVAS_FILES, SOLUTION, canvas_export, moodle_export, write_zip
+from lms_archives import (
+    BUGGY,
+    CANVAS_FILES,
+    SOLUTION,
+    STUB,
+    canvas_export,
+    moodle_export,
+    notebook,
+    write_zip,
+    zipped,
+)
 
 from grader.intake import lms
 from grader.platforms import gradescope
@@ -105,3 +125,168 @@ def test_every_platform_gives_the_total_rounded_once(passed: int, total: int, po
     export = header + f"    Points Possible,,,,,{points}\n\"Doe, Jane\",1001,S1,jd,A,\n"
     filled = fill_in.fill(export.encode(), "e.csv", [doc], "lab01_graph", None, "4321").text
     assert filled.splitlines()[-1].rsplit(",", 1)[1] == expected, filled
+
+
+# --- feedback back into the LMS ----------------------------------------------------------------
+
+SYNTAX_ERROR = SOLUTION + b"\ndef broken(:\n"
+
+
+@dataclass(frozen=True)
+class CanvasStudent:
+    """One student of a generated Canvas download: what "Download Submissions" names their
+    files (content_zipper.rb: sortable name lower-cased, non-word characters dropped), the
+    attachments of their current attempt, and any older attempt's."""
+
+    sortable: str
+    user: int
+    files: dict[int, tuple[str, bytes]]          # attachment id -> (display name, content)
+    late: bool = False
+    earlier: tuple[int, ...] = ()               # attachments of an older attempt (not zipped)
+
+    def entries(self) -> dict[str, bytes]:
+        """The download's entries of this student."""
+        prefix = re.sub(r"[^\w]", "", self.sortable, flags=re.UNICODE).lower()
+        late = "_LATE" if self.late else ""
+        return {f"{prefix}{late}_{self.user}_{attachment}_{display}": content
+                for attachment, (display, content) in self.files.items()}
+
+
+def canvas_class() -> list[CanvasStudent]:
+    """17 students: accents, an apostrophe, a sortable name with digits, late ones, a second
+    attempt (Canvas renamed its file value-1.py and zips only it), two files in one attempt, a
+    notebook, a zip, a name with spaces, a syntax error, an empty file, the stub, a bug."""
+    students = [
+        CanvasStudent("Silva, Julia", 3001, {8001: ("value.py", SOLUTION)}, late=True),
+        CanvasStudent("Núñez, José", 3002, {8002: ("value.py", BUGGY)}),
+        CanvasStudent("O'Brien, Ana María", 3003, {8013: ("value-1.py", SOLUTION)},
+                      earlier=(8003,)),
+        CanvasStudent("Ørsted, Ída", 3004, {8004: ("my value.py", SOLUTION)}, late=True),
+        CanvasStudent("Lee, Ann", 3005, {8005: ("value.py", SYNTAX_ERROR)}),
+        CanvasStudent("Kim, Min", 3006, {8006: ("value.py", b"")}),
+        CanvasStudent("Wu, Li", 3007, {8007: ("value.py", STUB)}),
+        CanvasStudent("Smith 2nd, Bob", 3008, {8008: ("lab01.zip",
+                                                      zipped({"lab01_graph/value.py": SOLUTION}))}),
+        CanvasStudent("García, Lucía", 3009, {8009: ("lab01_graph.ipynb", notebook(SOLUTION))}),
+        CanvasStudent("Ngo, Tam", 3010, {8010: ("value.py", SOLUTION),
+                                        8011: ("value-1.py", SOLUTION)}),
+    ]
+    students += [CanvasStudent(f"Student{chr(65 + i)}, Test", 3011 + i,
+                               {8020 + i: ("value.py", BUGGY if i % 2 else SOLUTION)})
+                 for i in range(7)]
+    return students
+
+
+def canvas_download(folder: Path, students: list[CanvasStudent]) -> Path:
+    """The zip "Download Submissions" gives, with a text entry only student and macOS litter."""
+    files: dict[str, bytes] = {}
+    for student in students:
+        files.update(student.entries())
+    files["parkjo_3099_text.html"] = b"<p>on paper</p>"
+    folder.mkdir(parents=True, exist_ok=True)
+    return write_zip(folder / "submissions.zip", files)
+
+
+def test_a_canvas_download_goes_back_as_canvas_re_upload_reads_it(tmp_path: Path) -> None:
+    """17 students graded with --lms canvas: OUT/canvas_feedback.zip, read by the port of
+    canvas-lms app/models/assignment.rb `generate_comments_from_files` /
+    `infer_comment_context_from_filename` (tests/platforms/canvas_importer.py), attaches to each
+    student's submission exactly their own feedback.html, and ignores no file; the text-entry
+    student (no attachment to match) is named on the terminal; the late ones are said."""
+    students = canvas_class()
+    export = canvas_download(tmp_path / "in", students)
+    out = tmp_path / "out"
+    result = grader("grade", "lab01_graph", export, "--lms", "canvas", "--out", out,
+                    "--workers", "2", "--canvas-column", "Lab 01 (4321)", "--points", "10")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "canvas_gradebook.csv" in result.stdout and "canvas_feedback.zip" in result.stdout
+    assert "parkjo_3099" in result.stderr, result.stderr  # nothing of theirs can be attached
+    assert "2 submissions were marked late" in result.stdout, result.stdout
+    reports = {json.loads(p.read_text(encoding="utf-8"))["submission"]["student_id"]: p.parent
+               for p in out.glob("*/scores.json")}
+    assert len(reports) == len(students) + 1
+    assignment = canvas_importer.CanvasAssignment(
+        {s.user: set(s.files) for s in students},
+        {attachment: display for s in students for attachment, (display, _) in s.files.items()}
+        | {old: "value.py" for s in students for old in s.earlier})
+    zipped_feedback = (out / "canvas_feedback.zip").read_bytes()
+    comments, ignored = canvas_importer.generate_comments_from_files(zipped_feedback, assignment)
+    assert ignored == []
+    assert sorted(comments) == sorted(s.user for s in students)
+    with zipfile.ZipFile(io.BytesIO(zipped_feedback)) as bundle:
+        for student in students:
+            [entry] = comments[student.user]
+            assert bundle.read(entry) == (reports[str(student.user)] / "feedback.html").read_bytes()
+    rows = {row["student_id"]: row for row in csv.DictReader(
+        io.StringIO((out / "class.csv").read_text(encoding="utf-8")))}
+    assert {k for k, row in rows.items() if row["late"] == "yes"} == {"3001", "3004"}
+
+
+def test_the_canvas_oracle_ignores_what_canvas_would_ignore() -> None:
+    """The port's own rule, on names Canvas's parser reads otherwise: an older attempt's
+    attachment, a digit-only token before the ids, macOS litter, an anonymous download."""
+    assignment = canvas_importer.CanvasAssignment({3003: {8013}}, {8013: "value-1.py",
+                                                                    8003: "value.py"})
+    read = canvas_importer.infer_comment_context_from_filename
+    assert read("obrienanamaria_3003_8013_feedback.html", assignment) is not None
+    assert read("obrienanamaria_3003_8003_feedback.html", assignment) is None  # older attempt
+    assert read("smith_2_3003_8013_feedback.html", assignment) is None  # 2 read as the user
+    assert read("__MACOSX/._obrien_3003_8013_feedback.html", assignment) is None
+    assert read("anon_x7Hq2_8013_feedback.html", assignment) is None
+    assert read("obrien_3003_8013_link.html", assignment) is None
+
+
+MOODLE_STUDENTS = [
+    ("Ana María Pérez", "400001", {"value.py": SOLUTION}),
+    ("José Núñez", "400002", {"value.py": BUGGY}),
+    ("Ída Ørsted", "400003", {"lab01_graph/value.py": SOLUTION}),
+    ("Jean-Luc O'Neil", "400004", {"value.py": SYNTAX_ERROR}),
+    ("Min Kim", "400005", {"value.py": b""}),
+    ("Li Wu", "400006", {"lab01_graph.ipynb": notebook(SOLUTION)}),
+    # a second attempt: Moodle's download holds only the latest files
+    ("Tam Ngo", "400007", {"value.py": SOLUTION, "feedback.html": b"<p>my notes</p>"}),
+    *[(f"Student {chr(65 + i)} Test", str(400010 + i), {"value.py": BUGGY if i % 3 else SOLUTION})
+      for i in range(9)],
+]
+
+
+def test_a_moodle_download_goes_back_as_moodles_feedback_import_reads_it(tmp_path: Path) -> None:
+    """16 participants (Moodle 4.1+ folders) graded with --lms moodle: OUT/moodle_feedback.zip,
+    read by the port of mod/assign/feedback/file/importziplib.php `is_valid_filename_for_import`
+    and `import_zip_files` (tests/platforms/moodle_importer.py), gives each participant exactly
+    their own feedback.html as a feedback file (even Tam, who handed in a file of that name)."""
+    files = {f"{name}_{participant}_assignsubmission_file/{path}": content
+             for name, participant, held in MOODLE_STUDENTS for path, content in held.items()}
+    export = write_zip(tmp_path / "CS101-Lab 01-12345.zip", files)
+    out = tmp_path / "out"
+    result = grader("grade", "lab01_graph", export, "--lms", "moodle", "--out", out,
+                    "--workers", "2", "--points", "10", "--lang", "es")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "moodle_worksheet.csv" in result.stdout and "moodle_feedback.zip" in result.stdout
+    reports = {json.loads(p.read_text(encoding="utf-8"))["submission"]["student_id"]: p.parent
+               for p in out.glob("*/scores.json")}
+    participants = {int(p): 9000 + i for i, (_, p, _) in enumerate(MOODLE_STUDENTS)}
+    submitted = {participants[int(p)]: {path.rsplit("/", 1)[-1]: c for path, c in held.items()}
+                 for _, p, held in MOODLE_STUDENTS}
+    plugins = {("assignsubmission", "file"), ("assignsubmission", "onlinetext"),
+               ("assignfeedback", "file"), ("assignfeedback", "comments")}
+    imported = moodle_importer.import_zip_files((out / "moodle_feedback.zip").read_bytes(),
+                                                participants, plugins, submitted)
+    assert sorted(imported) == sorted(participants.values())
+    for _, participant, _ in MOODLE_STUDENTS:
+        assert imported[participants[int(participant)]] == {
+            "feedback.html": (reports[participant] / "feedback.html").read_bytes()}
+
+
+def test_the_moodle_oracle_reads_names_as_moodle_does() -> None:
+    """The port's own rule: both folder forms and the flat form match; an underscore in the full
+    name shifts the pieces (no match); hidden files and unknown participants are skipped."""
+    participants, plugins = {12: 7}, {("assignsubmission", "file")}
+    read = moodle_importer.is_valid_filename_for_import
+    assert read("Ana Pérez_12_assignsubmission_file/feedback.html", participants, plugins) == (
+        7, ("assignsubmission", "file"), "/feedback.html")
+    assert read("Ana Pérez_12_assignsubmission_file_/f.html", participants, plugins)[2] == "/f.html"
+    assert read("Ana Pérez_12_assignsubmission_file_f.html", participants, plugins)[2] == "f.html"
+    assert read("Ana_Pérez_12_assignsubmission_file/f.html", participants, plugins) is None
+    assert read("Ana Pérez_12_assignsubmission_file/.f.html", participants, plugins) is None
+    assert read("Ana Pérez_13_assignsubmission_file/f.html", participants, plugins) is None

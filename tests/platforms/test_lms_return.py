@@ -290,3 +290,47 @@ def test_the_moodle_oracle_reads_names_as_moodle_does() -> None:
     assert read("Ana_Pérez_12_assignsubmission_file/f.html", participants, plugins) is None
     assert read("Ana Pérez_12_assignsubmission_file/.f.html", participants, plugins) is None
     assert read("Ana Pérez_13_assignsubmission_file/f.html", participants, plugins) is None
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_a_late_submission_is_marked_on_the_dashboard_and_in_class_csv(lang: str) -> None:
+    """The dashboard's row of a submission the LMS marked late carries the mark, in the
+    dashboard's language; an on-time one does not; class.csv says `yes` in its late column."""
+    from html.parser import HTMLParser
+
+    from grader.results.gradebook import class_csv
+    from grader.results.i18n import Catalogue
+    from grader.results.render import render_dashboard
+
+    base = json.loads((ROOT / "tests" / "data" / "score_mixed.json").read_text(encoding="utf-8"))
+    late, on_time = copy.deepcopy(base), copy.deepcopy(base)
+    late["submission"].update(id="silvajulia_3001", late=True)
+    on_time["submission"].update(id="nunezjose_3002")
+    page = render_dashboard([late, on_time], lang)
+
+    class Rows(HTMLParser):
+        """Each table row's text, and which rows hold a `late` mark."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.rows: list[list[str]] = []
+            self.marked: set[int] = set()
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if tag == "tr":
+                self.rows.append([])
+            if tag == "span" and ("class", "late") in attrs:
+                self.marked.add(len(self.rows) - 1)
+
+        def handle_data(self, data: str) -> None:
+            if self.rows:
+                self.rows[-1].append(data)
+
+    parser = Rows()
+    parser.feed(page)
+    marked = {"".join(parser.rows[i]) for i in parser.marked}
+    word = Catalogue.load(lang).text("platforms.dashboard.late")
+    assert len(marked) == 1 and "silvajulia_3001" in marked.pop() and word in page
+    late_column = {row["submission"]: row["late"]
+                   for row in csv.DictReader(io.StringIO(class_csv([late, on_time])))}
+    assert late_column == {"silvajulia_3001": "yes", "nunezjose_3002": ""}

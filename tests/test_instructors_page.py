@@ -59,6 +59,7 @@ def test_the_page_has_the_course_in_order() -> None:
     assert firsts == sorted(firsts), commands
 
 
+@pytest.mark.slow  # five gradings of a class (about 30 s): `make test`, not `make test-fast`
 @pytest.mark.skipif(not (ROOT / ".venv" / "bin" / "python").exists(), reason="no .venv: make venv")
 def test_every_command_of_the_instructors_page_runs_as_written(tmp_path: Path) -> None:
     commands = shell_commands(PAGE.read_text(encoding="utf-8"))

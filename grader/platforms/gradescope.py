@@ -37,10 +37,11 @@ from typing import Any
 from grader import __version__
 from grader.common.labs import Lab, get_lab
 from grader.common.shutdown import finish
-from grader.platforms.scaling import rounded_total, scaled_maxima, scaled_score, valid_total
+from grader.platforms.scaling import scaled_maxima, scaled_score, valid_total
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import attempt_notes, localise_document, problem_notice, problem_where
 from grader.results.render import json_text, pitfall_notes, render_template, report_texts
+from grader.results.rounding import rounded_total
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 DEFAULT_HIDDEN_VISIBILITY = "after_published"

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 
-QUANTUM = Decimal("0.01")
+from grader.results.rounding import QUANTUM
 
 
 def valid_total(total: float) -> bool:
@@ -46,14 +46,3 @@ def scaled_score(score: float, maximum: float, scaled_maximum: Decimal) -> Decim
         return scaled_maximum
     share = Decimal(str(score)) / Decimal(str(maximum)) * scaled_maximum
     return min(share.quantize(QUANTUM, rounding=ROUND_HALF_EVEN), scaled_maximum)
-
-
-def rounded_total(score: float, maximum: float, points: float) -> Decimal:
-    """A score out of `maximum` as points out of `points`, rounded once to hundredths (half to
-    even, from the exact share): the one rounding of a total, wherever a platform shows it."""
-    if maximum <= 0 or score <= 0:
-        return Decimal(0)
-    exact = Fraction(str(score)) / Fraction(str(maximum)) * Fraction(str(points))
-    return (Decimal(exact.numerator) / Decimal(exact.denominator)).quantize(
-        QUANTUM, rounding=ROUND_HALF_EVEN)
-

@@ -29,11 +29,11 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from grader.platforms.scaling import rounded_total
 from grader.results.i18n import Catalogue, format_number
 from grader.results.messages import localise_document
 from grader.results.moodle_strings import MOODLE_STRINGS
 from grader.results.render import render_template
+from grader.results.rounding import rounded_total
 
 CLASS_COLUMNS = ("submission", "student_id", "name", "lab", "status", "score", "max_score",
                  "pitfalls", "reason", "late")
@@ -57,7 +57,7 @@ def one_line(text: str) -> str:
 
 def scaled(doc: Mapping[str, Any], out_of: float) -> float:
     """The document's score as points out of `out_of`, to two decimals (what both LMSs show),
-    rounded once as every platform rounds it (grader.platforms.scaling.rounded_total)."""
+    rounded once as every platform rounds it (grader.results.rounding.rounded_total)."""
     return float(rounded_total(doc["score"], doc["max_score"], out_of))
 
 

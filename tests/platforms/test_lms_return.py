@@ -187,6 +187,7 @@ def canvas_download(folder: Path, students: list[CanvasStudent]) -> Path:
     return write_zip(folder / "submissions.zip", files)
 
 
+@pytest.mark.slow  # a class graded through the command line
 def test_a_canvas_download_goes_back_as_canvas_re_upload_reads_it(tmp_path: Path) -> None:
     """17 students graded with --lms canvas: OUT/canvas_feedback.zip, read by the port of
     canvas-lms app/models/assignment.rb `generate_comments_from_files` /
@@ -250,6 +251,7 @@ MOODLE_STUDENTS = [
 ]
 
 
+@pytest.mark.slow  # a class graded through the command line
 def test_a_moodle_download_goes_back_as_moodles_feedback_import_reads_it(tmp_path: Path) -> None:
     """16 participants (Moodle 4.1+ folders) graded with --lms moodle: OUT/moodle_feedback.zip,
     read by the port of mod/assign/feedback/file/importziplib.php `is_valid_filename_for_import`

@@ -187,6 +187,19 @@ def canvas_download(folder: Path, students: list[CanvasStudent]) -> Path:
     return write_zip(folder / "submissions.zip", files)
 
 
+def graded_download(export: Path, kind: str, out: Path, *options: str
+                    ) -> tuple[subprocess.CompletedProcess[str], dict[str, Path]]:
+    """`grade --lms KIND` out of 10 points, which must finish and name the gradebook file and
+    the feedback zip; the run and its report folders by the LMS's student id."""
+    result = grader("grade", "lab01_graph", export, "--lms", kind, "--out", out,
+                    "--workers", "2", "--points", "10", *options)
+    assert result.returncode == 0, result.stderr[-3000:]
+    gradebook = {"canvas": "canvas_gradebook.csv", "moodle": "moodle_worksheet.csv"}[kind]
+    assert gradebook in result.stdout and f"{kind}_feedback.zip" in result.stdout, result.stdout
+    return result, {json.loads(p.read_text(encoding="utf-8"))["submission"]["student_id"]:
+                    p.parent for p in out.glob("*/scores.json")}
+
+
 @pytest.mark.slow  # a class graded through the command line
 def test_a_canvas_download_goes_back_as_canvas_re_upload_reads_it(tmp_path: Path) -> None:
     """17 students graded with --lms canvas: OUT/canvas_feedback.zip, read by the port of
@@ -197,14 +210,9 @@ def test_a_canvas_download_goes_back_as_canvas_re_upload_reads_it(tmp_path: Path
     students = canvas_class()
     export = canvas_download(tmp_path / "in", students)
     out = tmp_path / "out"
-    result = grader("grade", "lab01_graph", export, "--lms", "canvas", "--out", out,
-                    "--workers", "2", "--canvas-column", "Lab 01 (4321)", "--points", "10")
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert "canvas_gradebook.csv" in result.stdout and "canvas_feedback.zip" in result.stdout
+    result, reports = graded_download(export, "canvas", out, "--canvas-column", "Lab 01 (4321)")
     assert "parkjo_3099" in result.stderr, result.stderr  # nothing of theirs can be attached
     assert "2 submissions were marked late" in result.stdout, result.stdout
-    reports = {json.loads(p.read_text(encoding="utf-8"))["submission"]["student_id"]: p.parent
-               for p in out.glob("*/scores.json")}
     assert len(reports) == len(students) + 1
     assignment = canvas_importer.CanvasAssignment(
         {s.user: set(s.files) for s in students},
@@ -261,12 +269,7 @@ def test_a_moodle_download_goes_back_as_moodles_feedback_import_reads_it(tmp_pat
              for name, participant, held in MOODLE_STUDENTS for path, content in held.items()}
     export = write_zip(tmp_path / "CS101-Lab 01-12345.zip", files)
     out = tmp_path / "out"
-    result = grader("grade", "lab01_graph", export, "--lms", "moodle", "--out", out,
-                    "--workers", "2", "--points", "10", "--lang", "es")
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert "moodle_worksheet.csv" in result.stdout and "moodle_feedback.zip" in result.stdout
-    reports = {json.loads(p.read_text(encoding="utf-8"))["submission"]["student_id"]: p.parent
-               for p in out.glob("*/scores.json")}
+    _, reports = graded_download(export, "moodle", out, "--lang", "es")
     participants = {int(p): 9000 + i for i, (_, p, _) in enumerate(MOODLE_STUDENTS)}
     submitted = {participants[int(p)]: {path.rsplit("/", 1)[-1]: c for path, c in held.items()}
                  for _, p, held in MOODLE_STUDENTS}

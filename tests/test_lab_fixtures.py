@@ -443,12 +443,13 @@ def test_a_gradescope_student_sees_every_load_problem(
 
     from grader.platforms import gradescope
     from grader.results.i18n import LANGUAGES, Catalogue
+    from grader.results.messages import localise_document
 
     run = graded(folder)
     unseen = []
     for name, doc in {**run.fixtures, "solution": run.solution, "stub": run.stub}.items():
         for lang in LANGUAGES:
-            found = gradescope.results({**doc, "lang": lang})
+            found = gradescope.results(localise_document(doc, Catalogue.load(lang)))
             seen = gradescope_oracle.student_view(found, after_due_date=False, published=False)
             heading = Catalogue.load(lang).text("ui.problem_heading")
             pointed = Catalogue.load(lang).text("details.submission-problem.text")

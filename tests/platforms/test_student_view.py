@@ -26,7 +26,8 @@ from grader.common.labs import LABS, Lab
 from grader.grading.batch import BatchOptions, grade_class
 from grader.grading.shard import GradingPlan, suites_for
 from grader.platforms import gradescope, prairielearn
-from grader.results.i18n import LANGUAGES
+from grader.results.i18n import LANGUAGES, Catalogue
+from grader.results.messages import localise_document
 
 MISSING_MODULE = "minigrad_no_such_module"
 # kind -> (the lab file's new text from its reference text, the error a student must read)
@@ -44,6 +45,11 @@ MD_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
 def as_read(markdown: str) -> str:
     """Markdown source as its reader shows the words (escapes and entities undone)."""
     return MD_ESCAPE.sub(r"\1", markdown).replace("&amp;", "&")
+
+
+def in_language(doc: dict[str, Any], lang: str) -> dict[str, Any]:
+    """The document as the grader writes it for a student of `lang` (every text said again)."""
+    return localise_document(doc, Catalogue.load(lang))
 
 
 def error_line(text: str, kind: str) -> int | None:
@@ -95,23 +101,25 @@ def expected_words(case: dict[str, Any], lab: Lab, kind: str) -> list[str]:
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-@pytest.mark.parametrize("hidden_visibility", gradescope.VISIBILITIES)
+@pytest.mark.parametrize("hidden_visibility", ["after_published", "after_due_date"])
 @pytest.mark.parametrize(("lab", "kind"), CASES)
 def test_a_gradescope_student_reads_why_the_code_did_not_load(
         broken: dict[tuple[str, str], dict[str, Any]], lab: str, kind: str, lang: str,
         hidden_visibility: str) -> None:
-    """At every moment (before the due date, after it, after publication), whatever the hidden
-    checks' visibility, the text Gradescope shows the student names the file, the error and its
-    line, under the problem's heading in the student's language."""
+    """At every moment (before the due date, after it, after publication), with the hidden
+    checks shown after publication (the default) or after the due date, the text Gradescope
+    shows the student names the file, the error and its line, under the problem's heading, in
+    the student's language."""
     case = broken[lab, kind]
-    doc = {**case["doc"], "lang": lang}
+    doc = in_language(case["doc"], lang)
     assert doc["problem"], f"{lab} {kind}: the grader saw no load problem"
     found = json.loads(json.dumps(gradescope.results(doc, hidden_visibility)))
     heading = {"en": "could not be loaded", "es": "no se pudo cargar"}[lang]
+    said = {"en": "could not be imported", "es": "No se pudo importar"}[lang]
     for moment, (after_due_date, published) in MOMENTS.items():
         seen = as_read(gradescope_oracle.student_view(found, after_due_date=after_due_date,
                                                       published=published))
-        for word in [heading, *expected_words(case, LABS[lab], kind)]:
+        for word in [heading, said, *expected_words(case, LABS[lab], kind)]:
             assert word in seen, f"{lab} {kind} {lang} {moment}: {word!r} not shown:\n{seen}"
         line = error_line(case["text"], kind)
         if line:  # the line, as the student's language writes it
@@ -127,13 +135,14 @@ def test_a_prairielearn_student_reads_why_the_code_did_not_load(
     line; code that does not compile is not gradable (the attempt is not charged), code that
     compiles and fails on import is graded 0."""
     case = broken[lab, kind]
-    found = prairielearn.results({**case["doc"], "lang": lang})
+    found = prairielearn.results(in_language(case["doc"], lang))
     grading = prairielearn_oracle.grade(json.dumps(found).encode("utf-8"))
     assert grading.gradable is (kind != "syntax")
     if grading.gradable:
         assert grading.score == 0
     message = found["message"]
-    for word in expected_words(case, LABS[lab], kind):
+    said = {"en": "could not be imported", "es": "No se pudo importar"}[lang]
+    for word in [said, *expected_words(case, LABS[lab], kind)]:
         assert word in message, f"{lab} {kind} {lang}: {word!r} not in the message {message!r}"
     assert message in prairielearn_oracle.student_strings(found)
 

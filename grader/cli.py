@@ -112,17 +112,13 @@ def _shard(text: str | None) -> tuple[int, int] | None:
     return int(index), int(count)
 
 
-def _class_members(kind: str, export: Path, scratch: Path, lang: str) -> list[lms.ClassMember]:
-    """The students of an LMS export, as the LMS names them."""
+def _class_submissions(kind: str, export: Path, scratch: Path, lang: str) -> list[Submission]:
+    """The submissions of an LMS export, each carrying what the LMS says of its student."""
     try:
-        return lms.read_export(kind, export, scratch)
+        members = lms.read_export(kind, export, scratch)
     except lms.ExportError as exc:
         reason = Catalogue.load(lang).text(f"cli.errors.lms.{exc.key}", **exc.params)
         raise UsageError("lms_export", reason=reason) from None
-
-
-def _class_submissions(members: Sequence[lms.ClassMember]) -> list[Submission]:
-    """The submissions of an LMS export, each carrying what the LMS says of its student."""
     return [Submission(m.submission_id, m.source, {
         "student_id": m.student_id, "name": m.name, "lms": m.lms, "late": m.late,
         "duplicates": list(m.duplicates), "label": m.label}) for m in members]
@@ -184,6 +180,14 @@ def _say_gradebook_absent(args: argparse.Namespace, out_dir: Path) -> None:
         say("cli.gradebook_absent", args.lang, count=str(len(missing)), students=", ".join(missing))
 
 
+def _say_what_goes_back(out_dir: Path, lang: str) -> None:
+    """The closing lines (late submissions, the files to upload to the LMS), from every report
+    in the folder; writes the LMS's feedback zip."""
+    from grader.results.lms_summary import say_what_goes_back  # class files: not `check`
+
+    say_what_goes_back(out_dir, read_reports(out_dir), lang)
+
+
 def cmd_grade(args: argparse.Namespace) -> int:
     """Hidden and public checks on every submission; reports per submission and class files."""
     lab = _lab(args.lab)
@@ -232,8 +236,11 @@ def cmd_grade(args: argparse.Namespace) -> int:
                            gradebook=Path(args.gradebook) if args.gradebook else None)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="minigrad-export-") as scratch:
-        members = _class_members(args.lms, paths[0], Path(scratch), args.lang) if args.lms else []
-        items: list[Path | Submission] = [*_class_submissions(members)] if args.lms else [*paths]
+        if args.lms:
+            items: list[Path | Submission] = [
+                *_class_submissions(args.lms, paths[0], Path(scratch), args.lang)]
+        else:
+            items = [*paths]
         if not seed:  # after every usage check: a usage error stays one line
             say("cli.seed_warning", args.lang)
         display = progress_display(args.lang)
@@ -255,9 +262,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - started
     print_summary(docs, args.lang)
     _say_gradebook_absent(args, out_dir)
-    from grader.results.lms_summary import say_what_goes_back  # class files, not `check`
-
-    say_what_goes_back(out_dir, args.lms, members, docs, args.lang)
+    _say_what_goes_back(out_dir, args.lang)
     say("cli.finished", args.lang, stream=sys.stdout, count=str(len(docs)),
         seconds=format_number(round(elapsed, 2), args.lang), out=str(out_dir), csv=str(out_dir / "class.csv"),
         dashboard=str(out_dir / "dashboard.html"))
@@ -309,6 +314,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if merged.missing:
         say("cli.merged_partial", args.lang, count=str(len(merged.missing)),
             students=", ".join(merged.missing))
+    _say_what_goes_back(out_dir, args.lang)
     say("cli.merged", args.lang, stream=sys.stdout, count=str(len(docs)),
         folders=str(len(folders)), out=str(out_dir), csv=str(out_dir / "class.csv"),
         dashboard=str(out_dir / "dashboard.html"))

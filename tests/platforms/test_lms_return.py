@@ -201,16 +201,28 @@ def graded_download(export: Path, kind: str, out: Path, *options: str
 
 
 @pytest.mark.slow  # a class graded through the command line
-def test_a_canvas_download_goes_back_as_canvas_re_upload_reads_it(tmp_path: Path) -> None:
-    """17 students graded with --lms canvas: OUT/canvas_feedback.zip, read by the port of
-    canvas-lms app/models/assignment.rb `generate_comments_from_files` /
-    `infer_comment_context_from_filename` (tests/platforms/canvas_importer.py), attaches to each
-    student's submission exactly their own feedback.html, and ignores no file; the text-entry
-    student (no attachment to match) is named on the terminal; the late ones are said."""
+@pytest.mark.parametrize("how", ["one run", "two shards merged"])
+def test_a_canvas_download_goes_back_as_canvas_re_upload_reads_it(tmp_path: Path,
+                                                                   how: str) -> None:
+    """17 students graded with --lms canvas (in one run, or in two shards joined by `merge`):
+    OUT/canvas_feedback.zip, read by the port of canvas-lms app/models/assignment.rb
+    `generate_comments_from_files` / `infer_comment_context_from_filename`
+    (tests/platforms/canvas_importer.py), attaches to each student's submission exactly their
+    own feedback.html, and ignores no file; the text-entry student (no attachment to match) is
+    named on the terminal; the late ones are said."""
     students = canvas_class()
     export = canvas_download(tmp_path / "in", students)
     out = tmp_path / "out"
-    result, reports = graded_download(export, "canvas", out, "--canvas-column", "Lab 01 (4321)")
+    column = ("--canvas-column", "Lab 01 (4321)")
+    if how == "one run":
+        result, reports = graded_download(export, "canvas", out, *column)
+    else:
+        for shard in ("1/2", "2/2"):
+            graded_download(export, "canvas", tmp_path / shard[0], *column, "--shard", shard)
+        result = grader("merge", tmp_path / "1", tmp_path / "2", "--out", out)
+        assert result.returncode == 0 and "canvas_feedback.zip" in result.stdout, result
+        reports = {json.loads(p.read_text(encoding="utf-8"))["submission"]["student_id"]:
+                   p.parent for p in out.glob("*/scores.json")}
     assert "parkjo_3099" in result.stderr, result.stderr  # nothing of theirs can be attached
     assert "2 submissions were marked late" in result.stdout, result.stdout
     assert len(reports) == len(students) + 1

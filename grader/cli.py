@@ -125,9 +125,17 @@ def _class_submissions(kind: str, export: Path, scratch: Path, lang: str) -> lis
 
 
 def _refuse_classes(lab: Lab, paths: Sequence[Path]) -> None:
-    """A folder that holds a class is not one submission: say how to grade it."""
+    """A folder that holds a class is not one submission, nor is each file of an LMS download
+    one student: say how to grade it (refused, not warned: graded anyway, a student's attempt
+    would be split into several "students" and their grades into several rows)."""
+    kind = lms.download_naming(paths)
+    if kind is not None:
+        what = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1})"
+        raise UsageError("looks_like_lms_download", what=what, kind=kind)
     for path in paths:
         kind = lms.guess_class(path, lab)
+        if kind in ("canvas", "moodle"):
+            raise UsageError("looks_like_lms_download", what=str(path), kind=kind)
         if kind is not None:
             raise UsageError("looks_like_class", path=str(path), kind=kind)
 
@@ -170,6 +178,14 @@ def _say_gradebook_absent(args: argparse.Namespace, out_dir: Path) -> None:
     missing = fill_in.absent(path.read_bytes(), path.name, read_reports(out_dir))
     if missing:
         say("cli.gradebook_absent", args.lang, count=str(len(missing)), students=", ".join(missing))
+
+
+def _say_what_goes_back(out_dir: Path, lang: str) -> None:
+    """The closing lines (late submissions, the files to upload to the LMS), from every report
+    in the folder; writes the LMS's feedback zip."""
+    from grader.results.lms_summary import say_what_goes_back  # class files: not `check`
+
+    say_what_goes_back(out_dir, read_reports(out_dir), lang)
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -248,6 +264,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - started
     print_summary(docs, args.lang)
     _say_gradebook_absent(args, out_dir)
+    _say_what_goes_back(out_dir, args.lang)
     say("cli.finished", args.lang, stream=sys.stdout, count=str(len(docs)),
         seconds=format_number(round(elapsed, 2), args.lang), out=str(out_dir), csv=str(out_dir / "class.csv"),
         dashboard=str(out_dir / "dashboard.html"))
@@ -299,6 +316,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if merged.missing:
         say("cli.merged_partial", args.lang, count=str(len(merged.missing)),
             students=", ".join(merged.missing))
+    _say_what_goes_back(out_dir, args.lang)
     say("cli.merged", args.lang, stream=sys.stdout, count=str(len(docs)),
         folders=str(len(folders)), out=str(out_dir), csv=str(out_dir / "class.csv"),
         dashboard=str(out_dir / "dashboard.html"))

@@ -428,3 +428,34 @@ def test_a_failed_checks_title_names_the_graph_it_built(
             if missing:
                 unnamed[check["id"]] = (expression, missing)
     assert unnamed == {}, f"{folder}: titles that do not name the graph the check built: {unnamed}"
+
+
+@pytest.mark.parametrize("folder", LAB_FOLDERS)
+def test_a_gradescope_student_sees_every_load_problem(
+    graded: Callable[[str], LabRun], folder: str
+) -> None:
+    """Every document of the class (fixtures, solution, stub) as Gradescope shows it to the
+    student before the due date (gradescope_oracle.student_view, specs.md's visibility rules),
+    in both languages: a document whose code could not be loaded shows its problem; no visible
+    test points to a problem "at the top" that the top-level output does not hold.
+    tests/platforms/test_student_view.py makes and reads the load errors themselves."""
+    from platforms import gradescope_oracle
+
+    from grader.platforms import gradescope
+    from grader.results.i18n import LANGUAGES, Catalogue
+    from grader.results.messages import localise_document
+
+    run = graded(folder)
+    unseen = []
+    for name, doc in {**run.fixtures, "solution": run.solution, "stub": run.stub}.items():
+        for lang in LANGUAGES:
+            found = gradescope.results(localise_document(doc, Catalogue.load(lang)))
+            seen = gradescope_oracle.student_view(found, after_due_date=False, published=False)
+            heading = Catalogue.load(lang).text("ui.problem_heading")
+            pointed = Catalogue.load(lang).text("details.submission-problem.text")
+            problem = doc.get("problem")
+            if (problem or pointed in seen) and heading not in found["output"]:
+                unseen.append(f"{name} ({lang})")
+            if problem and problem["params"].get("type", "") not in found["output"]:
+                unseen.append(f"{name} ({lang}): {problem['params']}")
+    assert unseen == [], f"{folder}: a load problem a Gradescope student cannot see: {unseen}"

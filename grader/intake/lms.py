@@ -358,6 +358,24 @@ def guess_class(path: Path, lab: Lab) -> str | None:
     return "folders" if len(students) >= 2 else None
 
 
+def download_naming(paths: Sequence[Path]) -> str | None:
+    """The LMS ("canvas", "moodle") whose download naming at least two of the given entries
+    follow (the paths themselves, or the top entries of one zip given alone), or None. Graded
+    one by one, such entries would split a student's attempt into several "students"."""
+    if len(paths) == 1 and paths[0].is_file() and zipfile.is_zipfile(paths[0]):
+        try:
+            names = {PurePosixPath(m.path).parts[0] for m in archive.members(paths[0])}
+        except archive.ArchiveError:
+            return None  # read as a submission, which says what is wrong with the zip
+    else:
+        names = {path.name for path in paths}
+    if sum(1 for name in names if MOODLE_ENTRY.match(name)) >= 2:
+        return "moodle"
+    if sum(1 for name in names if CANVAS_FILE.match(name) or CANVAS_TEXT.match(name)) >= 2:
+        return "canvas"
+    return None
+
+
 def _holds_lab_file(folder: Path, lab: Lab) -> bool:
     return any(next(folder.rglob(name), None) is not None for name in lab.files) or (
         next(folder.rglob("*.ipynb"), None) is not None)

@@ -8,10 +8,15 @@ with the student's files in /autograder/submission and must write
 /autograder/results/results.json (`score`, `execution_time`, `output` and `output_format`,
 `tests[]` with `name`, `score`, `max_score`, `status` passed/failed, `output`, `visibility`,
 `stdout_visibility`, `extra_data`). /autograder/submission_metadata.json names the submission and
-its users (docs/submission_metadata.md): the report names them. Tests that are not visible keep
+its users (docs/submission_metadata.md): the report names them. Why a submission's code could not
+be loaded (the document's problem: the error, its file and line, what to do) is in the top-level
+output, which a student sees at once, before and after grades are published. Tests that are not visible keep
 the total score from students until grades are published, so the top-level output never describes
-them. With `points`, every check is scaled (grader.platforms.scaling) so that the tests' scores
-and maxima add up to the assignment's points, as Gradescope adds them.
+them. With `points`, every check is scaled (grader.platforms.scaling) so that the tests' maxima add up
+to the assignment's points, as Gradescope adds them; the top-level `score`, which Gradescope
+records ("overrides total of tests"), is the total rounded once, as the gradebooks round it
+(`rounded_total`), not the sum of the checks' rounded scores (98/119 out of 10 is 8.24
+everywhere, where the rounded checks add up to 8.26).
 
 `python -m grader.platforms.gradescope --root ROOT --config FILE` is what `run_autograder` runs.
 """
@@ -34,8 +39,9 @@ from grader.common.labs import Lab, get_lab
 from grader.common.shutdown import finish
 from grader.platforms.scaling import scaled_maxima, scaled_score, valid_total
 from grader.results.i18n import LANGUAGES, Catalogue
-from grader.results.messages import attempt_notes, localise_document
+from grader.results.messages import attempt_notes, localise_document, problem_notice, problem_where
 from grader.results.render import json_text, pitfall_notes, render_template, report_texts
+from grader.results.rounding import rounded_total
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 DEFAULT_HIDDEN_VISIBILITY = "after_published"
@@ -79,14 +85,13 @@ class Config:
 
 
 def _test(check: Mapping[str, Any], hidden_visibility: str, catalogue: Catalogue,
-          maximum: Decimal | None = None) -> dict[str, Any]:
-    """One check as a Gradescope test case, its points scaled to `maximum` when given."""
+          scaled: tuple[Decimal, Decimal] | None = None) -> dict[str, Any]:
+    """One check as a Gradescope test case, its (score, maximum) scaled when given."""
     output = render_template("platforms/check.md.j2", check=check, t=catalogue.text, lang=catalogue.lang,
                      grader_error_notice=catalogue.text("ui.grader_error_notice")).strip()
     score, max_score = check["score"], check["max_score"]
-    if maximum is not None:
-        score = float(scaled_score(score, max_score, maximum))
-        max_score = float(maximum)
+    if scaled is not None:
+        score, max_score = float(scaled[0]), float(scaled[1])
     return {
         "name": check["title"],
         "name_format": "text",
@@ -115,25 +120,33 @@ def results(doc: Mapping[str, Any], hidden_visibility: str = DEFAULT_HIDDEN_VISI
     catalogue = Catalogue.load(doc["lang"])
     localised = localise_document(doc, catalogue)
     checks = localised["checks"]
-    maxima: list[Decimal | None] = [None] * len(checks)
-    if points is not None:
-        maxima = [*scaled_maxima([c["max_score"] for c in checks], points)]
-    tests = [_test(check, hidden_visibility, catalogue, maximum)
-             for check, maximum in zip(checks, maxima, strict=True)]
     graded = localised["status"] == "graded"
+    scaled: list[tuple[Decimal, Decimal] | None] = [None] * len(checks)
+    if points is not None:  # the total rounded once, as the gradebooks round it
+        maxima = scaled_maxima([c["max_score"] for c in checks], points)
+        total = rounded_total(localised["score"], localised["max_score"], points)
+        scaled = [(scaled_score(c["score"], c["max_score"], maximum), maximum)
+                  for c, maximum in zip(checks, maxima, strict=True)]
+    tests = [_test(check, hidden_visibility, catalogue, pair)
+             for check, pair in zip(checks, scaled, strict=True)]
     score = float(sum(Decimal(str(t["score"])) for t in tests)) if graded else 0.0
+    if graded and points is not None:
+        score = float(total)
     max_score = float(sum(Decimal(str(t["max_score"])) for t in tests)) if graded else 0.0
     shown = [c for c in checks if c["visibility"] == "public" or hidden_visibility == "visible"]
     # Only pitfalls a visible check failed on: a hidden failure must not show through.
     shown_pitfalls = list(dict.fromkeys(
         c["pitfall"] for c in shown
         if c["status"] == "failed" and c["pitfall"] in localised["pitfalls"]))
+    problem = localised.get("problem")
     output = render_template(
         "platforms/gradescope_output.md.j2", doc=localised, t=catalogue.text, lang=catalogue.lang,
         grader_error_notice=catalogue.text("ui.grader_error_notice"),
         score=score, max_score=max_score,
         withheld=len(checks) - len(shown), attempts=attempts_line(localised, catalogue),
-        pitfall_notes=pitfall_notes(shown_pitfalls, catalogue))
+        pitfall_notes=pitfall_notes(shown_pitfalls, catalogue), problem=problem,
+        problem_where=problem_where(problem, catalogue) if problem else "",
+        problem_notice=problem_notice(localised, catalogue) if problem else "")
     return {
         "score": score,
         "execution_time": round(execution_time if execution_time is not None

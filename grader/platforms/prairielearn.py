@@ -40,7 +40,7 @@ from grader import __version__
 from grader.common.labs import Lab, get_lab
 from grader.common.shutdown import finish
 from grader.results.i18n import LANGUAGES, Catalogue
-from grader.results.messages import localise_document, pitfall_title
+from grader.results.messages import localise_document, pitfall_title, problem_hint
 from grader.results.render import json_text, render_feedback, render_template
 
 MAX_RESULTS_BYTES = 1_000_000
@@ -131,19 +131,21 @@ def results(doc: Mapping[str, Any]) -> dict[str, Any]:
         return {"gradable": False, "format_errors": [reason], "message": message,
                 "output": render_feedback(localised, "terminal")}
     problem = localised.get("problem")
+    # the problem's text names the error, its file and line; the hint what an empty file lacks
+    told = " ".join(filter(None, (problem["text"], problem_hint(problem, catalogue)))) \
+        if problem else ""
     if problem and does_not_compile(problem):  # nothing was graded
         found = {"gradable": False, "format_errors": [problem["text"]],
-                 "message": catalogue.text("platforms.prairielearn.not_compiled",
-                                           reason=problem["text"]),
+                 "message": catalogue.text("platforms.prairielearn.not_compiled", reason=told),
                  "output": render_feedback(localised, "terminal")}
         return fit(found, catalogue.text("platforms.prairielearn.truncated"))
     maximum = localised["max_score"]
+    points = {"score": catalogue.number(localised["score"]), "max_score": catalogue.number(maximum)}
     found = {
         "gradable": True,
         "score": localised["score"] / maximum if maximum else 0.0,
-        "message": catalogue.text("platforms.prairielearn.graded",
-                                  score=catalogue.number(localised["score"]),
-                                  max_score=catalogue.number(maximum)),
+        "message": catalogue.text("platforms.prairielearn.not_loaded", reason=told, **points)
+        if problem else catalogue.text("platforms.prairielearn.graded", **points),
         "output": render_feedback(localised, "terminal"),
         "tests": [_test(check, catalogue) for check in localised["checks"]],
     }

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 
-QUANTUM = Decimal("0.01")
+from grader.results.rounding import QUANTUM
 
 
 def valid_total(total: float) -> bool:

@@ -190,6 +190,7 @@ def _row(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
         "pitfalls": list(doc["pitfalls"]),
         "flags": len(doc.get("flags", [])),
         "isolation": _isolation(doc),
+        "late": bool(doc["submission"].get("late")),  # as the LMS marked it
     }
 
 

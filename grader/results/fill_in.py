@@ -4,8 +4,10 @@ Side: trusted. The instructor downloads the file from the LMS (Canvas: Grades, E
 the assignment's "Download grading worksheet") and the grader writes its scores into it, so that
 headers, identifiers, column names, points and the file's dialect (delimiter, BOM, line ends)
 stay exactly as the LMS wrote them. Only the grade cells (and Moodle's comment and Last modified
-(grade) cells) of students with a new score change; every other row is kept byte for byte, so a
-student without a new score keeps what the LMS has.
+(grade) cells) of students with a new score change. In Canvas's file the other students' rows are
+left out (an absent student is not touched by the import; a row kept as exported would post its
+blank over a grade entered after the export); Moodle's worksheet keeps them byte for byte (its
+import skips a row whose grade was modified after the download).
 
 - Canvas (app/models/gradebook_importer.rb, `header?`, `update_column_count`,
   `parse_assignments`, `check_for_non_student_row`, `process_student`): the header row, the
@@ -61,6 +63,10 @@ class Sheet:
     def text(self) -> str:
         """The file again, rows as they were unless replaced."""
         return self.bom + "".join(raw for _, raw in self.records)
+
+    def keep_only(self, indices: set[int]) -> None:
+        """Leave out every row but those at `indices`."""
+        self.records = [record for index, record in enumerate(self.records) if index in indices]
 
     def replace(self, index: int, cells: list[str]) -> None:
         """Write row `index` anew with `cells`, keeping its line ending."""
@@ -201,12 +207,18 @@ def _student_rows(sheet: Sheet, skip: int | None) -> Iterator[tuple[int, list[st
 
 
 def fill_canvas(sheet: Sheet, plan: CanvasPlan, docs: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Write the scaled score of each graded Canvas student into its row; returns the ids of
-    graded students the export has no row for."""
+    """Write the scaled score of each graded Canvas student into its row and leave out the rows
+    of every other student; returns the ids of graded students the export has no row for.
+
+    A row kept as exported would post its cells again on upload: a blank one over a grade the
+    instructor entered after the export removes that grade (gradebook_importer.rb
+    `no_change_to_value?` sees a change; the upload page posts it as null,
+    `updateWillRemoveGrade`), and a student absent from the file gets nothing posted."""
     by_id = {str(doc["submission"]["student_id"]): doc for doc in graded_of(docs, "canvas")}
     comma = sheet.delimiter == ";" and plan.points_row is not None and "," in (
         sheet.records[plan.points_row][0][plan.column])
     seen = set()
+    written = {0} | ({plan.points_row} if plan.points_row is not None else set())
     for index, cells in _student_rows(sheet, plan.points_row):
         student = cells[1].strip()
         doc = by_id.get(student)
@@ -219,6 +231,8 @@ def fill_canvas(sheet: Sheet, plan: CanvasPlan, docs: Sequence[Mapping[str, Any]
         updated = list(cells)
         updated[plan.column] = value.replace(".", ",") if comma else value
         sheet.replace(index, updated)
+        written.add(index)
+    sheet.keep_only(written)
     return sorted(set(by_id) - seen)
 
 

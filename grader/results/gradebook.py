@@ -33,9 +33,10 @@ from grader.results.i18n import Catalogue, format_number
 from grader.results.messages import localise_document
 from grader.results.moodle_strings import MOODLE_STRINGS
 from grader.results.render import render_template
+from grader.results.rounding import rounded_total
 
 CLASS_COLUMNS = ("submission", "student_id", "name", "lab", "status", "score", "max_score",
-                 "pitfalls", "reason")
+                 "pitfalls", "reason", "late")
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 # Assignment.title_and_id (app/models/assignment.rb): the column header that names an assignment.
 CANVAS_TITLE_AND_ID = re.compile(r"\A(.*)\s\((\d+)\)\Z", re.DOTALL)
@@ -55,9 +56,9 @@ def one_line(text: str) -> str:
 
 
 def scaled(doc: Mapping[str, Any], out_of: float) -> float:
-    """The document's score as points out of `out_of`, to two decimals (what both LMSs show)."""
-    share = doc["score"] / doc["max_score"] if doc["max_score"] else 0.0
-    return round(share * out_of, 2)
+    """The document's score as points out of `out_of`, to two decimals (what both LMSs show),
+    rounded once as every platform rounds it (grader.results.rounding.rounded_total)."""
+    return float(rounded_total(doc["score"], doc["max_score"], out_of))
 
 
 def comment(doc: Mapping[str, Any]) -> str:
@@ -80,7 +81,8 @@ def _rows_csv(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
 
 
 def class_csv(docs: Sequence[Mapping[str, Any]]) -> str:
-    """class.csv: one row per submission; scores blank and a reason when not graded."""
+    """class.csv: one row per submission; scores blank and a reason when not graded; `late`
+    "yes" when the LMS marked the submission late (no penalty applied)."""
     rows = []
     for doc in docs:
         record = doc["submission"]
@@ -90,7 +92,8 @@ def class_csv(docs: Sequence[Mapping[str, Any]]) -> str:
                      text_cell(record.get("name", "")), doc["lab"], doc["status"],
                      format_number(doc["score"]) if graded else "",
                      format_number(doc["max_score"]) if graded else "",
-                     " ".join(doc["pitfalls"]), text_cell(reason)])
+                     " ".join(doc["pitfalls"]), text_cell(reason),
+                     "yes" if record.get("late") else ""])  # as the LMS marked it
     return _rows_csv(CLASS_COLUMNS, rows)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -35,6 +36,8 @@ NOT_WRITTEN_KINDS = frozenset({"not-written", "not-implemented"})
 # Failures that fall into no pitfall: code not written yet, and a module that cannot be imported.
 # over-budget: the submission's time ran out before the check could judge the code
 NOT_A_PITFALL_KINDS = NOT_WRITTEN_KINDS | {"import-error", "over-budget"}
+# What Python says when the lab's module loaded but lacks the class (an empty file, say).
+MISSING_NAME = re.compile(r"^module '[^']*' has no attribute '(?P<name>[^']+)'$")
 
 
 def format_value(value: Any, quote_strings: bool = False, lang: str | None = None) -> str:
@@ -318,11 +321,23 @@ def attempt_notes(doc: Mapping[str, Any], catalogue: Catalogue) -> list[str]:
     return notes
 
 
+def problem_hint(problem: Mapping[str, Any], catalogue: Catalogue) -> str:
+    """For a module that loaded without the lab's class (an empty file, an unsaved one): that the
+    file has no such name at its top level, what to look at; empty otherwise."""
+    params = problem.get("params") or {}
+    found = MISSING_NAME.match(str(params.get("message", "")))
+    if params.get("type") != "AttributeError" or not found:
+        return ""
+    return catalogue.text("platforms.load_problem.missing_name", file=str(problem["file"]),
+                          name=found["name"])
+
+
 def problem_where(problem: Mapping[str, Any], catalogue: Catalogue) -> str:
     """Where a module that cannot be loaded went wrong: the file and line, or in a notebook the
-    code cell (its number and first line) and the line inside it; empty when not known."""
+    code cell (its number and first line) and the line inside it; with no line, what the file
+    lacks (problem_hint), else empty."""
     if not problem.get("line"):
-        return ""
+        return problem_hint(problem, catalogue)
     if problem.get("cell"):
         return catalogue.text("ui.problem_cell", file=str(problem["file"]),
                               cell=str(problem["cell"]), first_line=str(problem["first_line"]),

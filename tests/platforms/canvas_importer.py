@@ -7,11 +7,15 @@ Follows instructure/canvas-lms:
   `row_has_student_headers?`, `update_column_count`, `strip_non_assignment_columns`,
   `parse_assignments` (`Assignment.title_and_id`, by id, by exact title, else a new assignment),
   `process_student` (the ID column's `to_i`, then the name), `process_submissions`, and in
-  `parse!` the "no change" rule that drops unchanged columns;
+  `parse!` the "no change" rule that drops unchanged columns (`no_change_to_submission?`,
+  `no_change_to_value?`, `no_score?`); a student the file has no row for is not in `@students`,
+  so nothing is posted for them;
 - `ui/features/gradebook_uploads/jquery/process_gradebook_upload.js`
   `populateGradeDataPerSubmission`: a submission whose grade differs from `original_grade` is
   posted as `posted_grade: grade`, so a blank cell over an existing grade posts a blank, which
-  removes the grade (`updateWillRemoveGrade` in the upload page).
+  removes the grade (`updateWillRemoveGrade` in the upload page);
+- `app/models/assignment.rb` `generate_comments_from_files` and
+  `infer_comment_context_from_filename`: which submission a re-uploaded file is attached to.
 
 It is written from that source, not from grader.platforms, so the tests do not check our reading
 of Canvas against itself.
@@ -22,7 +26,9 @@ from __future__ import annotations
 import csv
 import io
 import re
+import zipfile
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 
 @dataclass
@@ -153,9 +159,38 @@ def import_csv(text: str, course: Course) -> Upload:
 
 
 def _no_change(grade: str | None, original: str | None) -> bool:
-    """`parse!`'s rule: equal, equal as numbers (`to_f`), or both blank."""
-    return (grade == original or (bool(original) and bool(grade) and _float(original)
-                                  == _float(grade)) or (not original and not grade))
+    """`parse!`'s column rule: `no_change_to_submission?`, i.e. `no_change_to_value?` with
+    `consider_excused: true`."""
+    return no_change_to_value(grade, original, consider_excused=True)
+
+
+def _no_score(value: str | None) -> bool:
+    """gradebook_importer.rb `no_score?`: blank or "-"."""
+    return value is None or not value.strip() or value == "-"
+
+
+def no_change_to_value(new: str | None, current: str | None, consider_excused: bool = False
+                       ) -> bool:
+    """gradebook_importer.rb `no_change_to_value?`: equal; both without a score; else (both
+    present, neither "EX" when excused counts) equal at the exporter's precision, as
+    `I18n.n(value, precision: 2)` writes them."""
+    if new == current:
+        return True
+    if _no_score(current) and _no_score(new):
+        return True
+    if not (current and current.strip() and new and new.strip()):
+        return False
+    if consider_excused and (new.casefold() == "ex" or current.casefold() == "ex"):
+        return False
+    return _precision_2(current) == _precision_2(new)
+
+
+def _precision_2(value: str) -> str:
+    """`I18n.n(value, precision: 2)`: a number rounded half up to two decimals, else the text."""
+    try:
+        return str(Decimal(value.strip()).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+    except InvalidOperation:
+        return value
 
 
 def _float(text: str | None) -> float:
@@ -175,3 +210,57 @@ def changed_grades(upload: Upload, course: Course) -> dict[tuple[int, int], str 
     compare), which leaves the score as it was; these are the others."""
     return {key: grade for key, grade in upload.posted.items()
             if not _no_change(grade, course.scores.get(key))}
+
+
+# --- "Re-Upload Submissions": feedback files back onto submissions ------------------------------
+
+
+@dataclass
+class CanvasAssignment:
+    """What the re-upload reads of an assignment: each user's active submission and the ids of
+    its current attempt's attachments, and every attachment's display name."""
+
+    submissions: dict[int, set[int]]             # user id -> attachment ids of the current attempt
+    display_names: dict[int, str]                # attachment id -> display name
+
+
+def infer_comment_context_from_filename(fullpath: str, assignment: CanvasAssignment
+                                        ) -> dict[str, object] | None:
+    """app/models/assignment.rb `infer_comment_context_from_filename`: the base name split on
+    "_"; its first two tokens matching /^\\d+$/ are the user id and the attachment id (no
+    attachment when the last token starts with "link" or the name starts with "._"); ignored
+    unless the attachment exists, the user has an active submission, and the attachment is one of
+    that submission's (the user may read their own attachments)."""
+    filename = fullpath.rsplit("/", 1)[-1]
+    split = filename.split("_")
+    digits = [token for token in split if re.search(r"(?m)^\d+$", token)][:2]
+    user_id = int(digits[0]) if digits else None
+    attachment_id = int(digits[1]) if len(digits) > 1 else None
+    if re.match(r"(?m)^link", split[-1]) or re.match(r"(?m)^\._", filename):
+        attachment_id = None
+    submission = assignment.submissions.get(user_id) if user_id is not None else None
+    if attachment_id is None or attachment_id not in assignment.display_names \
+            or submission is None or attachment_id not in submission:
+        return None
+    return {"user": user_id, "filename": fullpath,
+            "display_name": assignment.display_names[attachment_id]}
+
+
+def generate_comments_from_files(zip_bytes: bytes, assignment: CanvasAssignment
+                                 ) -> tuple[dict[int, list[str]], list[str]]:
+    """app/models/assignment.rb `generate_comments_from_files`: every file of the zip
+    (ZipExtractor#unzip_files) through `infer_comment_context_from_filename`; the files of one
+    user become one comment on their submission. Returns user -> the zip entries attached, and
+    the ignored entries."""
+    comments: dict[int, list[str]] = {}
+    ignored = []
+    with zipfile.ZipFile(io.BytesIO(zip_bytes)) as bundle:
+        for info in bundle.infolist():
+            if info.is_dir():
+                continue
+            found = infer_comment_context_from_filename(info.filename, assignment)
+            if found is None:
+                ignored.append(info.filename)
+                continue
+            comments.setdefault(int(str(found["user"])), []).append(info.filename)
+    return comments, ignored

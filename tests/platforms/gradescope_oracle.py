@@ -80,3 +80,24 @@ def total_shown_to_students(results: Mapping[str, Any]) -> bool:
     score" (until the tests become visible)."""
     return all(t.get("visibility", results.get("visibility", "visible")) == "visible"
                for t in results.get("tests", []))
+
+
+def shown_to_student(test: Mapping[str, Any], results: Mapping[str, Any], *,
+                     after_due_date: bool, published: bool) -> bool:
+    """specs.md "Controlling Test Case Visibility": a test takes its own `visibility`, else the
+    top-level one, else `visible`; `hidden` "will never be shown to students", `after_due_date`
+    once the due date has passed, `after_published` once grades are published, `visible`
+    always (instructors see everything)."""
+    visibility = test.get("visibility", results.get("visibility", "visible"))
+    return {"visible": True, "after_due_date": after_due_date, "after_published": published,
+            "hidden": False}[visibility]
+
+
+def student_view(results: Mapping[str, Any], *, after_due_date: bool, published: bool) -> str:
+    """The text a student reads on the submission's page at that moment: the top-level `output`
+    (text relevant to the entire submission), then the name and output of each test shown."""
+    parts = [str(results.get("output", ""))]
+    for test in results.get("tests", []):
+        if shown_to_student(test, results, after_due_date=after_due_date, published=published):
+            parts += [str(test.get("name", "")), str(test.get("output", ""))]
+    return "\n".join(parts)

@@ -19,6 +19,10 @@ Follows moodle/moodle:
 The strings are the language packs' own (English: mod/assign/lang/en/assign.php,
 lang/en/moodle.php, assignfeedback_comments; Spanish: Moodle's 4.5 pack as published in
 projectestac/moodle-langpacks es/*.php), copied here rather than taken from grader.platforms.
+
+And `mod/assign/feedback/file/importziplib.php` (`assignfeedback_file_zip_importer`:
+`is_valid_filename_for_import`, `is_file_modified`, `import_zip_files`): which participant a file
+of an "Upload multiple feedback files in a zip" becomes the feedback of.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from __future__ import annotations
 import csv
 import datetime
 import io
+import re
+import zipfile
 from dataclasses import dataclass, field
 
 SITE_STRINGS = {
@@ -131,3 +137,61 @@ def apply(result: Imported, assignment: Assignment, now: int) -> None:
     for user, grade in result.grades.items():
         assignment.grades[user] = (grade, now)
     assignment.comments.update(result.feedback)
+
+
+# --- "Upload multiple feedback files in a zip" ---------------------------------------------------
+
+# PHP 8's is_numeric: optional leading and trailing whitespace, a sign, digits with a decimal
+# point or an exponent (no hex, no empty string).
+PHP_NUMERIC = re.compile(r"^[ \t\n\r\v\f]*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?[ \t\n\r\v\f]*$")
+
+
+def is_valid_filename_for_import(path: str, participants: dict[int, int],
+                                 plugins: set[tuple[str, str]]
+                                 ) -> tuple[int, tuple[str, str], str] | None:
+    """mod/assign/feedback/file/importziplib.php `is_valid_filename_for_import`: hidden names
+    ('.' or '~' first) are skipped; each path part in turn is exploded on '_' into at most 5
+    pieces; with 4 or more, a numeric participant id (piece 1) of the assignment and an installed
+    plugin (pieces 2 and 3) match, and the rest (piece 4, then the later parts) is the file name.
+    Returns (user id, plugin, file name) or None."""
+    name = path.rsplit("/", 1)[-1]
+    if path.endswith("/") or name.startswith(".") or name.startswith("~"):
+        return None
+    parts = path.split("/")
+    while parts:
+        part = parts.pop(0)
+        info = part.split("_", 4)
+        if len(info) < 4 or not PHP_NUMERIC.match(info[1]):
+            continue
+        number = float(info[1])
+        participant = int(number) if number.is_integer() else None
+        if participant is None or participant not in participants:
+            continue
+        plugin = (info[2], info[3])
+        if plugin not in plugins:
+            continue
+        rest = info[4] if len(info) == 5 else ""
+        return participants[participant], plugin, "/".join([rest, *parts])
+    return None
+
+
+def import_zip_files(zip_bytes: bytes, participants: dict[int, int],
+                     plugins: set[tuple[str, str]],
+                     submitted: dict[int, dict[str, bytes]]) -> dict[int, dict[str, bytes]]:
+    """importziplib.php `import_zip_files` with `is_file_modified`: every valid file becomes the
+    user's feedback file of that name, unless (for the assignsubmission plugin type) the user
+    handed in a file of the same name and content. Returns user -> {file name: content}. The
+    file name is taken as `get_filename()`, so a leading '/' of the rest is dropped."""
+    feedback: dict[int, dict[str, bytes]] = {}
+    with zipfile.ZipFile(io.BytesIO(zip_bytes)) as bundle:
+        for info in bundle.infolist():
+            found = is_valid_filename_for_import(info.filename, participants, plugins)
+            if found is None:
+                continue
+            user, plugin, filename = found
+            content = bundle.read(info)
+            filename = filename.lstrip("/")
+            if plugin[0] == "assignsubmission" and submitted.get(user, {}).get(filename) == content:
+                continue
+            feedback.setdefault(user, {})[filename] = content
+    return feedback

@@ -94,14 +94,41 @@ def test_filled_canvas_export_removes_no_grade_and_posts_the_new_scores() -> Non
         raw("canvas_gradebook_export.csv"), "export.csv", CANVAS_DOCS)
 
 
-def test_filled_canvas_export_keeps_every_other_byte() -> None:
-    """Rows of students without a new score, the Points Possible row and the header stay as
-    Canvas wrote them (GradebookExporter#csv_data), so they import as unchanged."""
-    export = raw("canvas_gradebook_export.csv").decode()
-    filled = fill_in.fill(export.encode(), "export.csv", CANVAS_DOCS, "lab01_graph", None, "4321")
-    changed = [(a, b) for a, b in zip(export.splitlines(), filled.text.splitlines(), strict=True)
-               if a != b]
-    assert [next(csv.reader([b]))[1] for _, b in changed] == ["1001", "1002", "1008"], changed
+def test_a_grade_entered_by_hand_after_the_export_survives_the_upload() -> None:
+    """After the export, the instructor grades Garcia (1004, blank when exported, no new score
+    from the grader) by hand in Canvas, and changes Ortiz's (1007) 8.00 to 9.50. The filled file,
+    imported by the port of gradebook_importer.rb (`parse!`, `no_change_to_value?`) and
+    process_gradebook_upload.js (`populateGradeDataPerSubmission`) in
+    tests/platforms/canvas_importer.py `import_csv`, removes and changes neither: their rows
+    are not in the file. The export as downloaded, uploaded instead, would remove Garcia's."""
+    course = canvas_course()
+    course.scores[(1004, LAB01)] = "7.0"
+    course.scores[(1007, LAB01)] = "9.5"
+    export = raw("canvas_gradebook_export.csv")
+    filled = fill_in.fill(export, "export.csv", CANVAS_DOCS, "lab01_graph", None, "4321")
+    upload = import_csv(filled.text, course)
+    assert removed_grades(upload, course) == []
+    assert not {key for key in changed_grades(upload, course) if key[0] in (1004, 1007)}
+    assert set(changed_grades(upload, course)) <= {(1001, LAB01), (1002, LAB01), (1008, LAB01)}
+    as_exported = import_csv(export.decode(), course)  # the oracle sees the danger
+    assert (1004, LAB01) in removed_grades(as_exported, course)
+
+
+def test_filled_canvas_export_holds_only_the_rows_with_a_new_score() -> None:
+    """The header and the Points Possible row stay as Canvas wrote them
+    (GradebookExporter#csv_data); the graded students' rows keep every other cell as exported;
+    every other student's row is left out, so the upload posts nothing for them."""
+    export = raw("canvas_gradebook_export.csv").decode().splitlines()
+    filled = fill_in.fill("\n".join(export).encode(), "export.csv", CANVAS_DOCS, "lab01_graph",
+                          None, "4321").text.splitlines()
+    assert filled[:2] == export[:2]
+    kept = {next(csv.reader([line]))[1]: line for line in filled[2:]}
+    assert sorted(kept) == ["1001", "1002", "1008"], filled
+    exported = {next(csv.reader([line]))[1]: line for line in export[2:]}
+    for student, line in kept.items():
+        before, after = next(csv.reader([exported[student]])), next(csv.reader([line]))
+        assert [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b] in (
+            [5], []), (before, after)
 
 
 def test_semicolon_export_with_bom_and_decimal_commas_is_filled_in_its_own_dialect() -> None:

@@ -24,6 +24,7 @@ import pytest
 
 from grader.common.labs import get_lab
 from grader.platforms import gradescope
+from grader.results.gradebook import scaled
 from grader.results.i18n import Catalogue
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,15 +59,22 @@ def test_results_of_every_stored_document_follow_the_spec(path: Path, visibility
                                                           points: float | None) -> None:
     """specs.md "Output format": the keys and values it allows; the score Gradescope records
     (the top-level score, which "overrides total of tests") is the tests' sum, as
-    json_test_runner.py `JSONTestRunner.run` computes it; with --points the tests' maxima add
-    up to the points exactly."""
+    json_test_runner.py `JSONTestRunner.run` computes it, or with --points the total rounded
+    once as the gradebooks round it (gradebook.scaled), within a hundredth per test of that
+    sum; with --points the tests' maxima add up to the points exactly."""
     doc = json.loads(path.read_text(encoding="utf-8"))
     found = gradescope.results(doc, visibility, points=points)
     validate(found)
     assert found["output_format"] == "md" and found["stdout_visibility"] == "hidden"
     read = as_read(found)
     scores, maxima = oracle.tests_total(read)
-    assert oracle.total_score(read) == (scores if doc["status"] == "graded" else 0)
+    if doc["status"] != "graded":
+        assert oracle.total_score(read) == 0
+    elif points is None:
+        assert oracle.total_score(read) == scores
+    else:
+        assert oracle.total_score(read) == Decimal(str(scaled(doc, points)))
+        assert abs(scores - oracle.total_score(read)) <= Decimal("0.01") * len(found["tests"])
     if found["tests"]:
         assert maxima == (Decimal(str(points)) if points else Decimal(str(doc["max_score"])))
     for check, test in zip(doc["checks"], found["tests"], strict=True):
@@ -76,14 +84,15 @@ def test_results_of_every_stored_document_follow_the_spec(path: Path, visibility
 @pytest.mark.parametrize("points", [1.0, 7.0, 10.0, 12.34, 58.0, 99.99])
 def test_points_scale_every_check_so_the_tests_add_up(points: float) -> None:
     """Gradescope adds the tests up (json_test_runner.py `JSONTestRunner.run`): the scaled
-    maxima add up to --points exactly, a full-marks submission gets exactly --points, and each
-    check keeps its share of the points to a hundredth."""
+    maxima add up to --points exactly, a full-marks submission gets exactly --points, each
+    check keeps its share of the points to a hundredth, and the recorded score is the total
+    rounded once, as Canvas and Moodle get it."""
     for name in ("score_mixed.json", "score_all_passed.json"):
         doc = json.loads((ROOT / "tests" / "data" / name).read_text(encoding="utf-8"))
         read = as_read(gradescope.results(doc, points=points))
         scores, maxima = oracle.tests_total(read)
         assert maxima == Decimal(str(points))
-        assert read["score"] == scores
+        assert read["score"] == Decimal(str(scaled(doc, points)))  # rounded once, as LMSs do
         if doc["score"] == doc["max_score"]:
             assert scores == Decimal(str(points))
         for check, test in zip(doc["checks"], read["tests"], strict=True):

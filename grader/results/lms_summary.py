@@ -1,0 +1,47 @@
+"""The lines a class's grading ends with: who came in late, and what goes back to the LMS.
+
+Side: trusted (class files). After `grade`, the instructor is told which files in OUT go back to
+the LMS and where: the filled gradebook (canvas_gradebook.csv, moodle_worksheet.csv) and the
+students' feedback zipped as the LMS takes it back (grader.results.feedback_return), and which
+submissions the LMS marked late (the penalty, if any, is the course's to apply). Everything is
+read from the folder's reports, so `grade`, `grade --resume` and `merge` end alike.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from grader.results.console import say
+from grader.results.feedback_return import write_feedback_zip
+
+GRADEBOOK_FILES = {"canvas": "canvas_gradebook.csv", "moodle": "moodle_worksheet.csv"}
+
+
+def late_ids(docs: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The submissions the LMS marked late, by id."""
+    return [str(doc["submission"]["id"]) for doc in docs if doc["submission"].get("late")]
+
+
+def say_what_goes_back(out_dir: Path, docs: Sequence[Mapping[str, Any]], lang: str) -> None:
+    """Print the late line, then (for a folder of Canvas or Moodle students) the gradebook to
+    import and the feedback zip to upload, writing that zip."""
+    late = late_ids(docs)
+    if late:
+        say("cli.return.late", lang, stream=sys.stdout, count=str(len(late)),
+            students=", ".join(late))
+    kinds = {doc["submission"].get("lms") for doc in docs}
+    if len(kinds) != 1 or not kinds <= set(GRADEBOOK_FILES):
+        return
+    [kind] = kinds
+    gradebook = out_dir / GRADEBOOK_FILES[kind]
+    if gradebook.is_file():
+        say(f"cli.return.gradebook_{kind}", lang, stream=sys.stdout, path=str(gradebook))
+    returned = write_feedback_zip(kind, docs, out_dir)
+    say(f"cli.return.feedback_{kind}", lang, stream=sys.stdout, path=str(returned.path),
+        count=str(returned.count))
+    if returned.left_out:
+        say("cli.return.feedback_left_out", lang, count=str(len(returned.left_out)),
+            students=", ".join(returned.left_out))

@@ -121,6 +121,28 @@ def apt_mirror(suite: str) -> str | None:
     return None
 
 
+def image_id(builder: str, name: str) -> str | None:
+    """The id of the image `name` in the builder's storage, or None."""
+    found = subprocess.run([builder, "image", "inspect", "--format", "{{.Id}}", name],
+                           capture_output=True, text=True, check=False)
+    if found.returncode != 0:
+        return None
+    return found.stdout.strip() or None
+
+
+def drop_replaced(builder: str, previous: str | None, name: str) -> None:
+    """Remove the image `name` named before this build, once nothing names it: with it go
+    its intermediate images no other image uses (the layer cache of sources since changed),
+    so that a machine building on every change does not fill its disk."""
+    if previous is None or previous == image_id(builder, name):
+        return
+    tags = subprocess.run([builder, "image", "inspect", "--format", "{{len .RepoTags}}",
+                           previous], capture_output=True, text=True, check=False).stdout
+    if tags.strip() == "0":
+        subprocess.run([builder, "rmi", previous], capture_output=True, check=False)
+        log(f"removed the image {name} replaced ({previous[:12]}) and its unused layers")
+
+
 def image_exists(builder: str, name: str) -> bool:
     """Whether the builder's storage holds `name`."""
     command = [builder, "image", "exists", name] if builder == "podman" else \
@@ -283,8 +305,10 @@ def build(hidden: int, tag: str | None = None, base: str = "auto", builder: str 
         if settings is not None:
             pip_conf = Path(scratch) / "pip.conf"
             pip_conf.write_text(settings.config_text(), encoding="utf-8")
+        previous = image_id(chosen, name)
         run(build_command(chosen, hidden, name, base_image, base == "debootstrap", pip_conf,
                           settings))
+    drop_replaced(chosen, previous, name)
     return name
 
 

@@ -159,7 +159,7 @@ def debootstrap_tar(recipe: Debootstrap, target: Path) -> None:
         run(["debootstrap", f"--variant={recipe.variant}", f"--include={','.join(recipe.include)}",
              recipe.suite, str(rootfs), *([mirror] if mirror else [])],
             stdout=subprocess.DEVNULL)
-        partial = target.with_suffix(".partial")
+        partial = work / "base.tar"  # renamed when whole: two builds at once never share it
         run(["tar", "-C", str(rootfs), "--numeric-owner", "-cf", str(partial), "."])
         partial.replace(target)
     finally:

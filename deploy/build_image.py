@@ -143,13 +143,6 @@ def drop_replaced(builder: str, previous: str | None, name: str) -> None:
         log(f"removed the image {name} replaced ({previous[:12]}) and its unused layers")
 
 
-def image_exists(builder: str, name: str) -> bool:
-    """Whether the builder's storage holds `name`."""
-    command = [builder, "image", "exists", name] if builder == "podman" else \
-        [builder, "image", "inspect", name]
-    return subprocess.run(command, capture_output=True, check=False).returncode == 0
-
-
 def debootstrap_tar(recipe: Debootstrap, target: Path) -> None:
     """Make the base's root file system with debootstrap and write it as a tar at `target`."""
     work = Path(tempfile.mkdtemp(prefix="minigrad-base-", dir=target.parent))
@@ -168,24 +161,20 @@ def debootstrap_tar(recipe: Debootstrap, target: Path) -> None:
 
 def debootstrap_base(builder: str, cache: Path | None, recipe: Debootstrap = BASE) -> str:
     """The debootstrap base in the builder's storage: already there, or imported from the
-    cache's tar, or made (and the tar kept in the cache when there is one)."""
+    cache's tar, or made (its tar kept in the cache when there is one)."""
     name = recipe.image()
-    if image_exists(builder, name):
+    if image_id(builder, name):
         log(f"base {name}: in the builder's storage")
-        return name
-    if cache is not None:
-        cache.mkdir(parents=True, exist_ok=True)
-        tar = cache / f"base-{recipe.suite}-{recipe.key()}.tar"
-        if not tar.is_file():
-            debootstrap_tar(recipe, tar)
-        else:
-            log(f"base {name}: from the cache {tar}")
-        run([builder, "import", "--change", f"ENV {PATH_ENV}", "--change", 'CMD ["/bin/bash"]',
-             str(tar), name], stdout=subprocess.DEVNULL)
         return name
     with tempfile.TemporaryDirectory(prefix="minigrad-base-", dir="/var/tmp") as scratch:
         tar = Path(scratch) / "base.tar"
-        debootstrap_tar(recipe, tar)
+        if cache is not None:
+            cache.mkdir(parents=True, exist_ok=True)
+            tar = cache / f"base-{recipe.suite}-{recipe.key()}.tar"
+        if tar.is_file():
+            log(f"base {name}: from the cache {tar}")
+        else:
+            debootstrap_tar(recipe, tar)
         run([builder, "import", "--change", f"ENV {PATH_ENV}", "--change", 'CMD ["/bin/bash"]',
              str(tar), name], stdout=subprocess.DEVNULL)
     return name
@@ -193,7 +182,7 @@ def debootstrap_base(builder: str, cache: Path | None, recipe: Debootstrap = BAS
 
 def pullable(builder: str, name: str, timeout_s: float = 120) -> bool:
     """Whether `name` is in the builder's storage or can be pulled (within `timeout_s`)."""
-    if image_exists(builder, name):
+    if image_id(builder, name):
         return True
     try:
         return subprocess.run([builder, "pull", name], capture_output=True, timeout=timeout_s,

@@ -40,8 +40,6 @@ RESULTS_SCHEMA = ROOT / "grader" / "platforms" / "schemas" / "prairielearn-resul
 INSTALL_HINT = "apt-get install podman debootstrap bubblewrap, as root (.ci/run does)"
 
 
-
-
 def unavailable_reason() -> str | None:
     """Why the images cannot be built and run here (None when they can)."""
     missing = [tool for tool in ("podman", "debootstrap") if shutil.which(tool) is None]

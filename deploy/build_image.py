@@ -121,11 +121,26 @@ def apt_mirror(suite: str) -> str | None:
     return None
 
 
-def image_exists(builder: str, name: str) -> bool:
-    """Whether the builder's storage holds `name`."""
-    command = [builder, "image", "exists", name] if builder == "podman" else \
-        [builder, "image", "inspect", name]
-    return subprocess.run(command, capture_output=True, check=False).returncode == 0
+def image_id(builder: str, name: str) -> str | None:
+    """The id of the image `name` in the builder's storage, or None."""
+    found = subprocess.run([builder, "image", "inspect", "--format", "{{.Id}}", name],
+                           capture_output=True, text=True, check=False)
+    if found.returncode != 0:
+        return None
+    return found.stdout.strip() or None
+
+
+def drop_replaced(builder: str, previous: str | None, name: str) -> None:
+    """Remove the image `name` named before this build, once nothing names it: with it go
+    its intermediate images no other image uses (the layer cache of sources since changed),
+    so that a machine building on every change does not fill its disk."""
+    if previous is None or previous == image_id(builder, name):
+        return
+    tags = subprocess.run([builder, "image", "inspect", "--format", "{{len .RepoTags}}",
+                           previous], capture_output=True, text=True, check=False).stdout
+    if tags.strip() == "0":
+        subprocess.run([builder, "rmi", previous], capture_output=True, check=False)
+        log(f"removed the image {name} replaced ({previous[:12]}) and its unused layers")
 
 
 def debootstrap_tar(recipe: Debootstrap, target: Path) -> None:
@@ -137,7 +152,7 @@ def debootstrap_tar(recipe: Debootstrap, target: Path) -> None:
         run(["debootstrap", f"--variant={recipe.variant}", f"--include={','.join(recipe.include)}",
              recipe.suite, str(rootfs), *([mirror] if mirror else [])],
             stdout=subprocess.DEVNULL)
-        partial = target.with_suffix(".partial")
+        partial = work / "base.tar"  # renamed when whole: two builds at once never share it
         run(["tar", "-C", str(rootfs), "--numeric-owner", "-cf", str(partial), "."])
         partial.replace(target)
     finally:
@@ -146,24 +161,20 @@ def debootstrap_tar(recipe: Debootstrap, target: Path) -> None:
 
 def debootstrap_base(builder: str, cache: Path | None, recipe: Debootstrap = BASE) -> str:
     """The debootstrap base in the builder's storage: already there, or imported from the
-    cache's tar, or made (and the tar kept in the cache when there is one)."""
+    cache's tar, or made (its tar kept in the cache when there is one)."""
     name = recipe.image()
-    if image_exists(builder, name):
+    if image_id(builder, name):
         log(f"base {name}: in the builder's storage")
-        return name
-    if cache is not None:
-        cache.mkdir(parents=True, exist_ok=True)
-        tar = cache / f"base-{recipe.suite}-{recipe.key()}.tar"
-        if not tar.is_file():
-            debootstrap_tar(recipe, tar)
-        else:
-            log(f"base {name}: from the cache {tar}")
-        run([builder, "import", "--change", f"ENV {PATH_ENV}", "--change", 'CMD ["/bin/bash"]',
-             str(tar), name], stdout=subprocess.DEVNULL)
         return name
     with tempfile.TemporaryDirectory(prefix="minigrad-base-", dir="/var/tmp") as scratch:
         tar = Path(scratch) / "base.tar"
-        debootstrap_tar(recipe, tar)
+        if cache is not None:
+            cache.mkdir(parents=True, exist_ok=True)
+            tar = cache / f"base-{recipe.suite}-{recipe.key()}.tar"
+        if tar.is_file():
+            log(f"base {name}: from the cache {tar}")
+        else:
+            debootstrap_tar(recipe, tar)
         run([builder, "import", "--change", f"ENV {PATH_ENV}", "--change", 'CMD ["/bin/bash"]',
              str(tar), name], stdout=subprocess.DEVNULL)
     return name
@@ -171,7 +182,7 @@ def debootstrap_base(builder: str, cache: Path | None, recipe: Debootstrap = BAS
 
 def pullable(builder: str, name: str, timeout_s: float = 120) -> bool:
     """Whether `name` is in the builder's storage or can be pulled (within `timeout_s`)."""
-    if image_exists(builder, name):
+    if image_id(builder, name):
         return True
     try:
         return subprocess.run([builder, "pull", name], capture_output=True, timeout=timeout_s,
@@ -283,8 +294,10 @@ def build(hidden: int, tag: str | None = None, base: str = "auto", builder: str 
         if settings is not None:
             pip_conf = Path(scratch) / "pip.conf"
             pip_conf.write_text(settings.config_text(), encoding="utf-8")
+        previous = image_id(chosen, name)
         run(build_command(chosen, hidden, name, base_image, base == "debootstrap", pip_conf,
                           settings))
+    drop_replaced(chosen, previous, name)
     return name
 
 

@@ -9,6 +9,7 @@ import copy
 import csv
 import importlib.util
 import io
+import json
 import os
 import re
 import shutil
@@ -358,3 +359,28 @@ def test_the_pod_security_rules_refuse_what_they_must() -> None:
     del pod["containers"][0]["securityContext"]["privileged"]
     assert pod_security.violations(pod, "baseline") == []
     assert "grade: runAsUser 0" in pod_security.violations(pod, "restricted")
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_export_says_how_to_build_and_push_its_image(tmp_path: Path, lang: str) -> None:
+    """`export prairielearn` names the image in info.json and says, in the instructor's
+    language, how to build it (`make image`, whose dry run builds that name) and push it: to a
+    registry when the name has none, else to the one it names."""
+    from grader.results.i18n import Catalogue
+
+    catalogue = Catalogue.load(lang)
+    pushed = "ghcr.io/course/minigrad-labs-grader:0.1.0"
+    for image, key in ((None, "deploy.image_local"), (pushed, "deploy.image_pushed")):
+        out = tmp_path / f"q-{key}"
+        completed = subprocess.run(
+            [sys.executable, "-m", "grader", "export", "prairielearn", "lab01_graph", "--out",
+             str(out), "--lang", lang, "--seed", "s", *(["--image", image] if image else [])],
+            cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+        assert completed.returncode == 0, completed.stderr
+        named = image or BUILD_IMAGE.IMAGE_NAMES[0]
+        info = json.loads((out / "info.json").read_text(encoding="utf-8"))
+        assert info["externalGradingOptions"]["image"] == named
+        assert catalogue.text(key, image=named) in completed.stdout
+    dry = subprocess.run(["make", "-n", "image", f"IMAGE={pushed}"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60, check=True)
+    assert f"deploy/build_image.py --hidden 0 --base auto --tag {pushed}" in dry.stdout

@@ -17,6 +17,8 @@ import os
 import shutil
 import subprocess
 import time
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +40,6 @@ RESULTS_SCHEMA = ROOT / "grader" / "platforms" / "schemas" / "prairielearn-resul
 INSTALL_HINT = "apt-get install podman debootstrap bubblewrap, as root (.ci/run does)"
 
 
-
-
 def unavailable_reason() -> str | None:
     """Why the images cannot be built and run here (None when they can)."""
     missing = [tool for tool in ("podman", "debootstrap") if shutil.which(tool) is None]
@@ -50,25 +50,29 @@ def unavailable_reason() -> str | None:
 
 
 @pytest.fixture(scope="module")
-def images() -> dict[int, str]:
-    """Both stages built (0: public, 1: with the hidden suites); the test skips (or, with CI
-    set, fails) where they cannot be."""
+def images() -> Iterator[dict[int, str]]:
+    """Both stages built (0: public, 1: with the hidden suites) under names of this run's own,
+    removed afterwards (two runs on one machine never share a tag); the test skips (or, with
+    CI set, fails) where they cannot be built."""
     reason = unavailable_reason()
     if reason is not None:
         if os.environ.get("CI"):
             pytest.fail(f"image tests cannot run in CI: {reason}", pytrace=False)
         pytest.skip(f"image tests skipped: {reason}")
-    built = {}
-    for hidden in (0, 1):  # the command docs/deploy.md gives, the base and builder pinned
-        started = time.monotonic()
-        made = subprocess.run(["make", "-s", "image", f"HIDDEN={hidden}", "BASE=debootstrap",
-                               "BUILDER=podman"], cwd=ROOT, capture_output=True, text=True,
-                              timeout=1800, check=False)
-        assert made.returncode == 0, (made.stdout + made.stderr)[-4000:]
-        built[hidden] = build_image.IMAGE_NAMES[hidden]
-        assert f"built {built[hidden]}" in made.stdout, made.stdout[-2000:]
-        print(f"make image HIDDEN={hidden}: {time.monotonic() - started:.1f} s")
-    return built
+    run_id = f"test-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    built = {hidden: f"{name}-{run_id}" for hidden, name in build_image.IMAGE_NAMES.items()}
+    try:
+        for hidden, name in built.items():  # the command docs/deploy.md gives, pinned
+            started = time.monotonic()
+            made = subprocess.run(["make", "-s", "image", f"HIDDEN={hidden}", f"IMAGE={name}",
+                                   "BASE=debootstrap", "BUILDER=podman"], cwd=ROOT,
+                                  capture_output=True, text=True, timeout=1800, check=False)
+            assert made.returncode == 0, (made.stdout + made.stderr)[-4000:]
+            assert f"built {name}" in made.stdout, made.stdout[-2000:]
+            print(f"make image HIDDEN={hidden}: {time.monotonic() - started:.1f} s")
+        yield built
+    finally:
+        subprocess.run(["podman", "rmi", *built.values()], capture_output=True, check=False)
 
 
 def test_both_stages_build_and_carry_no_build_setting(images: dict[int, str]) -> None:
@@ -135,17 +139,19 @@ def test_no_hidden_file_or_text_is_in_any_layer_of_the_public_image(
 
 
 @pytest.fixture(scope="module")
-def question(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The exported question, naming the public image `make image` builds by default."""
+def question(images: dict[int, str], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The exported question, naming the public image (`--image`; test_deploy.py checks that
+    the default is the name `make image` gives it)."""
     config = prairielearn.Config(LAB.name, "en", "image-test-secret")
-    return prairielearn.export_question(LAB, tmp_path_factory.mktemp("pl") / "q", config)
+    return prairielearn.export_question(LAB, tmp_path_factory.mktemp("pl") / "q", config,
+                                        image=images[0])
 
 
 def pl_job(images: dict[int, str], question: Path, job: Path, value_py: bytes) -> Any:
     """One job as PrairieLearn's grader host runs it, in a fresh container of the image the
     question's info.json names; PrairieLearn's reading of its results.json."""
     options = json.loads((question / "info.json").read_text())["externalGradingOptions"]
-    assert options["image"] == images[0] == build_image.IMAGE_NAMES[0]
+    assert options["image"] == images[0]
     data = {"params": {}, "correct_answers": {}, "submitted_answers": {}, "format_errors": {},
             "partial_scores": {}, "score": 0, "feedback": {}, "variant_seed": 4242,
             "options": {}, "raw_submitted_answers": {}, "gradable": True}

@@ -31,7 +31,6 @@ from grader.intake.collect import collect  # noqa: E402
 from grader.similarity.boilerplate import boilerplate_hashes, course_code  # noqa: E402
 from grader.similarity.command import fingerprint_class  # noqa: E402
 from grader.similarity.ranking import rank_class  # noqa: E402
-from grader.similarity.sources import read_class  # noqa: E402
 
 LAB = "lab01_graph"
 CORPORA = ("tests/independent", "tests/blind", "tests/fixtures")
@@ -93,14 +92,12 @@ def phases(paths: list[Path], workers: int) -> dict[str, float]:
     lab = LABS[LAB]
     times = {}
     started = time.perf_counter()
-    handed, _unreadable = read_class(collect(paths, lab), lab)
-    times["read"] = time.perf_counter() - started
-    started = time.perf_counter()
     base = boilerplate_hashes(course_code())
     times["boilerplate"] = time.perf_counter() - started
     started = time.perf_counter()
-    printed = fingerprint_class(handed, base, workers)
-    times["fingerprint"] = time.perf_counter() - started
+    done = fingerprint_class(collect(paths, lab), lab, base, workers)
+    printed = [one for _read, one in done if one is not None]
+    times["read+print"] = time.perf_counter() - started
     started = time.perf_counter()
     ranking = rank_class(printed)
     times["rank"] = time.perf_counter() - started

@@ -73,8 +73,9 @@ def test_every_bilingual_entry_has_a_text_in_every_language(source: Path) -> Non
 
 
 def test_the_bilingual_files_are_the_labs_the_command_line_and_the_platforms() -> None:
-    # ... and one file per area a helper added (BRIEF.md: lms_return, ...): at least these
-    assert {*LABS, "cli", "platforms"} <= {path.stem for path in BILINGUAL_FILES}
+    # One file per lab, the command line, the platforms, and one per area of the grader.
+    areas = {"deploy", "intake", "lms_return", "similarity"}
+    assert {path.stem for path in BILINGUAL_FILES} == {*LABS, "cli", "platforms", *areas}
 
 
 def test_a_bilingual_entry_missing_a_language_names_the_file_the_check_and_the_language(

@@ -26,7 +26,7 @@ from grader.similarity.boilerplate import boilerplate_hashes, course_code, extra
 from grader.similarity.fingerprints import Fingerprinted, fingerprint
 from grader.similarity.ranking import rank_class
 from grader.similarity.report import ClassEvidence, ReportOptions, build_report, pseudonym
-from grader.similarity.sources import HandedIn, read_class
+from grader.similarity.sources import HandedIn, Unreadable, read_one
 from grader.similarity.wrong_outputs import graded_count, shared_wrong_values
 
 TEMPLATE = "similarity.html.j2"
@@ -56,24 +56,31 @@ class Written:
     above_cut: int
 
 
-def _fingerprint_one(handed: HandedIn, base: frozenset[int]) -> Fingerprinted:
-    return fingerprint(handed.id, handed.files, base)
+def _read_and_fingerprint(submission: Submission, lab: Lab,
+                          base: frozenset[int]) -> tuple[HandedIn | Unreadable, Fingerprinted | None]:
+    """One submission read as grading reads it, and its fingerprints (None: unreadable)."""
+    read = read_one(submission, lab)
+    return read, fingerprint(read.id, read.files, base) if isinstance(read, HandedIn) else None
 
 
-def fingerprint_class(handed: Sequence[HandedIn], base: frozenset[int],
-                      workers: int = 1) -> list[Fingerprinted]:
-    """Every student's fingerprints, in a pool of `workers` processes when there are many."""
-    if workers <= 1 or len(handed) < 50:
-        return [_fingerprint_one(one, base) for one in handed]
+def fingerprint_class(submissions: Sequence[Submission], lab: Lab, base: frozenset[int],
+                      workers: int = 1) -> list[tuple[HandedIn | Unreadable, Fingerprinted | None]]:
+    """Every submission read and fingerprinted, in a pool of `workers` processes when there are
+    many (reading and tokenizing are most of the time)."""
+    one = partial(_read_and_fingerprint, lab=lab, base=base)
+    if workers <= 1 or len(submissions) < 50:
+        return [one(submission) for submission in submissions]
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(partial(_fingerprint_one, base=base), handed, chunksize=32))
+        return list(pool.map(one, submissions, chunksize=16))
 
 
 def compare_class(lab: Lab, submissions: Sequence[Submission], run: SimilarityRun) -> ClassEvidence:
     """Read, fingerprint and rank the class; the shared rare wrong values when scores are given."""
-    handed, unreadable = read_class(submissions, lab)
     base = boilerplate_hashes({**course_code(), **extra_code(run.base_files)})
-    printed = fingerprint_class(handed, base, run.workers)
+    done = fingerprint_class(submissions, lab, base, run.workers)
+    handed = [read for read, _printed in done if isinstance(read, HandedIn)]
+    unreadable = [read for read, _printed in done if isinstance(read, Unreadable)]
+    printed = [one for _read, one in done if one is not None]
     ranking = rank_class(printed, run.report.cut)
     docs = read_reports(run.scores) if run.scores is not None else None
     known = {one.id for one in handed}

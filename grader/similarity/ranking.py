@@ -107,11 +107,13 @@ def _shared_weights(docs: Sequence[Fingerprinted], weights: dict[int, float]) ->
 
 
 def robust_center(scores: list[float], zeros: int) -> tuple[float, float]:
-    """Median and median absolute deviation of the scores plus `zeros` scores of 0."""
-    values = sorted([0.0] * zeros + scores)
-    if not values:
+    """Median and median absolute deviation of the scores (0 or more) plus `zeros` scores of 0."""
+    if not scores and not zeros:
         return 0.0, 0.0
-    median = statistics.median(values)
+    if zeros * 2 > zeros + len(scores):  # most pairs share nothing: both are 0
+        return 0.0, 0.0
+    values = [0.0] * zeros + sorted(scores)
+    median = statistics.median(values)  # already sorted: statistics sorts again in C, quickly
     return median, statistics.median(abs(value - median) for value in values)
 
 

@@ -15,7 +15,13 @@ from typing import Any
 
 from grader import __version__
 from grader.results.i18n import Catalogue
-from grader.results.messages import check_title, describe_detail
+from grader.results.messages import (
+    check_title,
+    describe_detail,
+    format_inputs,
+    format_pair,
+    format_value,
+)
 from grader.similarity.fingerprints import Fingerprinted
 from grader.similarity.ranking import (
     COMMON_FLOOR,
@@ -73,7 +79,14 @@ def _listed(evidence: ClassEvidence, options: ReportOptions) -> list[PairScore]:
 
 
 def _wrong_view(value: WrongValue, catalogue: Catalogue) -> dict[str, Any]:
-    return {**dataclasses.asdict(value), "title": check_title(value.check, catalogue)}
+    """The wrong value's data, and its texts in the report's language."""
+    actual, expected = format_pair(value.actual, value.expected, lang=catalogue.lang)
+    inputs = (format_inputs(value.inputs, catalogue) if isinstance(value.inputs, dict)
+              else format_value(value.inputs, True, catalogue.lang))
+    return {**dataclasses.asdict(value), "title": check_title(value.check, catalogue),
+            "text": catalogue.text("similarity.wrong_item", quantity=value.quantity or value.check,
+                                   inputs=inputs, actual=actual, expected=expected,
+                                   holders=str(value.holders))}
 
 
 def _pair_view(rank: int, pair: PairScore, evidence: ClassEvidence, options: ReportOptions,

@@ -8,7 +8,7 @@ cleans it (`clean_export`); a submission it cannot read is kept aside with its r
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,13 +50,3 @@ def read_one(submission: Submission, lab: Lab) -> HandedIn | Unreadable:
     texts = {name: clean_export(raw).decode("utf-8", errors="replace")
              for name, raw in sorted(found.files.items()) if name.endswith(".py")}
     return HandedIn(submission.id, label, texts)
-
-
-def read_class(submissions: Sequence[Submission], lab: Lab) -> tuple[list[HandedIn], list[Unreadable]]:
-    """Every submission read: those with files, and those without."""
-    handed: list[HandedIn] = []
-    unreadable: list[Unreadable] = []
-    for submission in submissions:
-        read = read_one(submission, lab)
-        (handed if isinstance(read, HandedIn) else unreadable).append(read)  # type: ignore[arg-type]
-    return handed, unreadable

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 # Tokens per k-gram and k-grams per window: a shared run of 12 + 8 - 1 = 19 normalized tokens
-# (about two statements) is always found; one under 12 never is. Measured on the labelled corpus
-# of tests/similarity (docs/similarity.md gives the figures).
+# (about two statements) is always found; one under 12 never is. Chosen on the labelled corpus of
+# tests/similarity: longer k-grams lose padded copies (docs/similarity.md gives the figures).
 K = 12
 WINDOW = 8
 

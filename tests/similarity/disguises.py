@@ -9,7 +9,8 @@ that behaves the same (the notebook one returns a notebook's JSON text).
 5. `helper_extracted`: the longest method's body moved into a module-level helper it calls;
 6. `helper_inlined`: a one-line helper (`return <expr>`) replaced by its expression where called;
 7. `as_notebook`: the file as the lab's notebook (`grader.authoring.notebooks.lab_notebook`);
-8. `lambdas_as_defs`: `x._backward = lambda: None` written as a nested `def` (and back).
+8. `lambdas_as_defs`: `x._backward = lambda: None` written as a nested `def` (and back);
+9. `padded`: a statement of no effect after every third statement of a function.
 
 `all_at_once` chains 1-6 and 8.
 """
@@ -218,6 +219,21 @@ def lambdas_as_defs(source: str) -> str:
                                       f"{m['indent']}{m['target']} = _noop", swapped)
 
 
+def padded(source: str, every: int = 3) -> str:
+    """A statement of no effect (`_unused = None`) put after every `every`-th simple statement
+    inside a function: the padding a copier adds so that no long run stays the same."""
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    simple = sorted({(n.end_lineno or n.lineno, n.col_offset) for f in ast.walk(tree)
+                     if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+                     for n in ast.walk(f) if isinstance(n, ast.stmt) and not hasattr(n, "body")
+                     and not lines[n.lineno - 1][:n.col_offset].strip()})  # on a line of its own
+    for index, (last, column) in enumerate(reversed(simple)):
+        if (len(simple) - 1 - index) % every == every - 1:
+            lines.insert(last, " " * column + "_unused = None")
+    return "\n".join(lines) + "\n"
+
+
 def as_notebook(source: str, lab_name: str) -> str:
     """The file as the lab's notebook: the cells the lab's own notebook is cut into."""
     lab = LABS[lab_name]
@@ -242,10 +258,15 @@ SOURCE_DISGUISES: dict[str, Callable[[str], str]] = {
     "helper-extracted": helper_extracted,
     "helper-inlined": helper_inlined,
     "lambdas-as-defs": lambdas_as_defs,
+    "padded": padded,
     "all-at-once": all_at_once,
 }
 # The notebook disguise changes the form of the submission, not only its text.
 NOTEBOOK_DISGUISE = "as-notebook"
 DISGUISES = (*SOURCE_DISGUISES, NOTEBOOK_DISGUISE)
+# Padding cuts every long run, which is what k-gram methods match on: its copies are found at the
+# default cut, but the weakest of them scores below the most alike independent pair in three
+# labs (docs/similarity.md gives the figures), so it is measured, not held to the ranking.
+CUT_ONLY = ("padded",)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from corpus import COPY_PREFIX, LabelledClass, base_hashes, labelled_classes
-from disguises import DISGUISES
+from disguises import CUT_ONLY, DISGUISES
 
 from grader.common.labs import LABS
 from grader.similarity.ranking import DEFAULT_CUT, rank_class
@@ -36,6 +36,8 @@ def test_there_are_at_least_six_disguises_and_a_class_for_each_in_every_lab(
 def test_every_disguised_copy_ranks_above_every_independent_pair(
         classes: list[LabelledClass]) -> None:
     for labelled in classes:
+        if labelled.disguise in CUT_ONLY:
+            continue
         ranking = rank_class(labelled.students)
         independent = [p for p in ranking.pairs
                        if not p.first.startswith(COPY_PREFIX) and not p.second.startswith(COPY_PREFIX)]
@@ -49,6 +51,17 @@ def test_every_disguised_copy_ranks_above_every_independent_pair(
             assert (weakest.z, weakest.score) > (strongest.z, strongest.score), (
                 f"{labelled.lab}, {labelled.disguise}: the copy pair {weakest} ranks below the "
                 f"independent pair {strongest}")
+
+
+def test_a_padded_copy_is_still_above_the_default_cut(classes: list[LabelledClass]) -> None:
+    for labelled in classes:
+        if labelled.disguise not in CUT_ONLY:
+            continue
+        ranking = rank_class(labelled.students)
+        copies = [p for p in ranking.pairs if labelled.is_copy(p.first, p.second)]
+        assert len(copies) == len(labelled.copies)
+        below = [p for p in copies if p.z < DEFAULT_CUT]
+        assert below == [], f"{labelled.lab}, {labelled.disguise}: copies below the cut: {below}"
 
 
 def test_precision_and_recall_at_the_default_cut(classes: list[LabelledClass]) -> None:

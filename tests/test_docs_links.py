@@ -211,6 +211,17 @@ def test_every_docs_page_is_reachable_from_the_readme() -> None:
     assert not missing, f"no chain of links from README.md reaches: {', '.join(missing)}"
 
 
+def test_the_readme_is_a_page_for_users_and_the_wheel_describes_itself_with_it() -> None:
+    """README.md stays short (what it is, the two commands, first steps, the lab table, links);
+    the rest lives in docs/. The wheel's long description is the same page."""
+    import tomllib
+
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").count("\n")
+    assert lines <= 250, f"README.md has {lines} lines; move what is not a first step to docs/"
+    with (ROOT / "pyproject.toml").open("rb") as file:
+        assert tomllib.load(file)["project"]["readme"] == "README.md"
+
+
 def test_the_benchmarks_find_their_blocks_on_their_pages() -> None:
     """bench/performance.py and bench/test_suite_time.py write between these markers."""
     for page, marker in (("docs/performance.md", "performance"),

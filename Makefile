@@ -15,11 +15,11 @@ help:
 	@echo "make test-fast                 lint, type-check, unit tests and the lab01 fixtures (~1 min)"
 	@echo "make demo                      grade the bundled demo class and print where the reports are"
 	@echo "make grade SUBMISSIONS='a b'   grade submissions with the hidden suite (instructors)"
-	@echo "make labs                      regenerate labs/ stubs from solutions/, README.md's tables, the contract table"
+	@echo "make labs                      regenerate labs/ stubs from solutions/, the docs' generated tables, the contract table"
 	@echo "make figures                   regrade the fixtures and the demo: verdict snapshots, demo figures"
 	@echo "make kit LAB=lab02_ops          the student kit of a release in dist/ (that lab and earlier ones)"
 	@echo "make image [HIDDEN=1]          the grader image (deploy/Dockerfile): public, or with the hidden suites"
-	@echo "make bench                     measure grading and write README's performance table"
+	@echo "make bench                     measure grading and write docs/performance.md's table"
 	@echo "make screenshots               grade the demo class and write docs/feedback.png, docs/dashboard.png"
 	@echo "make notebook-screenshots JUPYTERLAB=<venv>  the notebook check cell in JupyterLab: docs/notebook-check.{en,es}.png"
 	@echo "make mutation                  mutation score of each hidden suite (slow; not in make test)"
@@ -60,7 +60,7 @@ demo: venv
 screenshots: demo
 	$(PY) tests/browser/screenshots.py out/demo docs
 
-# JUPYTERLAB: a virtual environment holding jupyterlab, outside the repository (README).
+# JUPYTERLAB: a virtual environment holding jupyterlab, outside the repository (docs/students.md).
 notebook-screenshots: venv
 	$(PY) tests/browser/notebook_screenshots.py $(JUPYTERLAB) docs
 
@@ -72,7 +72,8 @@ labs: venv
 	$(PY) -m grader build-labs
 
 # What only a graded run decides: each lab's verdict snapshot (tests/data/verdicts/) and the
-# figures of the demo's grading (demo/README.md, README.md's examples). `make test` fails on drift.
+# figures of the demo's grading (demo/README.md, the examples of docs/instructors.md and
+# docs/score-document.md). `make test` fails on drift.
 figures: venv
 	UPDATE_VERDICTS=1 $(PY) -m pytest -q -n 0 tests/test_lab_fixtures.py -k snapshot
 	UPDATE_DEMO=1 $(PY) -m pytest -q -n 0 tests/test_cli.py -k demo_readme
@@ -90,9 +91,9 @@ BUILDER ?=
 image:
 	$(PYTHON) deploy/build_image.py --hidden $(HIDDEN) --base $(BASE) $(if $(IMAGE),--tag $(IMAGE),) $(if $(BUILDER),--builder $(BUILDER),)
 
-# Every row of README's performance table, side by side in one run; writes the table.
+# Every row of docs/performance.md's table, side by side in one run; writes the table.
 bench: venv
-	$(PY) bench/performance.py --write-readme
+	$(PY) bench/performance.py --write-docs
 
 # Not part of `make test`: mutants of every reference solution graded with the hidden suites.
 mutation: venv

@@ -1,7 +1,7 @@
-"""`make bench`: every row of the README's performance table, measured side by side in one run.
+"""`make bench`: every row of docs/performance.md's table, measured side by side in one run.
 
     python bench/performance.py                  # print the table
-    python bench/performance.py --write-readme   # also put it in README.md (between markers)
+    python bench/performance.py --write-docs     # also put it in docs/performance.md (between markers)
     python bench/performance.py --quick          # fewer runs (a smoke run; figures are rough)
 
 Rows: a student's `make check` of a finished lab01 (and `--debug`) against starting Python and
@@ -34,10 +34,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docs_block import replace_block  # noqa: E402
 from grade_class import make_class, python_env, time_baseline, time_grader  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+PAGE = ROOT / "docs" / "performance.md"  # the page that shows the table
 BEGIN, END = "<!-- performance -->", "<!-- /performance -->"
 PYTHON = sys.executable
 FINISHED_LAB01 = ROOT / "solutions" / "lab01_graph"
@@ -237,17 +238,11 @@ def table(rows: list[str], extra: list[str], load: tuple[float, float], command:
     ])
 
 
-def write_readme(block: str) -> None:
-    """Replace the block between the markers in README.md."""
-    text = README.read_text(encoding="utf-8")
-    start, end = text.index(BEGIN), text.index(END) + len(END)
-    README.write_text(text[:start] + block + text[end:], encoding="utf-8")
-
-
 def main() -> int:
-    """Measure every row and print the table (and write it into README.md when asked)."""
+    """Measure every row and print the table (and write it into docs/performance.md when asked)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write-readme", action="store_true", help="write README.md's table")
+    parser.add_argument("--write-docs", action="store_true",
+                        help="write the table into docs/performance.md")
     parser.add_argument("--quick", action="store_true", help="3 runs per pair, small classes")
     parser.add_argument("--runs", type=int, default=9, help="runs per side of each pair")
     args = parser.parse_args()
@@ -267,11 +262,11 @@ def main() -> int:
         print(*rows[-2:], sep="\n", flush=True)
     extra = class_scripts(args.quick)
     command = " ".join(["python bench/performance.py", *sys.argv[1:]]).replace(
-        " --write-readme", "")
+        " --write-docs", "")
     block = table(rows, extra, (load_before, os.getloadavg()[0]), command)
     print(block)
-    if args.write_readme:
-        write_readme(block)
+    if args.write_docs:
+        replace_block(PAGE, BEGIN, END, block)
     return 0
 
 

@@ -3,14 +3,14 @@ time, with the machine's load before and after (a benchmark figure, never a time
 
     python bench/test_suite_time.py                 # both tiers, in this checkout
     python bench/test_suite_time.py --clone         # in a fresh clone of this checkout's HEAD
-    python bench/test_suite_time.py --write-readme  # also put the figures in README.md
+    python bench/test_suite_time.py --write-docs    # also put them in docs/development.md
     python bench/test_suite_time.py --hog 8         # beside 8 busy loops (load about 8)
     python bench/test_suite_time.py --twice         # two `make test` in two fresh clones at once
 
 The venv is built before timing (`make venv`, not counted). CPU time is the user + system
 time of make and every process it waited for (getrusage of the children), so it does not grow
 with other people's load the way wall time does; the load average says how busy the machine
-was. The README's figures are measured on an otherwise idle machine.
+was. The figures of docs/development.md are measured on an otherwise idle machine.
 """
 
 from __future__ import annotations
@@ -28,8 +28,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docs_block import replace_block  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+PAGE = ROOT / "docs" / "development.md"  # the page that shows the figures
 TARGETS = ("test-fast", "test")
 BEGIN, END = "<!-- suite-times -->", "<!-- /suite-times -->"
 SUMMARY = re.compile(r"^=*\s*(\d+ passed.*?) in [\d.]+s", re.MULTILINE)
@@ -46,7 +49,7 @@ class Timing:
     load_after: float
     code: int
     summary: str
-    note: str = ""  # after the command in the README's table
+    note: str = ""  # after the command in the figures' table
 
 
 def timed(target: str, where: Path) -> Timing:
@@ -115,7 +118,7 @@ def fresh_clone(into: Path) -> Path:
 
 
 def figures(timings: list[Timing], command: str) -> str:
-    """The README's lines for the timings."""
+    """The lines of docs/development.md for the timings."""
     cores = os.cpu_count() or 1
     rows = [f"| `make {t.target}`{t.note} | {t.wall_s:.0f} s | {t.cpu_s:.0f} s | "
             f"{t.load_before:.1f} / {t.load_after:.1f} | {t.summary} |" for t in timings]
@@ -131,19 +134,13 @@ def figures(timings: list[Timing], command: str) -> str:
     ])
 
 
-def write_readme(block: str) -> None:
-    """Replace the block between the markers in README.md."""
-    text = README.read_text(encoding="utf-8")
-    start, end = text.index(BEGIN), text.index(END) + len(END)
-    README.write_text(text[:start] + block + text[end:], encoding="utf-8")
-
-
 def main() -> int:
     """Time the tiers and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clone", action="store_true", help="time a fresh clone of HEAD")
     parser.add_argument("--only", choices=TARGETS, help="time one tier only")
-    parser.add_argument("--write-readme", action="store_true", help="write README.md's figures")
+    parser.add_argument("--write-docs", action="store_true",
+                        help="write the figures into docs/development.md")
     parser.add_argument("--hog", type=int, default=0, metavar="N", help="beside N busy loops")
     parser.add_argument("--twice", action="store_true",
                         help="two `make test` runs in two fresh clones at once")
@@ -168,11 +165,11 @@ def main() -> int:
                   f"load {timing.load_before:.1f} -> {timing.load_after:.1f}, exit "
                   f"{timing.code}: {timing.summary}", flush=True)
         command = " ".join(["python bench/test_suite_time.py", *sys.argv[1:]])
-        command = command.replace(" --write-readme", "")
+        command = command.replace(" --write-docs", "")
         block = figures(timings, command)
         print(block)
-        if args.write_readme:
-            write_readme(block)
+        if args.write_docs:
+            replace_block(PAGE, BEGIN, END, block)
         return max(t.code for t in timings)
     finally:
         stop_hog(hog)

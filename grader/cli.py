@@ -377,7 +377,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_build_labs(args: argparse.Namespace) -> int:
-    """Regenerate the stubs in labs/ from solutions/ and README.md's tables, or report drift
+    """Regenerate the stubs in labs/ from solutions/ and the docs' generated tables, or report drift
     with --check."""
     from grader.authoring import contract_clauses  # not in the student kit: authoring
     from grader.authoring.build import build_labs  # not in the student kit: authoring

@@ -269,7 +269,7 @@ def test_build_labs_with_a_malformed_readme_marker_is_a_grader_failure(
     monkeypatch.setattr(cli, "COURSE_ROOT", tmp_path)
     assert cli.main(["build-labs", "--check"]) == 3
     assert capsys.readouterr().err.startswith(
-        "grader failure: README.md holds no complete block for lab-table, pitfall-points")
+        "grader failure: README.md holds no complete block for lab-table:")
 
 
 # --- usage errors are one line, exit 2 ---------------------------------------------------
@@ -383,8 +383,12 @@ def render_demo_readme(docs: dict[str, dict[str, Any]]) -> str:
         public=sum(c["visibility"] == "public" for c in first["checks"]))
 
 
-# README.md's examples of `grade`: the progress line and the score document, with the figures
-# of one demo student (read and written by these patterns alone).
+# The docs' examples of `grade`: the progress line (docs/instructors.md) and the score document
+# (docs/score-document.md), with the figures of one demo student (read and written by these
+# patterns alone).
+PROGRESS_PAGE = ROOT / "docs" / "instructors.md"
+SCORE_PAGE = ROOT / "docs" / "score-document.md"
+SCORE_SECTION = "## The document"
 PROGRESS = re.compile(r"`\[(?P<index>\d+)/(?P<count>\d+)\] (?P<student>\w+): "
                       r"(?P<score>\S+) / (?P<max_score>\S+) ·")
 SCORE_EXAMPLE = re.compile(r'"submission": \{"id": "(?P<student>\w+)".*?'
@@ -400,46 +404,62 @@ def _with_figures(text: str, match: re.Match[str], figures: dict[str, str]) -> s
     return text
 
 
-def readme_with_demo_figures(readme: str, docs: dict[str, dict[str, Any]]) -> str:
-    """README.md with its progress line and score document saying what grading the demo gives:
-    the class's size, and the score and maximum of the student each example shows."""
-    progress = PROGRESS.search(readme)
-    assert progress, "the README shows no progress line of `grade`"
+def progress_with_demo_figures(page: str, docs: dict[str, dict[str, Any]]) -> str:
+    """docs/instructors.md with its progress line of `grade` saying what grading the demo gives:
+    the class's size, and the score and maximum of the student it shows."""
+    progress = PROGRESS.search(page)
+    assert progress, f"{PROGRESS_PAGE.name} shows no progress line of `grade`"
     doc = docs[progress["student"]]
-    readme = _with_figures(readme, progress, {
+    return _with_figures(page, progress, {
         "count": str(len(STUDENTS)), "score": f"{doc['score']:g}",
         "max_score": f"{doc['max_score']:g}"})
-    example = SCORE_EXAMPLE.search(readme, readme.index("## The score document"))
-    assert example, "the README's score document names no submission, score and max_score"
+
+
+def score_example_with_demo_figures(page: str, docs: dict[str, dict[str, Any]]) -> str:
+    """docs/score-document.md with its example's score and maximum those of the demo student
+    it names."""
+    example = SCORE_EXAMPLE.search(page, page.index(SCORE_SECTION))
+    assert example, f"{SCORE_PAGE.name}'s example names no submission, score and max_score"
     doc = docs[example["student"]]
-    return _with_figures(readme, example, {"score": f"{doc['score']:.1f}",
-                                           "max_score": f"{doc['max_score']:.1f}"})
+    return _with_figures(page, example, {"score": f"{doc['score']:.1f}",
+                                         "max_score": f"{doc['max_score']:.1f}"})
 
 
 def test_demo_readme_figures_are_those_of_the_demo_grading(demo: DemoRun) -> None:
-    """demo/README.md is written from demo/README.md.j2 and this grading, and so are README.md's
-    figures of the demo (UPDATE_DEMO=1 writes both)."""
+    """demo/README.md is written from demo/README.md.j2 and this grading, and so are the docs'
+    figures of the demo (UPDATE_DEMO=1 writes them all)."""
     assert sorted(demo.docs) == STUDENTS, demo.result
-    expected = render_demo_readme(demo.docs)
-    readme = ROOT / "README.md"
-    expected_readme = readme_with_demo_figures(readme.read_text(encoding="utf-8"), demo.docs)
+    expected = {DEMO_README: render_demo_readme(demo.docs),
+                PROGRESS_PAGE: progress_with_demo_figures(
+                    PROGRESS_PAGE.read_text(encoding="utf-8"), demo.docs),
+                SCORE_PAGE: score_example_with_demo_figures(
+                    SCORE_PAGE.read_text(encoding="utf-8"), demo.docs)}
     if os.environ.get("UPDATE_DEMO"):
-        DEMO_README.write_text(expected, encoding="utf-8")
-        readme.write_text(expected_readme, encoding="utf-8")
+        for path, text in expected.items():
+            path.write_text(text, encoding="utf-8")
     update = "run `UPDATE_DEMO=1 .venv/bin/pytest tests/test_cli.py -k demo_readme`"
-    assert DEMO_README.read_text(encoding="utf-8") == expected, (
-        f"demo/README.md is not what the demo's grading gives: {update}")
-    assert readme.read_text(encoding="utf-8") == expected_readme, (
-        f"README.md's demo figures are not what the demo's grading gives: {update}")
+    for path, text in expected.items():
+        assert path.read_text(encoding="utf-8") == text, (
+            f"{path.relative_to(ROOT)}'s figures are not what the demo's grading gives: {update}")
+
+
+def test_a_changed_demo_figure_is_drift(demo: DemoRun) -> None:
+    """The writers above change a page whose figures differ, so the test above can fail."""
+    page = PROGRESS_PAGE.read_text(encoding="utf-8")
+    wrong = PROGRESS.sub(lambda m: m[0].replace(f": {m['score']} /", ": 1 /"), page, count=1)
+    assert wrong != page and progress_with_demo_figures(wrong, demo.docs) == page
+    page = SCORE_PAGE.read_text(encoding="utf-8")
+    wrong = page.replace('"max_score": ', '"max_score": 1', 1)
+    assert wrong != page and score_example_with_demo_figures(wrong, demo.docs) == page
 
 
 def test_readme_examples_show_what_grading_the_demo_gives(demo: DemoRun) -> None:
-    """The score document the README shows is the demo's own: its schema version, and the
-    figures of the check it shows (the scores themselves: the test above)."""
+    """The score document docs/score-document.md shows is the demo's own: its schema version, and
+    the figures of the check it shows (the scores themselves: the test above)."""
     from grader.results.build import SCHEMA_VERSION
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## The score document"):]
+    page = SCORE_PAGE.read_text(encoding="utf-8")
+    section = page[page.index(SCORE_SECTION):]
     example = section[section.index("```json"):section.index("\n```\n")]
     assert f'"schema_version": "{SCHEMA_VERSION}"' in example, "the example's schema_version"
     student = SCORE_EXAMPLE.search(example)

@@ -338,7 +338,7 @@ def test_each_score_is_the_weight_of_its_passed_checks(
             f"checks weigh {passed:g} of {total:g}")
 
 
-# -- the README's tables ------------------------------------------------------------------------
+# -- the generated tables (README.md's lab table, docs/how-it-works.md's points per pitfall) ----
 # `build-labs` writes them from the declared checks and the fixture folders (readme_tables);
 # these tests hold the generator to what grading the reference solution reports.
 README_ROW = re.compile(r"^\| `(?P<lab>lab\w+)` \|.*\| (?P<hidden>\d+) \+ (?P<public>\d+) \| "

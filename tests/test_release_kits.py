@@ -1,7 +1,7 @@
 """Every release's kit gives nothing away: graded with the hidden suite of the lab it releases,
 no file in it scores more than that lab's unedited stub.
 
-The course calendar behind it (README, "Releases"): a lab opens when the previous one closes.
+The course calendar behind it (docs/instructors.md, "Reference: releases and the student kit"): a lab opens when the previous one closes.
 So a kit may hold complete work of a closed lab; ALLOWED_CLOSED_LAB_WORK lists the files that
 do, with the reason, and the test proves each one ships only once that lab has closed.
 """

@@ -1,5 +1,6 @@
 """`make labs`: write every lab's stubs and notebook from the reference solutions, the
-README's tables that the code decides, and the checks column of docs/contract-clauses.md.
+docs' generated tables (grader.authoring.readme_tables.PAGES), and the checks column of
+docs/contract-clauses.md.
 
 Side: trusted (authoring). Nothing here grades; `build-labs --check` reports drift.
 """
@@ -57,12 +58,18 @@ def _notebooks(repo_root: Path, stubs: dict[Path, str]) -> dict[Path, str]:
 
 
 def _readme(repo_root: Path, declared: Declared | None) -> dict[Path, str]:
-    """Return README.md with its generated tables made again, when there are checks to count
-    and a README.md to hold them (a tree of solutions alone has none)."""
-    path = repo_root / "README.md"
-    if declared is None or not path.is_file():
+    """Return each page of readme_tables.PAGES (README.md, docs/how-it-works.md) with its
+    generated tables made again, when there are checks to count; a page that is absent (a tree
+    of solutions alone has none) is skipped."""
+    if declared is None:
         return {}
-    return {path: readme_tables.with_tables(path.read_bytes().decode("utf-8"), repo_root, declared)}
+    pages = {}
+    for page, tables in readme_tables.PAGES.items():
+        path = repo_root / page
+        if path.is_file():
+            pages[path] = readme_tables.with_tables(path.read_bytes().decode("utf-8"), repo_root,
+                                                    declared, tables, page)
+    return pages
 
 
 def _contract(repo_root: Path, declared: Declared | None) -> dict[Path, str]:
@@ -77,7 +84,8 @@ def _contract(repo_root: Path, declared: Declared | None) -> dict[Path, str]:
 def build_labs(repo_root: Path, check: bool = False,
                declared: Declared | None = None) -> list[str]:
     """Generate labs/<lab>/<file> from every solutions/<lab>/<file>.py, the lab notebooks and,
-    given every lab's ``declared`` checks, README.md's generated tables and the checks column
+    given every lab's ``declared`` checks, the generated tables of README.md and
+    docs/how-it-works.md and the checks column
     of docs/contract-clauses.md (grader.authoring.contract_clauses).
 
     Every registered lab whose main file has a solution also gets labs/<lab>/<lab>.ipynb,

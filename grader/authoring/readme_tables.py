@@ -1,6 +1,7 @@
-"""`make labs`: the README's tables that the code decides (the lab table, points per pitfall).
+"""`make labs`: the docs' tables that the code decides (the lab table, points per pitfall).
 
-Side: trusted (authoring). README.md marks each generated table with a pair of comments,
+Side: trusted (authoring). Each table lives on one page (PAGES: the lab table in README.md, the
+points per pitfall in docs/how-it-works.md), marked with a pair of comments,
 `<!-- build-labs: <table> -->` and `<!-- /build-labs: <table> -->`; what is between them is
 rendered from `readme/<table>.md.j2` and rewritten by `build-labs`, which reports drift with
 `--check`. The checks come from the caller (authoring never imports grading; the command line
@@ -24,6 +25,9 @@ from grader.common.labs import LABS, Lab
 TEMPLATES = Path(__file__).resolve().parent / "readme"
 LAB_TABLE, PITFALL_POINTS = "lab-table", "pitfall-points"
 TABLES = (LAB_TABLE, PITFALL_POINTS)
+# The page (relative to the repository) that holds each generated table, and its tables in order.
+PAGES: dict[str, tuple[str, ...]] = {"README.md": (LAB_TABLE,),
+                                     "docs/how-it-works.md": (PITFALL_POINTS,)}
 # The four headline pitfalls of the course (issue 9): first and in bold in the points table.
 HEADLINE_PITFALLS = ("grad-overwrite", "missing-zero-grad", "mid-flight-mutation", "hash-trap")
 CORRECT_PREFIX = "correct-"  # a fixture folder holding a correct engine, not a bug
@@ -32,7 +36,7 @@ _CELL_BORDER = re.compile(r"(?<!\\)\|")  # a cell's `|`, not an escaped `\|` ins
 
 
 class ReadmeTableError(ValueError):
-    """README.md's markers of a generated table are missing, repeated or out of order."""
+    """A page's markers of a generated table are missing, repeated or out of order."""
 
 
 class DeclaredCheck(Protocol):
@@ -135,48 +139,53 @@ def pitfall_points_table(declared: Declared) -> str:
                    headline=HEADLINE_PITFALLS)
 
 
-def blocks(readme: str) -> dict[str, tuple[int, int]]:
-    """Where each generated table's text is in README.md: (start, end) between its markers.
+def blocks(readme: str, tables: tuple[str, ...] = TABLES,
+           page: str = "README.md") -> dict[str, tuple[int, int]]:
+    """Where each generated table's text is in a page: (start, end) between its markers.
 
-    Every table of TABLES has exactly one begin and one end marker, in that order, and no
-    other `build-labs:` marker appears: anything else is a ReadmeTableError naming the line.
+    Every table of ``tables`` has exactly one begin and one end marker, in that order, and no
+    other `build-labs:` marker appears (a table of another page included): anything else is a
+    ReadmeTableError naming the page and the line.
     """
     found: dict[str, tuple[int, int]] = {}
     open_name, open_end = "", 0
     for match in _MARKER.finditer(readme):
         name, line = match["name"], readme.count("\n", 0, match.start()) + 1
-        if name not in TABLES:
-            raise ReadmeTableError(f"README.md:{line}: unknown generated table {name!r}; "
-                                   f"known: {', '.join(TABLES)}")
+        if name not in tables:
+            home = next((where for where, held in PAGES.items() if name in held), None)
+            raise ReadmeTableError(
+                f"{page}:{line}: generated table {name!r} belongs on {home}" if home else
+                f"{page}:{line}: unknown generated table {name!r}; known: {', '.join(tables)}")
         if not match["end"]:
             if open_name:
-                raise ReadmeTableError(f"README.md:{line}: `build-labs: {name}` begins before "
+                raise ReadmeTableError(f"{page}:{line}: `build-labs: {name}` begins before "
                                        f"`/build-labs: {open_name}` ends the table above")
             if name in found:
-                raise ReadmeTableError(f"README.md:{line}: a second `build-labs: {name}` block; "
+                raise ReadmeTableError(f"{page}:{line}: a second `build-labs: {name}` block; "
                                        "a table has one")
             open_name, open_end = name, match.end()
         elif name != open_name:
-            raise ReadmeTableError(f"README.md:{line}: `/build-labs: {name}` ends a table "
+            raise ReadmeTableError(f"{page}:{line}: `/build-labs: {name}` ends a table "
                                    "that did not begin")
         else:
             found[name], open_name = (open_end, match.start()), ""
-    missing = [name for name in TABLES if name not in found]
+    missing = [name for name in tables if name not in found]
     if missing:
-        raise ReadmeTableError(f"README.md holds no complete block for {', '.join(missing)}: "
+        raise ReadmeTableError(f"{page} holds no complete block for {', '.join(missing)}: "
                                "`<!-- build-labs: <table> -->` ... `<!-- /build-labs: <table> -->`")
     return found
 
 
-def with_tables(readme: str, repo_root: Path, declared: Declared) -> str:
-    """README.md's text with every generated table made again from the code."""
-    spans = blocks(readme)
-    start, end = spans[LAB_TABLE]
-    tables = {LAB_TABLE: lab_table(repo_root, declared, topics(readme[start:end])),
-              PITFALL_POINTS: pitfall_points_table(declared)}
+def with_tables(readme: str, repo_root: Path, declared: Declared,
+                tables: tuple[str, ...] = TABLES, page: str = "README.md") -> str:
+    """A page's text with each of its generated ``tables`` made again from the code."""
+    spans = blocks(readme, tables, page)
+    made = {name: (lab_table(repo_root, declared, topics(readme[slice(*spans[name])]))
+                   if name == LAB_TABLE else pitfall_points_table(declared))
+            for name in tables}
     text, offset = readme, 0
     for name, (start, end) in sorted(spans.items(), key=lambda item: item[1]):
-        block = f"\n{tables[name]}\n"
+        block = f"\n{made[name]}\n"
         text = text[:start + offset] + block + text[end + offset:]
         offset += len(block) - (end - start)
     return text

@@ -9,10 +9,11 @@ modules it carries is the import closure of what it runs (grader.authoring.kit_c
 its requirements.txt what those modules import. `build_kit` refuses to produce a kit that
 contains any of the forbidden paths.
 
-The course calendar this assumes (README, "Releases"): the labs open one after the other in
-the order of the registry, and a lab opens when the previous one closes, late days included.
-So the kit of a release may hold complete engines of earlier labs (lab02's stub holds the
-lab01 engine, lab04's given value.py the engine of labs 01-03): those labs are closed.
+The course calendar this assumes (docs/instructors.md, "Reference: releases and the student kit"):
+the labs open one after the other in the order of the registry, and a lab opens when the previous
+one closes, late days included. So the kit of a release may hold complete engines of earlier labs
+(lab02's stub holds the lab01 engine, lab04's given value.py the engine of labs 01-03): those labs
+are closed.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ FORBIDDEN_IN_KIT = ("solutions", "grader/grading/suites", "grader/authoring", "g
 # folders inside the installed package, where grader.common.labs looks for an installed course.
 KIT_PACKAGE_DIRS = {"grader": "grader", "labs": "grader.course.labs",
                     "templates": "grader.course.templates"}
-# Measured on the course machine (2 cores, under load; README "Releases and the student kit"):
+# Measured on the course machine (2 cores, under load; docs/performance.md, "The student kit"):
 # a fresh `make check` in the kit, virtual environment included.
 KIT_VENV_MB = 49
 KIT_FIRST_CHECK_S = 60

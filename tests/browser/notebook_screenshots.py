@@ -1,4 +1,4 @@
-"""Write the README's pictures of the notebook's check cell: lab01's notebook with a bug, from a
+"""Write docs/students.md's pictures of the notebook's check cell: lab01's notebook with a bug, from a
 built kit, executed (English, then Spanish) and shown in JupyterLab in headless Chromium.
 
     python tests/browser/notebook_screenshots.py JUPYTERLAB_VENV DOCS_DIR

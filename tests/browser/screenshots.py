@@ -1,4 +1,4 @@
-"""Write the README's pictures: a student's feedback page and the class dashboard, from a
+"""Write README.md's pictures (docs/feedback.png, docs/dashboard.png): a student's feedback page and the class dashboard, from a
 graded class (`make screenshots` grades the demo class first), taken in headless Chromium.
 
     python tests/browser/screenshots.py OUT_DIR DOCS_DIR [--student ben]

@@ -1,7 +1,7 @@
 """The checks a lab declares, read from its suites' markers without running pytest.
 
 Side: trusted process. Imports the public and hidden suite modules (trusted code) and reads
-their `check` markers, so a course file can be validated, and the README's tables counted,
+their `check` markers, so a course file can be validated, and the docs' generated tables counted,
 before anything is graded.
 """
 
@@ -55,5 +55,5 @@ def declared_checks(lab: Lab, hidden: bool = True) -> list[CheckSpec]:
 
 def declared_by_lab() -> dict[str, list[CheckSpec]]:
     """Every registered lab's checks, public and hidden, by lab name (what `build-labs` counts
-    in the README's tables)."""
+    in the docs' generated tables)."""
     return {name: declared_checks(lab) for name, lab in LABS.items()}

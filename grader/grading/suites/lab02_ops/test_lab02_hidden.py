@@ -427,7 +427,7 @@ def _judged_apart(programs, statuses, checks):
 
 
 # `=` instead of `+=` is a headline pitfall: one op that overwrites costs this check too, so
-# that it costs at least a tenth of the lab's points (README, points per pitfall).
+# that it costs at least a tenth of the lab's points (docs/how-it-works.md, points per pitfall).
 @pytest.mark.check(id="accumulates-in-every-op", pitfall="grad-overwrite", weight=6, clause="adds")
 def test_every_operation_adds_to_the_gradients_of_a_reused_input(sandboxed, reference, rng,
                                                                   statuses):

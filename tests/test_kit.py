@@ -205,3 +205,81 @@ def test_check_of_a_lab_not_in_the_kit_is_a_one_line_usage_error(kits: Kits) -> 
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done
     assert len(done.stderr.strip().splitlines()) == 1 and LAST in done.stderr, done.stderr
+
+
+def _notebook_holding(folder: Path, release: str, cells: dict[int, str]) -> None:
+    """Rewrite code cells of the kit's notebook (by index), as a student typing in them."""
+    path = folder / "labs" / release / f"{release}.ipynb"
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    for index, source in cells.items():
+        assert notebook["cells"][index]["cell_type"] == "code", (release, index)
+        notebook["cells"][index]["source"] = source
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+# lab01's notebook: cell 3 holds `_leaf_backward`, cell 5 the Value class (`_notebook_holding`
+# checks both are code cells; the "notebook-only" case passing every check shows they are these).
+EDITS = {"neither": (False, False), "notebook-only": (True, False),
+         "value.py-only": (False, True), "both": (True, True)}
+
+
+@pytest.mark.parametrize("edited", list(EDITS))
+def test_the_unzipped_kit_checks_the_file_the_student_edited(
+        kits: Kits, edited: str, tmp_path: Path) -> None:
+    """In the kit the lab folder is the student's own: what it gave is known from the digests
+    the kit carries (grader/intake/given_code.json), so an edited file is never "untouched"."""
+    release = RELEASES[0]
+    lab = LABS[release]
+    student = tmp_path / "kit"
+    shutil.copytree(kits.folders[release], student, ignore=shutil.ignore_patterns(".venv"))
+    assert (student / "grader" / "intake" / "given_code.json").is_file()
+    solution = (lab.solution_dir / lab.main_file).read_text(encoding="utf-8")
+    in_notebook, in_file = EDITS[edited]
+    if in_notebook and in_file:  # the notebook only begun, value.py finished
+        _notebook_holding(student, release, {3: "def _leaf_backward():\n    pass\n"})
+    elif in_notebook:
+        _notebook_holding(student, release, {3: solution, 5: ""})
+    if in_file:
+        (student / "labs" / release / lab.main_file).write_text(solution, encoding="utf-8")
+    done = kits.make(student, "check")
+    _assert_graded(done)
+    catalogue = Catalogue.load("en")
+    score = re.search(r"Score: (\S+) / (\S+)", done.stdout)
+    assert score, done.stdout[:2000]
+    notebook_note = _flat(catalogue.text("ui.unchecked_notebook", files=f"{release}.ipynb",
+                                         checked=lab.main_file, lab=release))
+    if edited == "neither":
+        assert score[1] == "0" and _not_written("en") in done.stdout, done.stdout[:2000]
+    else:
+        assert score[1] == score[2], f"{edited}: the edited file was not checked\n{done.stdout[:2000]}"
+        assert _not_written("en") not in done.stdout, done.stdout[:2000]
+    assert (notebook_note in _flat(done.stdout)) == (edited == "both"), done.stdout[:2000]
+    if edited == "both":
+        notebook = kits.make(student, "check", "NOTEBOOK=1")
+        _assert_graded(notebook)
+        file_note = _flat(catalogue.text("ui.unchecked_file", files=lab.main_file,
+                                         checked=f"{release}.ipynb", lab=release))
+        assert file_note in _flat(notebook.stdout), notebook.stdout[:2000]
+        assert not re.search(r"Score: (\S+) / \1\b", notebook.stdout), notebook.stdout[:2000]
+
+
+def test_the_kit_records_the_digests_of_what_it_gives(built_kit) -> None:
+    """The record equals the digests of the kit's own stub and notebook, and leaves out an edit."""
+    from grader.intake.candidates import code_digest, given_digests
+    from grader.intake.collect import notebook_bytes
+
+    for release in RELEASES:
+        folder = built_kit(release)[0]
+        record = json.loads((folder / "grader" / "intake" / "given_code.json")
+                            .read_text(encoding="utf-8"))
+        assert sorted(record) == RELEASES[: RELEASES.index(release) + 1]
+        for name, digests in record.items():
+            lab_folder = folder / "labs" / name
+            assert set(digests) == given_digests(LABS[name], notebook_bytes, lab_folder)
+            assert len(digests) == 2, digests  # the stub and the notebook
+            edited = (lab_folder / LABS[name].main_file).read_bytes() + b"\nx = 1\n"
+            assert code_digest(edited) not in digests

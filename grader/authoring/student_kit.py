@@ -18,6 +18,7 @@ lab01 engine, lab04's given value.py the engine of labs 01-03): those labs are c
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import shutil
 import tomllib
 import zipfile
@@ -35,6 +36,8 @@ from grader.authoring.kit_contents import (
     public_catalogue,
 )
 from grader.common.labs import COURSE_ROOT, LABS, PACKAGE_DIR, Lab
+from grader.intake.candidates import GIVEN_DIGESTS, given_digests
+from grader.intake.collect import notebook_bytes
 from grader.results.i18n import CATALOGUE_DIR
 
 KIT_TEMPLATES = Path(__file__).parent / "kit"
@@ -163,6 +166,17 @@ def _copy_catalogue(labs: list[Lab], release: str, out_dir: Path) -> None:
             raise KitError(str(exc)) from None
 
 
+def _record_given(labs: list[Lab], out_dir: Path) -> None:
+    """The digests of what the kit gives for each lab (its stubs and notebooks as built), where
+    the kit's grader reads them (candidates.GIVEN_DIGESTS): in the kit, the lab folders are the
+    students' own, edited in place."""
+    record = {lab.name: sorted(given_digests(lab, notebook_bytes, out_dir / "labs" / lab.name))
+              for lab in labs}
+    target = out_dir / "grader" / GIVEN_DIGESTS.relative_to(PACKAGE_DIR)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
 def _render(name: str, **context: object) -> str:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(KIT_TEMPLATES),
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
@@ -205,6 +219,7 @@ def build_kit(out_dir: Path, release: str, root: Path = COURSE_ROOT) -> Path:
         raise KitError(str(exc)) from None
     _copy_package(closure, out_dir)
     _copy_catalogue(labs, release, out_dir)
+    _record_given(labs, out_dir)
     shutil.copytree(root / "templates", out_dir / "templates", ignore=ignore)
     context = {"release": release, "labs": [lab.name for lab in labs],
                "venv_mb": KIT_VENV_MB, "first_check_s": KIT_FIRST_CHECK_S}

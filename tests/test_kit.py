@@ -30,7 +30,7 @@ LAST = RELEASES[-1]  # its kit holds every lab
 DEV_DEPENDENCIES = ("ruff", "mypy", "jsonschema", "import-linter", "playwright", "hypothesis",
                     "rich")
 # The `make help` lines the parametrized tests below already run in every kit, the last included.
-RUN_BY_OTHER_TESTS = {("make", "check"), ("make", "check", "GRADER_LANG=es"),
+RUN_BY_OTHER_TESTS = {("make", "check"), ("make", "check", "GRADER_LANG=es"), ("make", "check", "ALL=1"),
                       ("make", "check", "NOTEBOOK=1")}
 GRADER_FAILED = re.compile(r"grader error|grader failed|error del corrector|fallo del corrector|Traceback", re.I)
 
@@ -126,12 +126,31 @@ def _not_written(lang: str) -> str:
                                      where="").split(":")[0]
 
 
+# The untouched stub's first `make check` fits in one screen (issue 35), `make`'s own line included.
+FIRST_SCREEN_LINES = 40
+
+
+def _assert_first_screen(done: subprocess.CompletedProcess[str], lang: str) -> None:
+    """One screen: at most FIRST_SCREEN_LINES lines, one "not written yet" failure in full,
+    the others counted per TODO, and how to see them all."""
+    screen = (done.stdout + done.stderr).splitlines()
+    assert len(screen) <= FIRST_SCREEN_LINES, f"{len(screen)} lines:\n" + "\n".join(screen)
+    assert done.stdout.count(_not_written(lang)) == 1, done.stdout
+    assert Catalogue.load(lang).text("ui.first_screen.heading") in done.stdout, done.stdout
+    assert "ALL=1" in done.stdout, done.stdout
+
+
 @pytest.mark.parametrize("release", RELEASES)
 def test_make_check_on_the_untouched_stub_says_not_written_yet(kits: Kits, release: str) -> None:
     done = kits.make(kits.folders[release], "check")
     _assert_graded(done)
     assert f"Feedback for {release}" in done.stdout, done.stdout[:500]
     assert "Score: 0 / " in done.stdout and _not_written("en") in done.stdout, done.stdout[:2000]
+    _assert_first_screen(done, "en")
+    every = kits.make(kits.folders[release], "check", "ALL=1")
+    _assert_graded(every)
+    assert len(every.stdout.splitlines()) > FIRST_SCREEN_LINES, every.stdout
+    assert Catalogue.load("en").text("ui.first_screen.heading") not in every.stdout
 
 
 @pytest.mark.parametrize("release", RELEASES)
@@ -139,6 +158,7 @@ def test_make_check_in_spanish(kits: Kits, release: str) -> None:
     done = kits.make(kits.folders[release], "check", GRADER_LANG="es")
     _assert_graded(done, "es")
     assert _not_written("es") in done.stdout, done.stdout[:2000]
+    _assert_first_screen(done, "es")
 
 
 @pytest.mark.parametrize("release", RELEASES)

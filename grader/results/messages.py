@@ -141,15 +141,20 @@ def names_a_pitfall(detail: Mapping[str, Any] | None) -> bool:
 
 
 def todo_hint(detail: Mapping[str, Any], catalogue: Catalogue) -> str:
-    """The hint of code not written yet: where to start, or the next TODO to write."""
+    """The hint of code not written yet: the TODO the check needs (when known), then where to
+    start, or the next TODO to write."""
     params = detail.get("params") or {}
     file = str(params.get("file", ""))
     following = params.get("next")
+    todo = params.get("todo")
+    # the TODO the check needs, unless the rest names it (it is the next one to write)
+    needs = catalogue.text("todo.needs", todo=str(todo), file=file) + " " \
+        if isinstance(todo, int) and todo != following else ""
     if not isinstance(following, int):
-        return catalogue.text("todo.finish", file=file)
+        return needs + catalogue.text("todo.finish", file=file)
     if following == 1:
-        return catalogue.text("todo.start", file=file)
-    return catalogue.text("todo.next", next=str(following), file=file)
+        return needs + catalogue.text("todo.start", file=file)
+    return needs + catalogue.text("todo.next", next=str(following), file=file)
 
 
 def check_hint(check_id: str, catalogue: Catalogue,

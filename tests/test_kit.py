@@ -56,6 +56,7 @@ class Kits:
         self.home.mkdir()
         self.folders: dict[str, Path] = {}
         self.venv = base / "unset"
+        self.first_venv: subprocess.CompletedProcess[str] | None = None  # the first `make venv`
 
     def make(self, folder: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
         """`make ARGS` in a kit folder, with the shared virtual environment."""
@@ -83,6 +84,7 @@ def kits(tmp_path_factory: pytest.TempPathFactory, built_kit, wheelhouse: Path) 
                           text=True, timeout=900)
     assert made.returncode == 0, made.stdout + made.stderr
     kits.venv = first / ".venv"
+    kits.first_venv = made
     return kits
 
 
@@ -303,3 +305,21 @@ def test_the_kit_records_the_digests_of_what_it_gives(built_kit) -> None:
             assert len(digests) == 2, digests  # the stub and the notebook
             edited = (lab_folder / LABS[name].main_file).read_bytes() + b"\nx = 1\n"
             assert code_digest(edited) not in digests
+
+
+def test_the_first_environment_build_says_so_before_it_starts(kits: Kits) -> None:
+    """The ~30 s of the first `make venv` start with one line, in both languages when
+    GRADER_LANG is not set, in its language when it is; nothing else is printed."""
+    said = {lang: Catalogue.load(lang).text("kit.setting_up") for lang in ("en", "es")}
+    assert kits.first_venv is not None
+    printed = kits.first_venv.stdout.splitlines()
+    assert printed and all(text in printed[0] for text in said.values()), printed
+    assert len(printed) == 1, printed
+    folder = kits.folders[RELEASES[0]]
+    for lang, text in said.items():
+        planned = subprocess.run(["make", "-n", f"VENV={folder / 'no-venv-yet'}", "venv",
+                                  f"GRADER_LANG={lang}"], cwd=folder, capture_output=True,
+                                 text=True, timeout=60, env=_student_env(kits.home))
+        first = planned.stdout.splitlines()[0]
+        assert text in first and all(other not in first for other in said.values()
+                                     if other != text), first

@@ -38,7 +38,7 @@ from grader.authoring.kit_contents import (
 from grader.common.labs import COURSE_ROOT, LABS, PACKAGE_DIR, Lab
 from grader.intake.candidates import GIVEN_DIGESTS, given_digests
 from grader.intake.collect import notebook_bytes
-from grader.results.i18n import CATALOGUE_DIR
+from grader.results.i18n import CATALOGUE_DIR, LANGUAGES, Catalogue
 
 KIT_TEMPLATES = Path(__file__).parent / "kit"
 # Never copied from a lab or template folder: caches an author's tools leave behind.
@@ -222,7 +222,9 @@ def build_kit(out_dir: Path, release: str, root: Path = COURSE_ROOT) -> Path:
     _record_given(labs, out_dir)
     shutil.copytree(root / "templates", out_dir / "templates", ignore=ignore)
     context = {"release": release, "labs": [lab.name for lab in labs],
-               "venv_mb": KIT_VENV_MB, "first_check_s": KIT_FIRST_CHECK_S}
+               "venv_mb": KIT_VENV_MB, "first_check_s": KIT_FIRST_CHECK_S,
+               "setting_up": {lang: Catalogue.load(lang).text("kit.setting_up")
+                              for lang in LANGUAGES}}
     (out_dir / "Makefile").write_text(_render("Makefile.j2", **context), encoding="utf-8")
     (out_dir / "README.md").write_text(_render("README.md.j2", **context), encoding="utf-8")
     requirements = kit_requirements(closure, root)

@@ -67,3 +67,4 @@ def test_every_not_written_hint_names_the_todo_it_is_about(lang: str, todo: int,
                                                         "next": following}}, catalogue)
     assert f"TODO {todo} " in hint, hint
 
+

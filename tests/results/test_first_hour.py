@@ -68,3 +68,13 @@ def test_every_not_written_hint_names_the_todo_it_is_about(lang: str, todo: int,
     assert f"TODO {todo} " in hint, hint
 
 
+
+def test_the_spanish_progress_line_says_elapsed_time_in_agreement() -> None:
+    """"0:00:06 transcurrido" did not agree with the seconds it counts (issue 35)."""
+    from grader.results.console import ProgressLines
+
+    times = iter([0.0, 6.0])
+    lines = ProgressLines("es", clock=lambda: next(times))
+    doc = {"status": "graded", "score": 1, "max_score": 2, "submission": {"id": "ana"}}
+    line = lines.line(1, 2, doc, kept=False)
+    assert "tiempo transcurrido: 0:00:06," in line, line

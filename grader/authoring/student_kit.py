@@ -28,11 +28,15 @@ from pathlib import Path
 import jinja2
 
 from grader.authoring.kit_contents import (
+    CHILD_OPERATIONS_FILE,
     Closure,
     ClosureError,
+    child_operations_source,
+    class_methods,
     declared_check_ids,
     kit_closure,
     normalise,
+    operation_method,
     public_catalogue,
 )
 from grader.common.labs import COURSE_ROOT, LABS, PACKAGE_DIR, Lab
@@ -166,6 +170,25 @@ def _copy_catalogue(labs: list[Lab], release: str, out_dir: Path) -> None:
             raise KitError(str(exc)) from None
 
 
+def _filter_child_operations(labs: list[Lab], out_dir: Path) -> None:
+    """The child's table of operations less the operations no lab of the kit has yet: their
+    local derivatives are a later lab's work (kit_contents.child_operations_source)."""
+    from grader.grading.child.graph import OPERATIONS
+
+    sources = [(out_dir / "labs" / lab.name / name).read_text(encoding="utf-8")
+               for lab in labs for name in (*lab.files, *lab.support_files)
+               if name.endswith(".py") and (out_dir / "labs" / lab.name / name).is_file()]
+    methods = class_methods(sources)
+    kept = {name for name, operation in OPERATIONS.items()
+            if operation_method(operation.code) in methods}
+    target = out_dir / "grader" / CHILD_OPERATIONS_FILE
+    try:
+        target.write_text(child_operations_source(target.read_text(encoding="utf-8"), kept),
+                          encoding="utf-8")
+    except ClosureError as exc:
+        raise KitError(str(exc)) from None
+
+
 def _record_given(labs: list[Lab], out_dir: Path) -> None:
     """The digests of what the kit gives for each lab (its stubs and notebooks as built), where
     the kit's grader reads them (candidates.GIVEN_DIGESTS): in the kit, the lab folders are the
@@ -220,6 +243,7 @@ def build_kit(out_dir: Path, release: str, root: Path = COURSE_ROOT) -> Path:
     _copy_package(closure, out_dir)
     _copy_catalogue(labs, release, out_dir)
     _record_given(labs, out_dir)
+    _filter_child_operations(labs, out_dir)
     shutil.copytree(root / "templates", out_dir / "templates", ignore=ignore)
     context = {"release": release, "labs": [lab.name for lab in labs],
                "venv_mb": KIT_VENV_MB, "first_check_s": KIT_FIRST_CHECK_S,

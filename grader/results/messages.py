@@ -336,10 +336,16 @@ def problem_where(problem: Mapping[str, Any], catalogue: Catalogue) -> str:
 
 
 def problem_notice(doc: Mapping[str, Any], catalogue: Catalogue) -> str:
-    """What to do first when the module cannot be loaded: run the file, or the notebook's cell."""
+    """What to do first when the module cannot be loaded: run the file, or the notebook's cell;
+    for a file with no code, that it is empty."""
     count, problem = str(len(doc["checks"])), doc["problem"]
+    if (problem.get("params") or {}).get("empty"):  # no line to show: there is no code
+        return catalogue.text("ui.problem_notice_empty", count=count, file=str(problem["file"]))
     if doc["submission"].get("notebook"):
         return catalogue.text("ui.problem_notice_notebook", count=count, lab=str(doc["lab"]))
+    if not problem.get("line"):  # nothing to open the file at: run it to see where
+        return catalogue.text("ui.problem_notice_no_line", count=count,
+                              file=str(problem["file"]))
     return catalogue.text("ui.problem_notice", count=count, file=str(problem["file"]))
 
 

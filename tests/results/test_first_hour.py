@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from grader.common.labs import LABS
 from grader.results.first_screen import MAX_TODO_LINES, Waiting, first_screen
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import todo_hint
@@ -78,3 +79,25 @@ def test_the_spanish_progress_line_says_elapsed_time_in_agreement() -> None:
     doc = {"status": "graded", "score": 1, "max_score": 2, "submission": {"id": "ana"}}
     line = lines.line(1, 2, doc, kept=False)
     assert "tiempo transcurrido: 0:00:06," in line, line
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_an_empty_file_is_said_empty_and_no_line_is_promised(tmp_path, lang: str) -> None:
+    """An empty value.py has no line to open it at (issue 35): the notice says it is empty;
+    a file that loads nothing without a line (no class Value) promises no line either."""
+    from grader.grading.batch import check_submission
+    from grader.results.render import render_feedback
+
+    catalogue = Catalogue.load(lang)
+    line_shown = catalogue.text("ui.problem_notice", count="23", file="value.py")
+    for content, key in ((b"\n  \n", "ui.problem_notice_empty"),
+                         (b"x = 1\n", "ui.problem_notice_no_line")):
+        folder = tmp_path / key / lang
+        folder.mkdir(parents=True)
+        (folder / "value.py").write_bytes(content)
+        doc = check_submission(LABS["lab01_graph"], folder, lang)
+        assert doc["problem"] and doc["problem"]["line"] is None, doc["problem"]
+        text = " ".join(render_feedback(doc, "terminal").split())
+        count = str(len(doc["checks"]))
+        assert catalogue.text(key, count=count, file="value.py") in text, text
+        assert line_shown.replace("23", count) not in text, text

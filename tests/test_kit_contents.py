@@ -266,7 +266,9 @@ def test_the_kit_copy_of_the_child_table_runs_with_the_kept_rows_only() -> None:
 
     source = (PACKAGE_DIR / "grading" / "child" / "graph.py").read_text(encoding="utf-8")
     namespace: dict = {}
-    exec(compile(child_operations_source(source, {"add", "mul"}), "graph.py", "exec"), namespace)
-    assert set(namespace["OPERATIONS"]) == {"add", "mul"}
+    kept = child_operations_source(source, {"__add__", "__mul__"})
+    exec(compile(kept, "graph.py", "exec"), namespace)
+    assert set(namespace["OPERATIONS"]) == {"add", "mul", "add-number-on-right",
+                                            "mul-number-on-right"}
     assert "sigmoid" not in namespace and "sigmoid" not in namespace["HELPER_NAMES"]
     assert all(name in namespace for name in namespace["HELPER_NAMES"])

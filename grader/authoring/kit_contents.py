@@ -274,16 +274,17 @@ def class_methods(sources: Iterable[str], class_name: str = "Value") -> set[str]
     return methods
 
 
-def child_operations_source(source: str, kept: set[str]) -> str:
-    """The child's graph.py as a kit carries it: the OPERATIONS rows named in `kept` only, and
-    without the helper functions (and their HELPER_NAMES entries) only dropped rows used."""
+def child_operations_source(source: str, methods: set[str]) -> str:
+    """The child's graph.py as a kit carries it: the OPERATIONS rows whose expression (a row's
+    second item) calls one of `methods` only, and without the helper functions (and their
+    HELPER_NAMES entries) only dropped rows used."""
     tree = ast.parse(source)
     rows = _operation_rows(tree)
     lines = source.splitlines(keepends=True)
     dropped: set[int] = set()
     names: set[str] = set()  # what the dropped rows use
     for row in rows:
-        if ast.literal_eval(row.elts[0]) not in kept:
+        if operation_method(ast.literal_eval(row.elts[1])) not in methods:
             dropped.update(range(row.lineno - 1, row.end_lineno or row.lineno))
             names.update(node.id for node in ast.walk(row) if isinstance(node, ast.Name))
     kept_lines = "".join(line for number, line in enumerate(lines) if number not in dropped)

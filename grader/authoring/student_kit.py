@@ -36,7 +36,6 @@ from grader.authoring.kit_contents import (
     declared_check_ids,
     kit_closure,
     normalise,
-    operation_method,
     public_catalogue,
 )
 from grader.common.labs import COURSE_ROOT, LABS, PACKAGE_DIR, Lab
@@ -173,18 +172,13 @@ def _copy_catalogue(labs: list[Lab], release: str, out_dir: Path) -> None:
 def _filter_child_operations(labs: list[Lab], out_dir: Path) -> None:
     """The child's table of operations less the operations no lab of the kit has yet: their
     local derivatives are a later lab's work (kit_contents.child_operations_source)."""
-    from grader.grading.child.graph import OPERATIONS
-
     sources = [(out_dir / "labs" / lab.name / name).read_text(encoding="utf-8")
                for lab in labs for name in (*lab.files, *lab.support_files)
                if name.endswith(".py") and (out_dir / "labs" / lab.name / name).is_file()]
-    methods = class_methods(sources)
-    kept = {name for name, operation in OPERATIONS.items()
-            if operation_method(operation.code) in methods}
     target = out_dir / "grader" / CHILD_OPERATIONS_FILE
     try:
-        target.write_text(child_operations_source(target.read_text(encoding="utf-8"), kept),
-                          encoding="utf-8")
+        target.write_text(child_operations_source(target.read_text(encoding="utf-8"),
+                                                  class_methods(sources)), encoding="utf-8")
     except ClosureError as exc:
         raise KitError(str(exc)) from None
 

@@ -229,13 +229,20 @@ def test_check_of_a_lab_not_in_the_kit_is_a_one_line_usage_error(kits: Kits) -> 
     assert len(done.stderr.strip().splitlines()) == 1 and LAST in done.stderr, done.stderr
 
 
-def _notebook_holding(folder: Path, release: str, cells: dict[int, str]) -> None:
-    """Rewrite code cells of the kit's notebook (by index), as a student typing in them."""
+def _notebook_holding(folder: Path, release: str, code: str | None) -> None:
+    """A student's edit of the kit's notebook: `code` in the first code cell and every other
+    code cell emptied but the check cell (None: one line added to the second code cell, a
+    notebook only begun)."""
     path = folder / "labs" / release / f"{release}.ipynb"
     notebook = json.loads(path.read_text(encoding="utf-8"))
-    for index, source in cells.items():
-        assert notebook["cells"][index]["cell_type"] == "code", (release, index)
-        notebook["cells"][index]["source"] = source
+    cells = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"
+             and "from grader.notebook import check" not in "".join(cell["source"])]
+    if code is None:
+        cells[1]["source"] = "".join(cells[1]["source"]) + "\nbegun_here = 1\n"
+    else:
+        for cell in cells:
+            cell["source"] = ""
+        cells[0]["source"] = code
     path.write_text(json.dumps(notebook), encoding="utf-8")
 
 
@@ -243,28 +250,27 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
-# lab01's notebook: cell 3 holds `_leaf_backward`, cell 5 the Value class (`_notebook_holding`
-# checks both are code cells; the "notebook-only" case passing every check shows they are these).
+# (the notebook edited, the lab file edited): a student who wrote their work in one, the
+# other, both (the notebook only begun), or neither.
 EDITS = {"neither": (False, False), "notebook-only": (True, False),
-         "value.py-only": (False, True), "both": (True, True)}
+         "file-only": (False, True), "both": (True, True)}
 
 
 @pytest.mark.parametrize("edited", list(EDITS))
+@pytest.mark.parametrize("release", RELEASES)
 def test_the_unzipped_kit_checks_the_file_the_student_edited(
-        kits: Kits, edited: str, tmp_path: Path) -> None:
-    """In the kit the lab folder is the student's own: what it gave is known from the digests
-    the kit carries (grader/intake/given_code.json), so an edited file is never "untouched"."""
-    release = RELEASES[0]
+        kits: Kits, release: str, edited: str, tmp_path: Path) -> None:
+    """From every release's unzipped kit. In a kit the lab folder is the student's own: what
+    it gave is known from the digests the kit carries (grader/intake/given_code.json), so an
+    edited file is never "untouched"."""
     lab = LABS[release]
     student = tmp_path / "kit"
     shutil.copytree(kits.folders[release], student, ignore=shutil.ignore_patterns(".venv"))
     assert (student / "grader" / "intake" / "given_code.json").is_file()
     solution = (lab.solution_dir / lab.main_file).read_text(encoding="utf-8")
     in_notebook, in_file = EDITS[edited]
-    if in_notebook and in_file:  # the notebook only begun, value.py finished
-        _notebook_holding(student, release, {3: "def _leaf_backward():\n    pass\n"})
-    elif in_notebook:
-        _notebook_holding(student, release, {3: solution, 5: ""})
+    if in_notebook:
+        _notebook_holding(student, release, None if in_file else solution)
     if in_file:
         (student / "labs" / release / lab.main_file).write_text(solution, encoding="utf-8")
     done = kits.make(student, "check")

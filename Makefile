@@ -33,7 +33,7 @@ $(VENV)/.installed: pyproject.toml
 venv: $(VENV)/.installed
 
 check: venv
-	$(PY) -m grader check $(LAB) $(LANG_ARG) $(if $(NOTEBOOK),--path labs/$(LAB)/$(LAB).ipynb,)
+	$(PY) -m grader check $(LAB) $(LANG_ARG) $(if $(NOTEBOOK),--path labs/$(LAB)/$(LAB).ipynb,) $(if $(ALL),--all,)
 
 lint: venv
 	$(PY) -m ruff check grader tests bench deploy build_support

@@ -35,6 +35,7 @@ from grader.grading.batch import (
     grade_class,
     read_reports,
 )
+from grader.grading.checking.todos import public_checks_by_todo
 from grader.grading.sandbox.jail import available_isolation
 from grader.grading.shard import GradingPlan, suites_for
 from grader.intake import lms
@@ -62,6 +63,15 @@ def _labs_here() -> list[str]:
     return [name for name, lab in LABS.items() if lab.public_tests.is_dir()]
 
 
+def _todos_of_checks(lab: Lab) -> dict[str, tuple[int, ...]]:
+    """The TODOs each public check of the lab judges (the `todo=` of its marker)."""
+    found: dict[str, tuple[int, ...]] = {}
+    for todo, ids in public_checks_by_todo(lab).items():
+        for check_id in ids:
+            found[check_id] = (*found.get(check_id, ()), todo)
+    return found
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     """Public checks on the student's own lab folder, feedback to the terminal."""
     lab = _lab(args.lab)
@@ -73,7 +83,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     doc = check_submission(lab, path, args.lang, debug=args.debug, seed=args.seed, here=True)
     color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    print(render_feedback(doc, args.format, color=color and args.format == "terminal"))
+    terminal = args.format == "terminal"
+    brief = None if args.all or not terminal else _todos_of_checks(lab)
+    print(render_feedback(doc, args.format, color=color and terminal, brief=brief))
     if args.json:
         Path(args.json).write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
     say("cli.elapsed", args.lang,
@@ -576,6 +588,7 @@ def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
     check.add_argument("--json", metavar="FILE", help=text("check_json"))
     check.add_argument("--seed", default=DEFAULT_SEED, help=argparse.SUPPRESS)
     check.add_argument("--verbose", action="store_true", help=text("check_verbose"))
+    check.add_argument("--all", action="store_true", help=text("check_all"))
     check.set_defaults(handler=cmd_check)
 
     grade = commands.add_parser("grade", help=text("grade"))

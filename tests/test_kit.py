@@ -30,7 +30,7 @@ LAST = RELEASES[-1]  # its kit holds every lab
 DEV_DEPENDENCIES = ("ruff", "mypy", "jsonschema", "import-linter", "playwright", "hypothesis",
                     "rich")
 # The `make help` lines the parametrized tests below already run in every kit, the last included.
-RUN_BY_OTHER_TESTS = {("make", "check"), ("make", "check", "GRADER_LANG=es"),
+RUN_BY_OTHER_TESTS = {("make", "check"), ("make", "check", "GRADER_LANG=es"), ("make", "check", "ALL=1"),
                       ("make", "check", "NOTEBOOK=1")}
 GRADER_FAILED = re.compile(r"grader error|grader failed|error del corrector|fallo del corrector|Traceback", re.I)
 
@@ -56,6 +56,7 @@ class Kits:
         self.home.mkdir()
         self.folders: dict[str, Path] = {}
         self.venv = base / "unset"
+        self.first_venv: subprocess.CompletedProcess[str] | None = None  # the first `make venv`
 
     def make(self, folder: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
         """`make ARGS` in a kit folder, with the shared virtual environment."""
@@ -83,6 +84,7 @@ def kits(tmp_path_factory: pytest.TempPathFactory, built_kit, wheelhouse: Path) 
                           text=True, timeout=900)
     assert made.returncode == 0, made.stdout + made.stderr
     kits.venv = first / ".venv"
+    kits.first_venv = made
     return kits
 
 
@@ -126,12 +128,31 @@ def _not_written(lang: str) -> str:
                                      where="").split(":")[0]
 
 
+# The untouched stub's first `make check` fits in one screen (issue 35), `make`'s own line included.
+FIRST_SCREEN_LINES = 40
+
+
+def _assert_first_screen(done: subprocess.CompletedProcess[str], lang: str) -> None:
+    """One screen: at most FIRST_SCREEN_LINES lines, one "not written yet" failure in full,
+    the others counted per TODO, and how to see them all."""
+    screen = (done.stdout + done.stderr).splitlines()
+    assert len(screen) <= FIRST_SCREEN_LINES, f"{len(screen)} lines:\n" + "\n".join(screen)
+    assert done.stdout.count(_not_written(lang)) == 1, done.stdout
+    assert Catalogue.load(lang).text("ui.first_screen.heading") in done.stdout, done.stdout
+    assert "ALL=1" in done.stdout, done.stdout
+
+
 @pytest.mark.parametrize("release", RELEASES)
 def test_make_check_on_the_untouched_stub_says_not_written_yet(kits: Kits, release: str) -> None:
     done = kits.make(kits.folders[release], "check")
     _assert_graded(done)
     assert f"Feedback for {release}" in done.stdout, done.stdout[:500]
     assert "Score: 0 / " in done.stdout and _not_written("en") in done.stdout, done.stdout[:2000]
+    _assert_first_screen(done, "en")
+    every = kits.make(kits.folders[release], "check", "ALL=1")
+    _assert_graded(every)
+    assert len(every.stdout.splitlines()) > FIRST_SCREEN_LINES, every.stdout
+    assert Catalogue.load("en").text("ui.first_screen.heading") not in every.stdout
 
 
 @pytest.mark.parametrize("release", RELEASES)
@@ -139,6 +160,7 @@ def test_make_check_in_spanish(kits: Kits, release: str) -> None:
     done = kits.make(kits.folders[release], "check", GRADER_LANG="es")
     _assert_graded(done, "es")
     assert _not_written("es") in done.stdout, done.stdout[:2000]
+    _assert_first_screen(done, "es")
 
 
 @pytest.mark.parametrize("release", RELEASES)
@@ -205,3 +227,105 @@ def test_check_of_a_lab_not_in_the_kit_is_a_one_line_usage_error(kits: Kits) -> 
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done
     assert len(done.stderr.strip().splitlines()) == 1 and LAST in done.stderr, done.stderr
+
+
+def _notebook_holding(folder: Path, release: str, code: str | None) -> None:
+    """A student's edit of the kit's notebook: `code` in the first code cell and every other
+    code cell emptied but the check cell (None: one line added to the second code cell, a
+    notebook only begun)."""
+    path = folder / "labs" / release / f"{release}.ipynb"
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    cells = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"
+             and "from grader.notebook import check" not in "".join(cell["source"])]
+    if code is None:
+        cells[1]["source"] = "".join(cells[1]["source"]) + "\nbegun_here = 1\n"
+    else:
+        for cell in cells:
+            cell["source"] = ""
+        cells[0]["source"] = code
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+# (the notebook edited, the lab file edited): a student who wrote their work in one, the
+# other, both (the notebook only begun), or neither.
+EDITS = {"neither": (False, False), "notebook-only": (True, False),
+         "file-only": (False, True), "both": (True, True)}
+
+
+@pytest.mark.parametrize("edited", list(EDITS))
+@pytest.mark.parametrize("release", RELEASES)
+def test_the_unzipped_kit_checks_the_file_the_student_edited(
+        kits: Kits, release: str, edited: str, tmp_path: Path) -> None:
+    """From every release's unzipped kit. In a kit the lab folder is the student's own: what
+    it gave is known from the digests the kit carries (grader/intake/given_code.json), so an
+    edited file is never "untouched"."""
+    lab = LABS[release]
+    student = tmp_path / "kit"
+    shutil.copytree(kits.folders[release], student, ignore=shutil.ignore_patterns(".venv"))
+    assert (student / "grader" / "intake" / "given_code.json").is_file()
+    solution = (lab.solution_dir / lab.main_file).read_text(encoding="utf-8")
+    in_notebook, in_file = EDITS[edited]
+    if in_notebook:
+        _notebook_holding(student, release, None if in_file else solution)
+    if in_file:
+        (student / "labs" / release / lab.main_file).write_text(solution, encoding="utf-8")
+    done = kits.make(student, "check")
+    _assert_graded(done)
+    catalogue = Catalogue.load("en")
+    score = re.search(r"Score: (\S+) / (\S+)", done.stdout)
+    assert score, done.stdout[:2000]
+    notebook_note = _flat(catalogue.text("ui.unchecked_notebook", files=f"{release}.ipynb",
+                                         checked=lab.main_file, lab=release))
+    if edited == "neither":
+        assert score[1] == "0" and _not_written("en") in done.stdout, done.stdout[:2000]
+    else:
+        assert score[1] == score[2], f"{edited}: the edited file was not checked\n{done.stdout[:2000]}"
+        assert _not_written("en") not in done.stdout, done.stdout[:2000]
+    assert (notebook_note in _flat(done.stdout)) == (edited == "both"), done.stdout[:2000]
+    if edited == "both":
+        notebook = kits.make(student, "check", "NOTEBOOK=1")
+        _assert_graded(notebook)
+        file_note = _flat(catalogue.text("ui.unchecked_file", files=lab.main_file,
+                                         checked=f"{release}.ipynb", lab=release))
+        assert file_note in _flat(notebook.stdout), notebook.stdout[:2000]
+        assert not re.search(r"Score: (\S+) / \1\b", notebook.stdout), notebook.stdout[:2000]
+
+
+def test_the_kit_records_the_digests_of_what_it_gives(built_kit) -> None:
+    """The record equals the digests of the kit's own stub and notebook, and leaves out an edit."""
+    from grader.intake.candidates import code_digest, given_digests
+    from grader.intake.collect import notebook_bytes
+
+    for release in RELEASES:
+        folder = built_kit(release)[0]
+        record = json.loads((folder / "grader" / "intake" / "given_code.json")
+                            .read_text(encoding="utf-8"))
+        assert sorted(record) == RELEASES[: RELEASES.index(release) + 1]
+        for name, digests in record.items():
+            lab_folder = folder / "labs" / name
+            assert set(digests) == given_digests(LABS[name], notebook_bytes, lab_folder)
+            assert len(digests) == 2, digests  # the stub and the notebook
+            edited = (lab_folder / LABS[name].main_file).read_bytes() + b"\nx = 1\n"
+            assert code_digest(edited) not in digests
+
+
+def test_the_first_environment_build_says_so_before_it_starts(kits: Kits) -> None:
+    """The ~30 s of the first `make venv` start with one line, in both languages when
+    GRADER_LANG is not set, in its language when it is; nothing else is printed."""
+    said = {lang: Catalogue.load(lang).text("kit.setting_up") for lang in ("en", "es")}
+    assert kits.first_venv is not None
+    printed = kits.first_venv.stdout.splitlines()
+    assert printed and all(text in printed[0] for text in said.values()), printed
+    assert len(printed) == 1, printed
+    folder = kits.folders[RELEASES[0]]
+    for lang, text in said.items():
+        planned = subprocess.run(["make", "-n", f"VENV={folder / 'no-venv-yet'}", "venv",
+                                  f"GRADER_LANG={lang}"], cwd=folder, capture_output=True,
+                                 text=True, timeout=60, env=_student_env(kits.home))
+        first = planned.stdout.splitlines()[0]
+        assert text in first and all(other not in first for other in said.values()
+                                     if other != text), first

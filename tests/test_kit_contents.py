@@ -241,3 +241,34 @@ def test_every_make_check_a_kit_readme_shows_checks_the_lab_it_is_written_for(ki
                 if checked != "<lab>":
                     assert checked == owner, (f"{readme.relative_to(folder)} in the {release} "
                                               f"kit: `{line.strip()}` checks {checked}")
+
+
+def test_every_child_operation_calls_a_method_of_the_full_engine() -> None:
+    """operation_method reads each row's written form; lab02's solution defines them all, and
+    lab01's stub only the ones lab01 teaches."""
+    from grader.authoring.kit_contents import class_methods, operation_method
+    from grader.common.labs import LABS
+    from grader.grading.child.graph import OPERATIONS
+
+    engine = class_methods([(LABS["lab02_ops"].solution_dir / "value.py").read_text(encoding="utf-8")])
+    methods = {name: operation_method(operation.code) for name, operation in OPERATIONS.items()}
+    assert set(methods.values()) <= engine, set(methods.values()) - engine
+    assert methods["add-number-on-left"] == "__radd__" and methods["neg"] == "__neg__"
+    stub = class_methods([(LABS["lab01_graph"].student_dir / "value.py").read_text(encoding="utf-8")])
+    assert {name for name, method in methods.items() if method in stub} == {
+        "add", "mul", "add-number-on-right", "add-number-on-left", "mul-number-on-right",
+        "mul-number-on-left"}
+
+
+def test_the_kit_copy_of_the_child_table_runs_with_the_kept_rows_only() -> None:
+    from grader.authoring.kit_contents import child_operations_source
+    from grader.common.labs import PACKAGE_DIR
+
+    source = (PACKAGE_DIR / "grading" / "child" / "graph.py").read_text(encoding="utf-8")
+    namespace: dict = {}
+    kept = child_operations_source(source, {"__add__", "__mul__"})
+    exec(compile(kept, "graph.py", "exec"), namespace)
+    assert set(namespace["OPERATIONS"]) == {"add", "mul", "add-number-on-right",
+                                            "mul-number-on-right"}
+    assert "sigmoid" not in namespace and "sigmoid" not in namespace["HELPER_NAMES"]
+    assert all(name in namespace for name in namespace["HELPER_NAMES"])

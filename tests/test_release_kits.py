@@ -8,6 +8,9 @@ do, with the reason, and the test proves each one ships only once that lab has c
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 
 from grader.authoring.student_kit import kit_files, later_labs, release_labs
@@ -97,3 +100,84 @@ def test_nothing_in_the_kit_scores_more_than_the_unedited_stub(release) -> None:
 def passed_checks(doc: dict) -> set[str]:
     """The ids of the checks a document passed."""
     return {check["id"] for check in doc["checks"] if check["status"] == "passed"}
+
+
+# Named in issue 35 as lab02's answers found in the lab01 kit; the test adds every local
+# derivative read from the later labs' solutions and from the child's table of operations.
+LAB02_FORMULAS = ("1 - t**2", "math.exp", "sigmoid", "out.data * (1 - out.data)",
+                  "1 / self.data", "1 - out.data ** 2", "s * (1 - s)")
+
+
+def _squeezed(text: str) -> str:
+    return "".join(text.split())
+
+
+def _new_methods(lab: str) -> dict[str, ast.FunctionDef]:
+    """The methods of Value a lab's solution adds to the previous lab's solution."""
+    def methods(name: str) -> dict[str, ast.FunctionDef]:
+        path = LABS[name].solution_dir / "value.py"
+        if not path.is_file():
+            return {}
+        return {item.name: item for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                if isinstance(node, ast.ClassDef) and node.name == "Value"
+                for item in node.body if isinstance(item, ast.FunctionDef)}
+    names = list(LABS)
+    before = methods(names[names.index(lab) - 1]) if names.index(lab) else {}
+    return {name: item for name, item in methods(lab).items() if name not in before}
+
+
+def _solution_derivatives(lab: str) -> set[str]:
+    """The local derivatives a lab's solution writes: in each new method's `_backward`, the
+    factor multiplying `out.grad` in every `<x>.grad += ...`."""
+    source = (LABS[lab].solution_dir / "value.py").read_text(encoding="utf-8")
+    found = set()
+    for method in _new_methods(lab).values():
+        for node in ast.walk(method):
+            if not (isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute)
+                    and node.target.attr == "grad"):
+                continue
+            value = node.value
+            if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+                other = value.left if "out.grad" in ast.unparse(value.right) else value.right
+                # a bare `out.data` (exp's) is ordinary code too: the child's `math.exp` stands in
+                if not isinstance(other, ast.Name | ast.Attribute):
+                    found.add(ast.get_source_segment(source, other) or ast.unparse(other))
+            found.add(ast.get_source_segment(source, value) or ast.unparse(value))
+    return found
+
+
+def _child_derivatives(lab: str) -> set[str]:
+    """The child table's local derivatives of the operations whose method a lab adds."""
+    import grader.grading.child.graph as graph
+    from grader.authoring.kit_contents import operation_method
+
+    source = Path(graph.__file__).read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    rows = {ast.literal_eval(row.elts[0]): row for row in ast.walk(tree)
+            if isinstance(row, ast.Tuple) and len(row.elts) >= 5
+            and isinstance(row.elts[0], ast.Constant) and row.elts[0].value in graph.OPERATIONS}
+    new = set(_new_methods(lab))
+    return {ast.get_source_segment(source, partial) or ""  # in the partials lambda's tuple
+            for name, row in rows.items()
+            if operation_method(graph.OPERATIONS[name].code) in new
+            for partial in getattr(row.elts[4].body, "elts", [row.elts[4].body])
+            if not isinstance(partial, ast.Constant | ast.UnaryOp)}
+
+
+def test_no_kit_holds_a_later_labs_local_derivatives(release) -> None:
+    name, folder, _ = release
+    for later in later_labs(name):
+        solved = (LABS[later].solution_dir / "value.py").is_file()
+        formulas = {*(_solution_derivatives(later) if solved else ()),
+                    *_child_derivatives(later), *(LAB02_FORMULAS if later == "lab02_ops" else ())}
+        formulas.discard("")
+        if later == "lab02_ops":  # the oracle finds what it must: exp's, tanh's, sigmoid's
+            assert {"1 - out.data ** 2", "s * (1 - s)", "1 - math.tanh(a) ** 2",
+                    "math.exp(a)"} <= formulas, formulas
+        found = {}
+        for path in kit_files(folder):
+            text = _squeezed(path.read_text(encoding="utf-8", errors="replace"))
+            hits = sorted(formula for formula in formulas if _squeezed(formula) in text)
+            if hits:
+                found[path.relative_to(folder).as_posix()] = hits
+        assert found == {}, f"the {name} kit holds local derivatives of {later}: {found}"

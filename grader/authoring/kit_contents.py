@@ -239,3 +239,87 @@ def _verify_filtered(source: Path, text: str, kept_checks: set[str]) -> None:
     if filtered != expected:
         raise ClosureError(f"filtering {source} for the kit changed more than the hidden checks' "
                            "tables (a table header inside a multi-line string?)")
+
+
+# The sandbox child's table of operations (grader/grading/child/graph.py, OPERATIONS): each row
+# holds an operation's local derivatives, which the lab that introduces it asks students to
+# work out. The kit carries the rows of the operations its labs' Value already has, no other.
+CHILD_OPERATIONS_FILE = "grading/child/graph.py"  # relative to the package
+_OPERATORS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
+              ast.Pow: "pow"}
+
+
+def operation_method(code: str) -> str:
+    """The method of Value an operation's expression calls (`{a} + {k}`: __add__, `{k} * {a}`:
+    __rmul__, `-{a}`: __neg__, `{a}.exp()`: exp), read from its written form."""
+    expression = ast.parse(code.format(a="a", b="b", k="2"), mode="eval").body
+    if isinstance(expression, ast.BinOp) and type(expression.op) in _OPERATORS:
+        name = _OPERATORS[type(expression.op)]
+        return f"__{name}__" if isinstance(expression.left, ast.Name) else f"__r{name}__"
+    if isinstance(expression, ast.UnaryOp) and isinstance(expression.op, ast.USub):
+        return "__neg__"
+    if isinstance(expression, ast.Call) and isinstance(expression.func, ast.Attribute):
+        return expression.func.attr
+    raise ClosureError(f"the kit cannot tell which method of Value {code!r} calls")
+
+
+def class_methods(sources: Iterable[str], class_name: str = "Value") -> set[str]:
+    """The methods the classes called `class_name` define in these sources."""
+    methods: set[str] = set()
+    for source in sources:
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ClassDef) and node.name == class_name:
+                methods.update(item.name for item in node.body
+                               if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef))
+    return methods
+
+
+def child_operations_source(source: str, methods: set[str]) -> str:
+    """The child's graph.py as a kit carries it: the OPERATIONS rows whose expression (a row's
+    second item) calls one of `methods` only, and without the helper functions (and their
+    HELPER_NAMES entries) only dropped rows used."""
+    tree = ast.parse(source)
+    rows = _operation_rows(tree)
+    lines = source.splitlines(keepends=True)
+    dropped: set[int] = set()
+    names: set[str] = set()  # what the dropped rows use
+    for row in rows:
+        if operation_method(ast.literal_eval(row.elts[1])) not in methods:
+            dropped.update(range(row.lineno - 1, row.end_lineno or row.lineno))
+            names.update(node.id for node in ast.walk(row) if isinstance(node, ast.Name))
+    kept_lines = "".join(line for number, line in enumerate(lines) if number not in dropped)
+    return _without_unused_helpers(kept_lines, names)
+
+
+def _operation_rows(tree: ast.Module) -> list[ast.Tuple]:
+    """The rows of `OPERATIONS = {row[0]: Operation(*row) for row in (...)}`, each on lines
+    of its own (else the kit cannot drop one)."""
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == "OPERATIONS"
+                and isinstance(node.value, ast.DictComp)
+                and isinstance(node.value.generators[0].iter, ast.Tuple)):
+            rows = [row for row in node.value.generators[0].iter.elts if isinstance(row, ast.Tuple)]
+            starts = [node.lineno, *(row.end_lineno or row.lineno for row in rows)]
+            ends = [*(row.lineno for row in rows), node.end_lineno or node.lineno]
+            if any(end <= start for start, end in zip(starts, ends, strict=True)):
+                raise ClosureError("a row of OPERATIONS shares a line with another: the kit "
+                                   "cannot leave it out")
+            return rows
+    raise ClosureError(f"{CHILD_OPERATIONS_FILE} has no OPERATIONS table the kit can filter")
+
+
+def _without_unused_helpers(source: str, candidates: set[str]) -> str:
+    """The source less the top-level functions among `candidates` (what dropped rows used)
+    that nothing left in it uses, and less their names in HELPER_NAMES."""
+    tree = ast.parse(source)
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    unused = [node for node in tree.body if isinstance(node, ast.FunctionDef)
+              and node.name in candidates and node.name not in used]
+    lines = source.splitlines(keepends=True)
+    dropped = {number for node in unused
+               for number in range(node.lineno - 1, node.end_lineno or node.lineno)}
+    text = "".join(line for number, line in enumerate(lines) if number not in dropped)
+    for node in unused:
+        text = re.sub(rf'"{re.escape(node.name)}",\s*', "", text, count=1)
+    return text

@@ -19,6 +19,7 @@ are closed.
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import shutil
 import tomllib
 import zipfile
@@ -28,15 +29,20 @@ from pathlib import Path
 import jinja2
 
 from grader.authoring.kit_contents import (
+    CHILD_OPERATIONS_FILE,
     Closure,
     ClosureError,
+    child_operations_source,
+    class_methods,
     declared_check_ids,
     kit_closure,
     normalise,
     public_catalogue,
 )
 from grader.common.labs import COURSE_ROOT, LABS, PACKAGE_DIR, Lab
-from grader.results.i18n import CATALOGUE_DIR
+from grader.intake.candidates import GIVEN_DIGESTS, given_digests
+from grader.intake.collect import notebook_bytes
+from grader.results.i18n import CATALOGUE_DIR, LANGUAGES, Catalogue
 
 KIT_TEMPLATES = Path(__file__).parent / "kit"
 # Never copied from a lab or template folder: caches an author's tools leave behind.
@@ -164,6 +170,31 @@ def _copy_catalogue(labs: list[Lab], release: str, out_dir: Path) -> None:
             raise KitError(str(exc)) from None
 
 
+def _filter_child_operations(labs: list[Lab], out_dir: Path) -> None:
+    """The child's table of operations less the operations no lab of the kit has yet: their
+    local derivatives are a later lab's work (kit_contents.child_operations_source)."""
+    sources = [(out_dir / "labs" / lab.name / name).read_text(encoding="utf-8")
+               for lab in labs for name in (*lab.files, *lab.support_files)
+               if name.endswith(".py") and (out_dir / "labs" / lab.name / name).is_file()]
+    target = out_dir / "grader" / CHILD_OPERATIONS_FILE
+    try:
+        target.write_text(child_operations_source(target.read_text(encoding="utf-8"),
+                                                  class_methods(sources)), encoding="utf-8")
+    except ClosureError as exc:
+        raise KitError(str(exc)) from None
+
+
+def _record_given(labs: list[Lab], out_dir: Path) -> None:
+    """The digests of what the kit gives for each lab (its stubs and notebooks as built), where
+    the kit's grader reads them (candidates.GIVEN_DIGESTS): in the kit, the lab folders are the
+    students' own, edited in place."""
+    record = {lab.name: sorted(given_digests(lab, notebook_bytes, out_dir / "labs" / lab.name))
+              for lab in labs}
+    target = out_dir / "grader" / GIVEN_DIGESTS.relative_to(PACKAGE_DIR)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
 def _render(name: str, **context: object) -> str:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(KIT_TEMPLATES),
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
@@ -206,9 +237,13 @@ def build_kit(out_dir: Path, release: str, root: Path = COURSE_ROOT) -> Path:
         raise KitError(str(exc)) from None
     _copy_package(closure, out_dir)
     _copy_catalogue(labs, release, out_dir)
+    _record_given(labs, out_dir)
+    _filter_child_operations(labs, out_dir)
     shutil.copytree(root / "templates", out_dir / "templates", ignore=ignore)
     context = {"release": release, "labs": [lab.name for lab in labs],
-               "venv_mb": KIT_VENV_MB, "first_check_s": KIT_FIRST_CHECK_S}
+               "venv_mb": KIT_VENV_MB, "first_check_s": KIT_FIRST_CHECK_S,
+               "setting_up": {lang: Catalogue.load(lang).text("kit.setting_up")
+                              for lang in LANGUAGES}}
     (out_dir / "Makefile").write_text(_render("Makefile.j2", **context), encoding="utf-8")
     (out_dir / "README.md").write_text(_render("README.md.j2", **context), encoding="utf-8")
     requirements = kit_requirements(closure, root)

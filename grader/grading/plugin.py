@@ -255,17 +255,19 @@ PROBLEM_KINDS = {"import-error": "import-error", "timeout": "import-timeout",
                  "over-budget": "over-budget"}
 
 
-def load_problem(context: SubmissionContext, main_file: str) -> dict[str, Any] | None:
+def load_problem(context: SubmissionContext, main_file: str,
+                 empty: bool = False) -> dict[str, Any] | None:
     """The submission-level problem when the lab's module cannot be imported: kind, file,
     line (of the last frame in the student's file: in a notebook, the line inside the cell,
-    and `cell`, `first_line` say which cell), message, the detail the catalogue renders, and
-    the student's output; None if it loads."""
+    and `cell`, `first_line` say which cell), message, the detail the catalogue renders (with
+    `empty` when the file holds no code: no line to show), and the student's output; None if
+    it loads."""
     outcome = context.runner.load_problem()
     if outcome is None:
         return None
     outcome = context.in_own_terms(outcome)
     file = context.notebook or main_file
-    params = {"file": file, **outcome.detail}
+    params = {"file": file, **outcome.detail, **({"empty": True} if empty else {})}
     frames = [f for f in params.get("where") or [] if isinstance(f, dict)]
     last = frames[-1] if frames else {}
     how = params.get("how")
@@ -309,7 +311,9 @@ def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionContext]:
                                     untouched=_untouched(workdir, lab),
                                     notebook=str(entry.get("notebook") or ""),
                                     cells=cells_from_data(entry.get("cells")))
-        context.problem = load_problem(context, lab.main_file)
+        main = workdir / lab.main_file
+        context.problem = load_problem(context, lab.main_file, empty=main.is_file() and not
+                                       main.read_bytes().strip())
         yield context
     finally:
         runner.close()

@@ -22,9 +22,12 @@ same rules hold for folders, zips and zips inside folders.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from grader.common.labs import Lab
 from grader.intake.limits import MAX_CANDIDATES, charge
@@ -32,6 +35,10 @@ from grader.intake.limits import MAX_CANDIDATES, charge
 NOTEBOOK_SUFFIX = ".ipynb"
 # Files a student folder often holds that are never the lab's file.
 NOT_LAB_FILES = frozenset({"conftest.py", "setup.py", "__init__.py"})
+# What students were given, as digests of its normalised code per lab: written into the student
+# kit by its builder (grader.authoring.student_kit), absent from the repository. In a kit the
+# lab's folder is the student's own, so what it holds now cannot say what it held at first.
+GIVEN_DIGESTS = Path(__file__).with_name("given_code.json")
 
 
 @dataclass(frozen=True)
@@ -94,6 +101,11 @@ def normal_code(code: bytes) -> bytes:
     return b"\n".join(line.rstrip() for line in code.replace(b"\r\n", b"\n").splitlines()).strip()
 
 
+def code_digest(code: bytes) -> str:
+    """The digest of code as compared (`normal_code`): what "untouched" is decided on."""
+    return hashlib.sha256(normal_code(code)).hexdigest()
+
+
 def named_as(name: str, file: str) -> bool:
     """Whether `name` is `file`, or `file` as Canvas renames a second upload of that name
     (`<stem>-<n><extension>`)."""
@@ -112,25 +124,25 @@ def _is_other_python(entry: Entry, lab: Lab) -> bool:
 
 def _distinct(candidates: Sequence[Candidate]) -> list[Candidate]:
     """One candidate per distinct code, the shallowest (then first by path) of each."""
-    kept: dict[bytes, Candidate] = {}
+    kept: dict[str, Candidate] = {}
     for candidate in sorted(candidates, key=lambda c: (c.rank, c.depth, c.path)):
-        kept.setdefault(normal_code(candidate.code), candidate)
+        kept.setdefault(code_digest(candidate.code), candidate)
     return list(kept.values())
 
 
-def _decide(file: str, found: Sequence[Candidate], untouched: Collection[bytes]) -> Candidate:
+def _decide(file: str, found: Sequence[Candidate], untouched: Collection[str]) -> Candidate:
     distinct = _distinct(found)
-    edited = [c for c in distinct if normal_code(c.code) not in untouched]
+    edited = [c for c in distinct if code_digest(c.code) not in untouched]
     if len(edited) > 1:
         raise Ambiguous(file, sorted(c.path for c in edited))
     return edited[0] if edited else distinct[0]
 
 
-def choose(file: str, entries: Sequence[Entry], lab: Lab, untouched: Collection[bytes],
+def choose(file: str, entries: Sequence[Entry], lab: Lab, untouched: Collection[str],
            notebook_code: Callable[[bytes], bytes]) -> Candidate | None:
     """The candidate for `file` among `entries`, None if there is none; `Ambiguous` if several.
 
-    `untouched` holds the normalised code of what students were given (see `untouched_code`);
+    `untouched` holds the digests of what students were given (see `untouched_code`);
     `notebook_code` turns a notebook's bytes into the module code it stands for.
     """
     main = file == lab.main_file
@@ -162,14 +174,33 @@ def _read(entry: Entry, code: Callable[[bytes], bytes] | None = None, depth: int
                      entry.depth if depth is None else depth, rank)
 
 
-def untouched_code(lab: Lab, notebook_code: Callable[[bytes], bytes]) -> frozenset[bytes]:
-    """The normalised code of the lab's stub files and notebook as students get them."""
-    given: set[bytes] = set()
+def untouched_code(lab: Lab, notebook_code: Callable[[bytes], bytes]) -> frozenset[str]:
+    """The digests (`code_digest`) of the lab's stub files and notebook as students got them:
+    as the kit recorded them when it was built (GIVEN_DIGESTS), else as the lab's folder holds
+    them (the repository's, which students never edit)."""
+    recorded = _recorded_digests(lab.name)
+    return recorded if recorded is not None else given_digests(lab, notebook_code)
+
+
+def given_digests(lab: Lab, notebook_code: Callable[[bytes], bytes],
+                  folder: Path | None = None) -> frozenset[str]:
+    """The digests of the stub files and notebook in the lab's folder (or `folder`), as they
+    are now."""
+    folder = lab.student_dir if folder is None else folder
+    given: set[str] = set()
     for name in lab.files:
-        stub = lab.student_dir / name
+        stub = folder / name
         if stub.is_file():
-            given.add(normal_code(stub.read_bytes()))
-    notebook = lab.student_dir / f"{lab.name}{NOTEBOOK_SUFFIX}"
+            given.add(code_digest(stub.read_bytes()))
+    notebook = folder / f"{lab.name}{NOTEBOOK_SUFFIX}"
     if notebook.is_file():
-        given.add(normal_code(notebook_code(notebook.read_bytes())))
+        given.add(code_digest(notebook_code(notebook.read_bytes())))
     return frozenset(given)
+
+
+def _recorded_digests(lab: str) -> frozenset[str] | None:
+    """The kit's record of what it gave for the lab; None outside a kit."""
+    if not GIVEN_DIGESTS.is_file():
+        return None
+    recorded = json.loads(GIVEN_DIGESTS.read_text(encoding="utf-8"))
+    return frozenset(recorded[lab]) if lab in recorded else None

@@ -28,6 +28,7 @@ from grader.intake.candidates import (
     Entry,
     TooManyCandidates,
     choose,
+    code_digest,
     normal_code,
     untouched_code,
 )
@@ -209,7 +210,7 @@ def _choose_files(entries: list[Entry], lab: Lab, student: bool = False) -> Subm
     files, notebook, unchecked = {}, "", []
     for name in lab.files:
         try:
-            chosen = choose(name, entries, lab, given, _notebook_bytes)
+            chosen = choose(name, entries, lab, given, notebook_bytes)
         except TooManyCandidates as exc:
             raise Ungradable("unreadable-submission", reason=_why(
                 "why-too-many-candidates", file=name, count=exc.count, limit=exc.limit)) from None
@@ -317,11 +318,12 @@ def _notebook(raw: bytes) -> NotebookModule:
 
 
 @functools.lru_cache(maxsize=8)
-def _given_code(lab: Lab) -> frozenset[bytes]:
-    return untouched_code(lab, _notebook_bytes)
+def _given_code(lab: Lab) -> frozenset[str]:
+    return untouched_code(lab, notebook_bytes)
 
 
-def _notebook_bytes(raw: bytes) -> bytes:
+def notebook_bytes(raw: bytes) -> bytes:
+    """A notebook's code cells joined into one module, as bytes (what candidates compare)."""
     return notebook_code(raw).encode("utf-8")
 
 
@@ -359,7 +361,7 @@ def _beside_notebook(path: Path, lab: Lab, module: NotebookModule) -> tuple[str,
         return ()
     code = beside.read_bytes()
     same = normal_code(code) == normal_code(module.code.encode("utf-8"))
-    return () if same or normal_code(code) in _given_code(lab) else (lab.main_file,)
+    return () if same or code_digest(code) in _given_code(lab) else (lab.main_file,)
 
 
 def digest(files: dict[str, bytes]) -> str:

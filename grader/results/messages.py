@@ -144,15 +144,20 @@ def names_a_pitfall(detail: Mapping[str, Any] | None) -> bool:
 
 
 def todo_hint(detail: Mapping[str, Any], catalogue: Catalogue) -> str:
-    """The hint of code not written yet: where to start, or the next TODO to write."""
+    """The hint of code not written yet: the TODO the check needs (when known), then where to
+    start, or the next TODO to write."""
     params = detail.get("params") or {}
     file = str(params.get("file", ""))
     following = params.get("next")
+    todo = params.get("todo")
+    # the TODO the check needs, unless the rest names it (it is the next one to write)
+    needs = catalogue.text("todo.needs", todo=str(todo), file=file) + " " \
+        if isinstance(todo, int) and todo != following else ""
     if not isinstance(following, int):
-        return catalogue.text("todo.finish", file=file)
+        return needs + catalogue.text("todo.finish", file=file)
     if following == 1:
-        return catalogue.text("todo.start", file=file)
-    return catalogue.text("todo.next", next=str(following), file=file)
+        return needs + catalogue.text("todo.start", file=file)
+    return needs + catalogue.text("todo.next", next=str(following), file=file)
 
 
 def check_hint(check_id: str, catalogue: Catalogue,
@@ -346,10 +351,16 @@ def problem_where(problem: Mapping[str, Any], catalogue: Catalogue) -> str:
 
 
 def problem_notice(doc: Mapping[str, Any], catalogue: Catalogue) -> str:
-    """What to do first when the module cannot be loaded: run the file, or the notebook's cell."""
+    """What to do first when the module cannot be loaded: run the file, or the notebook's cell;
+    for a file with no code, that it is empty."""
     count, problem = str(len(doc["checks"])), doc["problem"]
+    if (problem.get("params") or {}).get("empty"):  # no line to show: there is no code
+        return catalogue.text("ui.problem_notice_empty", count=count, file=str(problem["file"]))
     if doc["submission"].get("notebook"):
         return catalogue.text("ui.problem_notice_notebook", count=count, lab=str(doc["lab"]))
+    if not problem.get("line"):  # nothing to open the file at: run it to see where
+        return catalogue.text("ui.problem_notice_no_line", count=count,
+                              file=str(problem["file"]))
     return catalogue.text("ui.problem_notice", count=count, file=str(problem["file"]))
 
 

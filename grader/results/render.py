@@ -15,6 +15,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from grader.common.labs import TEMPLATE_DIR
+from grader.results.first_screen import first_screen
 from grader.results.i18n import Catalogue, format_number
 from grader.results.messages import (
     attempt_notes,
@@ -217,13 +218,18 @@ def _output_text(output: str, catalogue: Catalogue) -> str:
     return output[: cut.start()] + "\n" + catalogue.text("ui.output_cut", omitted=cut.group(1))
 
 
-def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
-    """Return the template context for one score document in the catalogue's language."""
+def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue,
+                  brief: Mapping[str, tuple[int, ...]] | None = None) -> dict[str, Any]:
+    """Return the template context for one score document in the catalogue's language;
+    `brief` (each check's TODOs): the short first screen (grader.results.first_screen)."""
     localised = localise_document(doc, catalogue)
     checks = localised["checks"]
     problem = localised.get("problem")
     # a submission that cannot be loaded says so once, not once per check
     attention = [] if problem else [check for check in checks if check["status"] != "passed"]
+    waiting: list[Any] = []
+    if brief is not None:
+        attention, waiting = first_screen(attention, brief)
     graphs = {check["id"]: graph_view(check.get("detail"), catalogue) for check in attention}
     return {
         "doc": localised,
@@ -233,6 +239,7 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any
         "unchecked": unchecked_note(localised, catalogue),
         "attempt_notes": attempt_notes(localised, catalogue),
         "attention": attention,
+        "waiting": waiting,
         "graphs": {check_id: view for check_id, view in graphs.items() if view is not None},
         "passed": [check for check in checks if check["status"] == "passed"],
         "all_passed": bool(checks) and all(check["status"] == "passed" for check in checks),
@@ -247,15 +254,18 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any
 
 
 def render_feedback(
-    doc: Mapping[str, Any], fmt: str, lang: str | None = None, color: bool = False
+    doc: Mapping[str, Any], fmt: str, lang: str | None = None, color: bool = False,
+    brief: Mapping[str, tuple[int, ...]] | None = None,
 ) -> str:
-    """Render one score document as terminal text, Markdown or HTML, in lang or the doc's own."""
-    [text] = render_feedback_formats(doc, (fmt,), lang, color)
+    """Render one score document as terminal text, Markdown or HTML, in lang or the doc's own
+    (`brief`: the short first screen, see feedback_view)."""
+    [text] = render_feedback_formats(doc, (fmt,), lang, color, brief)
     return text
 
 
 def render_feedback_formats(
-    doc: Mapping[str, Any], fmts: Sequence[str], lang: str | None = None, color: bool = False
+    doc: Mapping[str, Any], fmts: Sequence[str], lang: str | None = None, color: bool = False,
+    brief: Mapping[str, tuple[int, ...]] | None = None,
 ) -> list[str]:
     """Render one score document in each of `fmts` from one view of it (the localised
     document, its drawn graphs and notes are built once, whatever the number of formats)."""
@@ -263,7 +273,7 @@ def render_feedback_formats(
     if unknown:
         raise ValueError(f"unknown format {unknown[0]!r}; choose one of: "
                          f"{', '.join(FEEDBACK_TEMPLATES)}")
-    context = feedback_view(doc, Catalogue.load(lang or doc["lang"]))
+    context = feedback_view(doc, Catalogue.load(lang or doc["lang"]), brief)
     return [environment().get_template(FEEDBACK_TEMPLATES[fmt]).render(
                 context, paint=_painter(color and fmt == "terminal")) for fmt in fmts]
 

@@ -267,9 +267,10 @@ BUSY_MACHINE_PATIENCE = 3.0
 
 
 def run_deep_chain(sandboxed: Any, n: int, inputs: dict, shown: dict) -> Any:
-    """Run `deep_chain` of n nodes, the check's own pitfall whatever happens. After a timeout,
-    a count of backward()'s == comparisons on short chains (`explain_slow_chain`) fails a walk
-    that looks nodes up in a list at once; any other walk gets a second run with
+    """Run `deep_chain` of n nodes. After a timeout, a count of backward()'s == comparisons on
+    short chains (`explain_slow_chain`) fails a walk that looks nodes up in a list at once, as
+    `missing-visited-set` (its visited bookkeeping is a list, not a set: the work is not
+    proportional to the number of nodes); any other walk gets a second run with
     BUSY_MACHINE_PATIENCE times the limit (a busy machine, not the code, may have taken the
     time), and a second timeout stands. A count, unlike a time, is the same whatever the
     machine's load, so neither the verdict nor its name depends on it; failing a quadratic walk
@@ -296,9 +297,10 @@ def run_patiently(sandboxed: Any, scen: Any, **params: Any) -> Any:
 
 
 def explain_slow_chain(sandboxed: Any, inputs: dict, shown: dict, timeout: CheckFailed) -> None:
-    """After the deep chain timed out: fail with `walk-compares-nodes` (the check's own
-    pitfall) if backward() compares nodes more than COMPARISONS_PER_NODE times per node on a
-    short chain; otherwise return (the chain gets its longer run). A count, not a time."""
+    """After the deep chain timed out: fail with `walk-compares-nodes` (`missing-visited-set`)
+    if backward() compares nodes more than COMPARISONS_PER_NODE times per node on a short chain;
+    otherwise return (the chain gets its longer run). A count, not a time: the same name on an
+    idle machine and a busy one."""
     try:
         result = sandboxed(chain_comparisons, sizes=list(COMPARED_SIZES), **inputs)
     except CheckFailed:
@@ -308,7 +310,8 @@ def explain_slow_chain(sandboxed: Any, inputs: dict, shown: dict, timeout: Check
         return
     if counts[-1] > COMPARISONS_PER_NODE * COMPARED_SIZES[-1]:
         params: Any = timeout.detail["params"]
-        fail("walk-compares-nodes", output=timeout.output, inputs=shown,
+        fail("walk-compares-nodes", pitfall="missing-visited-set", output=timeout.output,
+             inputs=shown,
              seconds=params.get("seconds"), sizes=list(COMPARED_SIZES), comparisons=counts)
 
 

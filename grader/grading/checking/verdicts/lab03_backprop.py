@@ -22,7 +22,11 @@ from grader.grading.checking.verdict import (
     said,
 )
 from grader.grading.checking.verdicts.lab01_graph import expect_a_walk, run_backward
-from grader.grading.child.scenarios.lab03_backprop import chain_comparisons, deep_chain
+from grader.grading.child.scenarios.lab03_backprop import (
+    chain_comparisons,
+    deep_chain,
+    numerical_cases,
+)
 
 # The expression of `expression_tree`: every leaf is used once, so any traversal that starts
 # at the output and seeds it reaches each node after its only consumer.
@@ -218,8 +222,19 @@ def floats(result: Any, key: str, quantity: str, count: int, inputs: dict) -> li
     expect_equal(len(values), count, quantity=f"len({quantity})", inputs=inputs)
     return [field({quantity: value}, quantity, float) for value in values]
 
+def run_numerical(sandboxed: Any, function: str, h: float | None, point: list[float]) -> Any:
+    """What numerical_grad did with the function `function` at `point` (`numerical_cases`
+    with one case): the inputs' data afterwards, then the type and the floats it returned."""
+    results = field(sandboxed(numerical_cases,
+                              cases=[{"function": function, "point": point, "h": h}]),
+                    "results", list)
+    if len(results) != 1:
+        fail("bad-result", reason="the results do not have one entry per case")
+    return results[0]
+
+
 def numerical_grads(result: Any, quantity: str, count: int, inputs: dict) -> list[float]:
-    """What `numerical` says numerical_grad returned (shown as `quantity`): a list of `count`
+    """What `numerical_cases` says numerical_grad returned (shown as `quantity`): a list of `count`
     floats, or a failed check naming the wrong type or length it returned instead."""
     returned = field(result, "returned", str)
     if returned != "list":

@@ -5,7 +5,7 @@ Usage: python bench/load_names.py [--lab LAB ...] [--busy N] [--workers N] [--js
 Issue 32: a pitfall is named from what a scenario shows, never from the machine's speed. This
 grades the fixtures of each lab (tests/fixtures/<lab>/, with the fixtures' seed) twice: once as
 the machine is, once with N processes spinning `while 1: pass` beside it (8 by default). It
-prints the machine's load average before each run, the fixtures whose pitfall names (the
+prints the machine's 1-minute load average at the end of each run, the fixtures whose pitfall names (the
 document's `pitfalls`) or failed checks differ between the two runs, and exits 1 if any does.
 The busy loops are this script's own children, ended by their process ids when it finishes.
 """
@@ -84,17 +84,17 @@ def main() -> int:
     moved = 0
     report: dict[str, Any] = {}
     for lab in args.lab or sorted(LABS):
-        load = os.getloadavg()[0]
         started = time.monotonic()
         idle = names(lab, args.workers)
         idle_s = time.monotonic() - started
+        load = os.getloadavg()[0]  # the last minute's, so the run's own (a 1-minute average)
         loops = busy_loops(args.busy)
         try:
             time.sleep(2)  # let the loops take their share before grading starts
-            busy_load = os.getloadavg()[0]
             started = time.monotonic()
             busy = names(lab, args.workers)
             busy_s = time.monotonic() - started
+            busy_load = os.getloadavg()[0]
         finally:
             end(loops)
         lines = differences(idle, busy)

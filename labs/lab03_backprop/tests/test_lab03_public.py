@@ -109,7 +109,7 @@ def test_example_numerical_grad_restores_the_inputs(sandboxed):
     # 1 and -1: numbers that x + h - 2h + h does not give back exactly
     point = list(verdicts.RESTORE_TRAPS)
     shown = {**NUMERICAL_SHOWN, "a": point[0], "b": point[1]}
-    result = sandboxed(scenarios.numerical, function="square-times", h=0.001, point=point)
+    result = verdicts.run_numerical(sandboxed, "square-times", 0.001, point)
     data = verdicts.floats(result, "data", "[a.data, b.data]", 2, shown)
     for name, actual, expected in zip("ab", data, point, strict=True):
         expect_equal(actual, expected, quantity=f"{name}.data", inputs=shown)
@@ -118,7 +118,7 @@ def test_example_numerical_grad_restores_the_inputs(sandboxed):
 @pytest.mark.check(id="example-numerical-grad", todo=3, pitfall="finite-difference", weight=1,
                    requires=("example-numerical-grad-restores",))
 def test_example_numerical_grad_is_central(sandboxed):
-    result = sandboxed(scenarios.numerical, function="square-times", h=0.001, point=[A, B])
+    result = verdicts.run_numerical(sandboxed, "square-times", 0.001, [A, B])
     grads = verdicts.numerical_grads(result, "numerical_grad(f, [a, b], h)", 2,
                                      NUMERICAL_SHOWN)
     for k, (actual, expected) in enumerate(zip(grads, (2 * A * B, A * A), strict=True)):

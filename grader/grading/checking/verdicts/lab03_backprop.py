@@ -22,7 +22,11 @@ from grader.grading.checking.verdict import (
     said,
 )
 from grader.grading.checking.verdicts.lab01_graph import expect_a_walk, run_backward
-from grader.grading.child.scenarios.lab03_backprop import chain_comparisons, deep_chain
+from grader.grading.child.scenarios.lab03_backprop import (
+    chain_comparisons,
+    deep_chain,
+    numerical_cases,
+)
 
 # The expression of `expression_tree`: every leaf is used once, so any traversal that starts
 # at the output and seeds it reaches each node after its only consumer.
@@ -218,8 +222,19 @@ def floats(result: Any, key: str, quantity: str, count: int, inputs: dict) -> li
     expect_equal(len(values), count, quantity=f"len({quantity})", inputs=inputs)
     return [field({quantity: value}, quantity, float) for value in values]
 
+def run_numerical(sandboxed: Any, function: str, h: float | None, point: list[float]) -> Any:
+    """What numerical_grad did with the function `function` at `point` (`numerical_cases`
+    with one case): the inputs' data afterwards, then the type and the floats it returned."""
+    results = field(sandboxed(numerical_cases,
+                              cases=[{"function": function, "point": point, "h": h}]),
+                    "results", list)
+    if len(results) != 1:
+        fail("bad-result", reason="the results do not have one entry per case")
+    return results[0]
+
+
 def numerical_grads(result: Any, quantity: str, count: int, inputs: dict) -> list[float]:
-    """What `numerical` says numerical_grad returned (shown as `quantity`): a list of `count`
+    """What `numerical_cases` says numerical_grad returned (shown as `quantity`): a list of `count`
     floats, or a failed check naming the wrong type or length it returned instead."""
     returned = field(result, "returned", str)
     if returned != "list":
@@ -267,9 +282,10 @@ BUSY_MACHINE_PATIENCE = 3.0
 
 
 def run_deep_chain(sandboxed: Any, n: int, inputs: dict, shown: dict) -> Any:
-    """Run `deep_chain` of n nodes, the check's own pitfall whatever happens. After a timeout,
-    a count of backward()'s == comparisons on short chains (`explain_slow_chain`) fails a walk
-    that looks nodes up in a list at once; any other walk gets a second run with
+    """Run `deep_chain` of n nodes. After a timeout, a count of backward()'s == comparisons on
+    short chains (`explain_slow_chain`) fails a walk that looks nodes up in a list at once, as
+    `missing-visited-set` (its visited bookkeeping is a list, not a set: the work is not
+    proportional to the number of nodes); any other walk gets a second run with
     BUSY_MACHINE_PATIENCE times the limit (a busy machine, not the code, may have taken the
     time), and a second timeout stands. A count, unlike a time, is the same whatever the
     machine's load, so neither the verdict nor its name depends on it; failing a quadratic walk
@@ -296,9 +312,10 @@ def run_patiently(sandboxed: Any, scen: Any, **params: Any) -> Any:
 
 
 def explain_slow_chain(sandboxed: Any, inputs: dict, shown: dict, timeout: CheckFailed) -> None:
-    """After the deep chain timed out: fail with `walk-compares-nodes` (the check's own
-    pitfall) if backward() compares nodes more than COMPARISONS_PER_NODE times per node on a
-    short chain; otherwise return (the chain gets its longer run). A count, not a time."""
+    """After the deep chain timed out: fail with `walk-compares-nodes` (`missing-visited-set`)
+    if backward() compares nodes more than COMPARISONS_PER_NODE times per node on a short chain;
+    otherwise return (the chain gets its longer run). A count, not a time: the same name on an
+    idle machine and a busy one."""
     try:
         result = sandboxed(chain_comparisons, sizes=list(COMPARED_SIZES), **inputs)
     except CheckFailed:
@@ -308,7 +325,8 @@ def explain_slow_chain(sandboxed: Any, inputs: dict, shown: dict, timeout: Check
         return
     if counts[-1] > COMPARISONS_PER_NODE * COMPARED_SIZES[-1]:
         params: Any = timeout.detail["params"]
-        fail("walk-compares-nodes", output=timeout.output, inputs=shown,
+        fail("walk-compares-nodes", pitfall="missing-visited-set", output=timeout.output,
+             inputs=shown,
              seconds=params.get("seconds"), sizes=list(COMPARED_SIZES), comparisons=counts)
 
 

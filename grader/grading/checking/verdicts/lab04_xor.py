@@ -117,8 +117,17 @@ def _network(rng: random.Random, kind: str, args: list, kwargs: dict,
     }
 
 
+# Inputs at the edges of the README's range (finite floats, 0 through tiny to large, where the
+# results are finite), fed to a neuron and to the XOR model after the drawn networks: a tanh
+# written as (e^2a - 1) / (e^2a + 1) overflows there, the engine's tanh does not.
+EDGE_INPUTS = [[0.0, 1e-300], [1e100, 1e100], [-1e100, -1e100]]  # one of the two sums is large
+EDGE_SHAPES: list[tuple[str, list, dict]] = [("Neuron", [2], {}), ("MLP", [2, [4, 1]], {})]
+
+
 def draw_networks(rng: random.Random, count: int) -> list[dict]:
-    """The fixed shapes, then `count` random MLPs, Layers and Neurons, with parameter values."""
+    """The fixed shapes, then `count` random MLPs, Layers and Neurons, with parameter values,
+    then the edge networks (EDGE_SHAPES on EDGE_INPUTS), drawn last so the others stay as
+    they were for a seed."""
     shapes = list(NETWORK_SHAPES)
     for _ in range(count):
         nin = rng.randint(1, 3)
@@ -134,8 +143,14 @@ def draw_networks(rng: random.Random, count: int) -> list[dict]:
         kwargs = {} if kind == "MLP" or rng.random() < 0.5 else {"nonlin": False}
         shapes.append((kind, args, kwargs))
     # the fixed shapes take numbers and Values as inputs in turn, whatever the seed
-    return [_network(rng, kind, args, kwargs, index % 2 == 0 if index < len(NETWORK_SHAPES)
-                     else None) for index, (kind, args, kwargs) in enumerate(shapes)]
+    networks = [_network(rng, kind, args, kwargs, index % 2 == 0 if index < len(NETWORK_SHAPES)
+                         else None) for index, (kind, args, kwargs) in enumerate(shapes)]
+    for value_inputs, (kind, args, kwargs) in zip((False, True), EDGE_SHAPES, strict=True):
+        edge = _network(rng, kind, args, kwargs, value_inputs)
+        edge["X"] = [list(x) for x in EDGE_INPUTS]
+        edge["Y"] = [1.0, -1.0, 1.0]
+        networks.append(edge)
+    return networks
 
 
 def network_program(net: dict) -> str:
@@ -157,6 +172,8 @@ def _network_differences(got: Any, want: dict, nin: int) -> list[dict] | None:
     """The numbers that differ (None when the parameter count itself differs)."""
     if not isinstance(got, dict) or got.get("count") != want["count"]:
         return None
+    if "error" in got:
+        return [{"quantity": "error", "actual": None, "expected": None}]
     found = []
     pairs = [("loss.data", got.get("loss"), want["loss"])]
     for key in ("grads", "input_grads"):
@@ -193,6 +210,9 @@ def judge_networks(sandboxed: Any, reference: Any, scen: Any, networks: list[dic
         return
     _, net, g, w, found = min(failing, key=lambda item: item[0])
     program = network_program(net)
+    if found and found[0]["quantity"] == "error":  # how a module computes: nn-structure's
+        fail("graph-raised", pitfall="nn-structure", program=program,
+             error=field(g, "error", str))
     if found is None:
         fail("mismatch", pitfall="nn-structure", quantity="len(model.parameters())",
              inputs={"model": program.split(";")[0].removeprefix("model = ")},

@@ -231,28 +231,6 @@ def cycle(engine, shape, x, y):
 
 
 @scenario
-def numerical(engine, function, h, point):
-    xs = [engine.Value(v) for v in point]
-
-    def cubic_mix(a, b, c):
-        return a ** 3 + b ** 3 + c ** 3 + a * b * c + (a - c).tanh()
-
-    def square_times(a, b):
-        return a ** 2 * b
-
-    f = cubic_mix if function == "cubic-mix" else square_times
-    grads = engine.numerical_grad(f, xs, h)
-    # the inputs first: a wrong return value is its own finding, not a restore that failed
-    data = [data_of(x, f"xs[{k}]") for k, x in enumerate(xs)]
-    if type(grads) is not list:
-        return {"data": data, "returned": type(grads).__name__}
-    odd = [type(g).__name__ for g in grads if type(g) is not float and type(g) is not int]
-    if odd:
-        return {"data": data, "returned": "list", "element": odd[0], "length": len(grads)}
-    return {"data": data, "returned": "list", "grads": [float(g) for g in grads]}
-
-
-@scenario
 def check_grad_verdict(engine, kind, stale, x, y, z, offset=0.0):
     Value = engine.Value
     xs = [Value(x), Value(y), Value(z)]

@@ -279,7 +279,7 @@ def _numerical_inputs(rng, restore_traps=False):
                    clause="restores-data")
 def test_numerical_grad_puts_every_input_back(sandboxed, rng):
     point, shown = _numerical_inputs(rng, restore_traps=True)
-    result = sandboxed(scenarios.numerical, function="cubic-mix", h=FINITE_STEP, point=point)
+    result = verdicts.run_numerical(sandboxed, "cubic-mix", FINITE_STEP, point)
     data = verdicts.floats(result, "data", "[a.data, b.data, c.data]", len(point), shown)
     for name, actual, value in zip("abc", data, point, strict=True):
         # exactly: x.data += h; ...; x.data -= h leaves x.data a rounding error away
@@ -290,7 +290,7 @@ def test_numerical_grad_puts_every_input_back(sandboxed, rng):
                    requires=("numerical-grad-restores-data",), clause="numerical-grad")
 def test_numerical_grad_is_the_central_difference(sandboxed, rng):
     point, shown = _numerical_inputs(rng)
-    result = sandboxed(scenarios.numerical, function="cubic-mix", h=FINITE_STEP, point=point)
+    result = verdicts.run_numerical(sandboxed, "cubic-mix", FINITE_STEP, point)
     grads = verdicts.numerical_grads(result, "numerical_grad(f, [a, b, c], h)", len(point),
                                      shown)
     expected = verdicts.central_differences(verdicts.FLOAT_FUNCTIONS["cubic-mix"], point,

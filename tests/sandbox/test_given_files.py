@@ -52,7 +52,7 @@ def test_lab04_class_scores_full_marks_with_its_scratch_under_a_closed_folder(mo
         scratch, out = (modes.grader_owned(base / name, mode) for name in ("tmp", "out"))
         os.chmod(scratch, 0o700)
         result = modes.grader_owned(base / "answer", mode) / "result.json"
-        python = modes.python_for(mode, Path(f"/var/tmp/minigrad-closed-python-{mode}"))
+        python = modes.python_for(mode, base / "python")
         completed = subprocess.run(
             [*modes.prefix(mode), python, str(GRADE_BATCH), str(result), str(out),
              LAB04.name, "closed", "1", str(LAB04.solution_dir)],

@@ -50,7 +50,8 @@ def run_in_mode(mode: str, script: str, args: list[str], timeout: float,
     try:
         completed = subprocess.run(
             [*modes.prefix(mode), python, str(ROOT / "tests" / "sandbox" / script), *args],
-            env=modes.environment(mode, TMPDIR=str(scratch)), cwd=ROOT, capture_output=True,
+            env=modes.environment(mode, TMPDIR=str(scratch), PYTHONPATH=str(ROOT)), cwd=ROOT,
+            capture_output=True,
             text=True, timeout=timeout, check=False, start_new_session=True)
     except subprocess.TimeoutExpired:
         return f"did not finish in {timeout:.0f} s", time.monotonic() - started

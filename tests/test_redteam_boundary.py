@@ -59,7 +59,8 @@ def grade(mode: str, classes: list[dict[str, Any]], workers: int) -> dict[str, A
         completed = subprocess.run(
             [*modes.prefix(mode), python, str(GRADE_CLASSES), str(answer / "result.json"),
              str(out), LAB, SEED, str(workers), str(listing)],
-            env=modes.environment(mode, TMPDIR=str(scratch)), cwd=COURSE_ROOT,
+            env=modes.environment(mode, TMPDIR=str(scratch), PYTHONPATH=str(modes.SOURCE_ROOT)),
+            cwd=COURSE_ROOT,
             capture_output=True, text=True, timeout=900, check=False)
         assert completed.returncode == 0, completed.stderr[-2000:]
         return json.loads((answer / "result.json").read_text(encoding="utf-8"))

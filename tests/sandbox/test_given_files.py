@@ -56,7 +56,8 @@ def test_lab04_class_scores_full_marks_with_its_scratch_under_a_closed_folder(mo
         completed = subprocess.run(
             [*modes.prefix(mode), python, str(GRADE_BATCH), str(result), str(out),
              LAB04.name, "closed", "1", str(LAB04.solution_dir)],
-            env=modes.environment(mode, TMPDIR=str(scratch)), cwd=COURSE_ROOT,
+            env=modes.environment(mode, TMPDIR=str(scratch), PYTHONPATH=str(modes.SOURCE_ROOT)),
+            cwd=COURSE_ROOT,
             capture_output=True, text=True, timeout=300, check=False)
         assert completed.returncode == 0, completed.stderr[-2000:]
         answer = json.loads(result.read_text(encoding="utf-8"))

@@ -3,7 +3,8 @@
 For each mode this machine can reproduce (tests/sandbox/modes.py: root, unprivileged,
 container), prints:
 - per attack of tests/test_redteam_boundary.py, its class of three (the attack first, then two
-  correct classmates in its shard): the seconds the class took, the largest report
+  correct classmates in its shard; lab04's trace attack beside two copies of the solution):
+  the seconds the class took, the largest report
   (scores.json bytes), the attack's status, flags and checks that ended as the grader's error,
   and the classmates' scores;
 - the memory one submission's process held outside RLIMIT_AS per route
@@ -30,15 +31,17 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "sandbox"))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "sandbox")]  # this checkout's grader, measured
 import modes  # noqa: E402 - the helper that reproduces each mode on this machine
 
 CORPUS = ROOT / "tests" / "fixtures" / "redteam"
 PAIR = ROOT / "tests" / "fixtures" / "collusion"
 ATTACKS = ("pad-recorder-through-closure", "forged-status-quotes-inputs",
-           "forged-empty-lists-for-numbers", "memfd-hoard", "xattr-hoard", "sysv-shm-outlives",
+           "memfd-hoard", "xattr-hoard", "sysv-shm-outlives",
            "lock-on-shared-stdlib")
 CLASSMATES = ("control-eq-returns-value", "control-slots-and-properties")
+TRACE_ATTACK = ROOT / "tests" / "fixtures" / "boundary_lab04" / "trace-row-of-the-wrong-shape"
+LAB04_SOLUTION = ROOT / "solutions" / "lab04_xor"
 
 
 def run_in_mode(mode: str, script: str, args: list[str], timeout: float,
@@ -61,14 +64,14 @@ def run_in_mode(mode: str, script: str, args: list[str], timeout: float,
 
 
 def grade(mode: str, classes: list[dict], workers: int, timeout: float,
-          base: Path) -> list[dict] | str:
+          base: Path, lab: str = "lab01_graph") -> list[dict] | str:
     """grade_classes.py in `mode`: each class's result, or why there is none."""
     answer = modes.grader_owned(base / "answer", mode)
     out = modes.grader_owned(base / "out", mode)
     listing = base / "classes.json"
     listing.write_text(json.dumps(classes), encoding="utf-8")
     printed, seconds = run_in_mode(mode, "grade_classes.py",
-                                   [str(answer / "result.json"), str(out), "lab01_graph",
+                                   [str(answer / "result.json"), str(out), lab,
                                     "boundary", str(workers), str(listing)], timeout, base)
     result = answer / "result.json"
     if not result.is_file():
@@ -124,6 +127,11 @@ def main() -> None:
                 graded = grade(mode, classes, 1, args.class_timeout, base / attack)
                 print(describe_class(attack, graded[0]) if isinstance(graded, list)
                       else f"  {attack:32} {graded}")
+            graded = grade(mode, [{"name": "trace", "submissions": [
+                str(TRACE_ATTACK), str(LAB04_SOLUTION), str(LAB04_SOLUTION)]}], 1,
+                args.class_timeout, base / "lab04", "lab04_xor")
+            print(describe_class("lab04 trace-row-of-the-wrong-shape", graded[0])
+                  if isinstance(graded, list) else f"  lab04 trace: {graded}")
             holder, reader = str(PAIR / "holder"), str(PAIR / "reader")
             alone = grade(mode, [{"name": "holder", "submissions": [holder]},
                                  {"name": "reader", "submissions": [reader]}], 1, 600,

@@ -28,9 +28,10 @@ import modes  # noqa: E402 - the helper that reproduces each mode on this machin
 
 CORPUS = Path(__file__).parent / "fixtures" / "redteam"
 PAIR = Path(__file__).parent / "fixtures" / "collusion"
+TRACE_ATTACK = Path(__file__).parent / "fixtures" / "boundary_lab04" / "trace-row-of-the-wrong-shape"
 GRADE_CLASSES = Path(__file__).parent / "sandbox" / "grade_classes.py"
 ALL_ATTACKS = ("pad-recorder-through-closure", "forged-status-quotes-inputs",
-               "forged-empty-lists-for-numbers", "memfd-hoard", "xattr-hoard",
+               "memfd-hoard", "xattr-hoard",
                "sysv-shm-outlives", "lock-on-shared-stdlib")
 # MINIGRAD_BOUNDARY_ATTACKS="a b": these only (to measure one on a grader where it never ends)
 ATTACKS = tuple(os.environ.get("MINIGRAD_BOUNDARY_ATTACKS", " ".join(ALL_ATTACKS)).split())
@@ -43,7 +44,8 @@ PYTHONS = Path("/var/tmp") / f"minigrad-boundary-python-{hashlib.sha256(bytes(mo
 LAB, SEED = "lab01_graph", "boundary"
 
 
-def grade(mode: str, classes: list[dict[str, Any]], workers: int) -> dict[str, Any]:
+def grade(mode: str, classes: list[dict[str, Any]], workers: int,
+          lab: str = LAB) -> dict[str, Any]:
     """Grade the classes one after another in `mode` (grade_classes.py); its result."""
     reason = modes.why_unavailable(mode)
     if reason:
@@ -58,7 +60,7 @@ def grade(mode: str, classes: list[dict[str, Any]], workers: int) -> dict[str, A
         python = modes.python_for(mode, PYTHONS)
         completed = subprocess.run(
             [*modes.prefix(mode), python, str(GRADE_CLASSES), str(answer / "result.json"),
-             str(out), LAB, SEED, str(workers), str(listing)],
+             str(out), lab, SEED, str(workers), str(listing)],
             env=modes.environment(mode, TMPDIR=str(scratch), PYTHONPATH=str(modes.SOURCE_ROOT)),
             cwd=COURSE_ROOT,
             capture_output=True, text=True, timeout=900, check=False)
@@ -133,3 +135,21 @@ def test_two_colluding_submissions_graded_together_score_as_each_does_alone(mode
     scores_alone = [alone[0]["docs"][0]["score"], alone[1]["docs"][0]["score"]]
     scores_together = [doc["score"] for doc in together["docs"]]
     assert scores_together == scores_alone, (mode, scores_alone, scores_together)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_lab04_trace_row_of_the_wrong_shape_is_a_breach_not_a_grader_error(mode: str) -> None:
+    """lab04's training trace padded through the closure of the `data` property the scenario
+    installs, with a row whose parameter index is an empty list: on main the verdict raised
+    (a grader error); now the reply's schema refuses it, and the two correct classmates after
+    it keep full marks."""
+    solution = COURSE_ROOT / "solutions" / "lab04_xor"
+    result = grade(mode, [{"name": "trace", "submissions": [str(TRACE_ATTACK), str(solution),
+                                                            str(solution)]}], 1,
+                   "lab04_xor")["classes"][0]
+    assert result["error"] is None and result["seconds"] < CLASS_LIMIT_S, result["error"]
+    attacker, *mates = result["docs"]
+    assert not errors(attacker), (mode, errors(attacker))
+    assert "protocol-breach" in {flag["id"] for flag in attacker["flags"]}, attacker["flags"]
+    for doc in mates:
+        assert doc["score"] == doc["max_score"] > 0 and not errors(doc), (mode, doc["score"])

@@ -10,7 +10,7 @@ container), prints:
 - the memory one submission's process held outside RLIMIT_AS per route
   (tests/sandbox/memory_routes.py: memfd pages, user.* xattrs on /tmp, System V segments), up
   to --limit MiB each;
-- the colluding pair (tests/fixtures/collusion): each one's score alone and graded together.
+- the colluding pair (tests/fixtures/redteam/collusion): each one's score alone and graded together.
 
 Run it from the checkout whose grader is measured (a copy of main with this script, the
 fixtures and the helpers copied in gives the "before" figures).
@@ -35,12 +35,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "sandbox")]  # this checkout's g
 import modes  # noqa: E402 - the helper that reproduces each mode on this machine
 
 CORPUS = ROOT / "tests" / "fixtures" / "redteam"
-PAIR = ROOT / "tests" / "fixtures" / "collusion"
+PAIR = CORPUS / "collusion"
 ATTACKS = ("pad-recorder-through-closure", "forged-status-quotes-inputs",
            "memfd-hoard", "xattr-hoard", "sysv-shm-outlives",
            "lock-on-shared-stdlib")
 CLASSMATES = ("control-eq-returns-value", "control-slots-and-properties")
-TRACE_ATTACK = ROOT / "tests" / "fixtures" / "boundary_lab04" / "trace-row-of-the-wrong-shape"
+TRACE_ATTACK = CORPUS / "lab04" / "trace-row-of-the-wrong-shape"
 LAB04_SOLUTION = ROOT / "solutions" / "lab04_xor"
 
 

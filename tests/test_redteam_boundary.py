@@ -5,7 +5,8 @@ check ends as the grader's error, no flag quotes a hidden input, the attack gain
 its honest work; and two colluding submissions graded together score as each does alone.
 
 The attacks are folders of the corpus (`tests/fixtures/redteam/`, graded there too with the rest);
-the pair is `tests/fixtures/collusion/`. Slow (a grading process per mode): select with -k.
+the pair is `redteam/collusion/` and lab04's attack `redteam/lab04/` (folders without an
+attack.toml, which the corpus leaves out). Slow (a grading process per mode): select with -k.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).parent / "sandbox"))
 import modes  # noqa: E402 - the helper that reproduces each mode on this machine
 
 CORPUS = Path(__file__).parent / "fixtures" / "redteam"
-PAIR = Path(__file__).parent / "fixtures" / "collusion"
-TRACE_ATTACK = Path(__file__).parent / "fixtures" / "boundary_lab04" / "trace-row-of-the-wrong-shape"
+PAIR = CORPUS / "collusion"
+TRACE_ATTACK = CORPUS / "lab04" / "trace-row-of-the-wrong-shape"
 GRADE_CLASSES = Path(__file__).parent / "sandbox" / "grade_classes.py"
 ALL_ATTACKS = ("pad-recorder-through-closure", "forged-status-quotes-inputs",
                "memfd-hoard", "xattr-hoard",

@@ -16,7 +16,26 @@ from grader.grading.child.graph import (
     record_calls,
     run_expressions,
 )
-from grader.grading.child.scenario import scenario
+from grader.grading.child.scenario import Scenario, scenario
+from grader.grading.child.schema import (
+    COUNT,
+    ERROR_TEXT,
+    NUMBERS,
+    SEEN,
+    TYPE_NAME,
+    Bool,
+    Int,
+    Num,
+    Obj,
+    OneOf,
+    ReplySchema,
+    Row,
+    exactly,
+    expressions,
+    grads,
+    ladder_counts,
+    with_lists,
+)
 
 
 @scenario
@@ -325,3 +344,33 @@ def second_backward(engine, x, y, z, w):
     out.backward()
     return {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"), "c.grad": grad_of(c, "c"),
             "d.grad": grad_of(d, "d"), "y.grad": grad_of(first, "y")}
+
+
+# What each scenario may reply (checked at the boundary before any verdict reads it:
+# grader.grading.sandbox.reply_schemas).
+GRADS_OR_ERROR = OneOf(Obj({"grads": grads("a", "b", "c", "p", "q"),
+                            "zeroed": grads("a", "b", "c", "p", "q")}),
+                       Obj({"error": ERROR_TEXT}))
+
+REPLIES: dict[Scenario, ReplySchema] = {
+    seed: grads("out", "a", "b", seen=SEEN),
+    equal_data: Obj({"distinct": GRADS_OR_ERROR, "equal": GRADS_OR_ERROR}),
+    expression_tree: grads("a", "b", "c", "d"),
+    sibling_ladder: ladder_counts,
+    wide_shared_graph: grads("a", "c", "d"),
+    wide_shared_zero_grad: Obj({"not_reset": COUNT}),
+    backward_twice: grads("a", "b", "out", walks=Row(Int(0, RECORD_CAP),
+                                                                     Int(0, RECORD_CAP))),
+    zero_grad_graph: grads("a", "b", "c", "p", "q", "r", "out"),
+    zero_grad_then_backward: grads("a", "b", "c", "p"),
+    deep_chain: grads("out", "a", "b"),
+    deep_chain_zero_grad: Obj({"not_reset": COUNT, "first": Int(-1, 2 ** 53)}),
+    cycle: OneOf(
+        Obj({"raised": Bool(), "clear_type": Bool(), "type": TYPE_NAME, "message": ERROR_TEXT}),
+        Obj({"raised": Bool()})),
+    numerical: with_lists({"grads": NUMBERS, "data": exactly("point", Num())}),
+    check_grad_verdict: Obj({"first": Bool(), "second": Bool()}),
+    random_graphs: expressions,
+    chain_timings: with_lists({"seconds": exactly("sizes", Num())}),
+    second_backward: grads("a", "b", "c", "d", "y"),
+}

@@ -48,6 +48,8 @@ SLOW_MODULES = frozenset({
     "tests/platforms/test_image_build.py",
     "tests/sandbox/test_isolation_modes.py", "tests/sandbox/test_degraded_platforms.py",
     "tests/sandbox/test_sandbox_memory.py", "tests/sandbox/test_busy_machine.py",
+    "tests/test_redteam_boundary.py", "tests/sandbox/test_given_files.py",
+    "tests/test_trusted_time.py",
 })
 # Single tests of unit-test modules that grade a class or walk a huge graph (slow tier only).
 SLOW_TESTS = frozenset({
@@ -77,6 +79,8 @@ ESTIMATED_S = {
     "tests/test_notebook_check.py": 120, "tests/sandbox/test_busy_machine.py": 45,
     "batch-tarpit-class": 35, "tests/test_notebooks.py": 40, "tests/test_redteam_intake.py": 150,
     "tests/platforms/test_image_build.py": 90,  # debootstrap when cold
+    "tests/test_redteam_boundary.py": 150, "tests/test_trusted_time.py": 45,
+    "tests/sandbox/test_given_files.py": 20,
 }
 # What a lone test of these modules costs (seconds), so they start before the unit tests.
 UNGROUPED_ESTIMATED_S = {"tests/test_interrupt.py": 30, "tests/test_seed_stability.py": 20,

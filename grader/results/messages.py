@@ -266,7 +266,11 @@ def describe_detail(detail: Mapping[str, Any], catalogue: Catalogue) -> str:
 def describe_flag(flag: Mapping[str, Any], catalogue: Catalogue) -> str:
     """Render a policy flag {"id", "params"} as a sentence."""
     raw: Mapping[str, Any] = flag.get("params") or {}
-    params = {name: format_value(value, lang=catalogue.lang) for name, value in raw.items()}
+    # a parameter whose value names one of the flag's own sentences (flags.<id>.<name>.<value>,
+    # as a protocol breach's reason) is that sentence; any other is a value
+    params = {name: catalogue.text(f"flags.{flag['id']}.{name}.{value}")
+              if isinstance(value, str) and catalogue.has(f"flags.{flag['id']}.{name}.{value}")
+              else format_value(value, lang=catalogue.lang) for name, value in raw.items()}
     return catalogue.text(f"flags.{flag['id']}.text", **params)
 
 

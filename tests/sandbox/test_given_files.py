@@ -52,11 +52,12 @@ def test_lab04_class_scores_full_marks_with_its_scratch_under_a_closed_folder(mo
         scratch, out = (modes.grader_owned(base / name, mode) for name in ("tmp", "out"))
         os.chmod(scratch, 0o700)
         result = modes.grader_owned(base / "answer", mode) / "result.json"
-        python = modes.python_for(mode, Path(f"/var/tmp/minigrad-closed-python-{mode}"))
+        python = modes.python_for(mode, base / "python")
         completed = subprocess.run(
             [*modes.prefix(mode), python, str(GRADE_BATCH), str(result), str(out),
              LAB04.name, "closed", "1", str(LAB04.solution_dir)],
-            env=modes.environment(mode, TMPDIR=str(scratch)), cwd=COURSE_ROOT,
+            env=modes.environment(mode, TMPDIR=str(scratch), PYTHONPATH=str(modes.SOURCE_ROOT)),
+            cwd=COURSE_ROOT,
             capture_output=True, text=True, timeout=300, check=False)
         assert completed.returncode == 0, completed.stderr[-2000:]
         answer = json.loads(result.read_text(encoding="utf-8"))

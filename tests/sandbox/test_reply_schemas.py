@@ -15,9 +15,11 @@ import pytest
 
 from grader.grading.child.scenario import Scenario, scenario
 from grader.grading.child.scenarios import lab01_graph, lab02_ops, lab03_backprop, lab04_xor
+from grader.grading.child.schema import ListOf, Mismatch, Num, Obj
 from grader.grading.sandbox import Limits, Sandbox, protocol, reply_schemas
 from grader.grading.sandbox.jail import default_jail
-from grader.grading.sandbox.schema import ListOf, Mismatch, Num, Obj
+from grader.results.i18n import Catalogue
+from grader.results.messages import describe_flag
 
 SCENARIO_MODULES = (lab01_graph, lab02_ops, lab03_backprop, lab04_xor)
 
@@ -31,7 +33,7 @@ def lab_scenarios() -> list[tuple[str, Scenario]]:
 
 @pytest.mark.parametrize(("name", "scen"), lab_scenarios(), ids=[n for n, _ in lab_scenarios()])
 def test_every_lab_scenario_has_a_schema_of_its_own(name: str, scen: Scenario) -> None:
-    assert scen in reply_schemas.SCHEMAS, f"{name} has no reply schema (it would get PLAIN)"
+    assert reply_schemas.declared(scen) is not None, f"{name} has no reply schema (it gets PLAIN)"
 
 
 # --- the shapes the issue found making the grader fail ----------------------------------------
@@ -171,4 +173,13 @@ def test_a_forged_reply_s_breach_flag_quotes_nothing_of_it(tmp_path: Path, how: 
     assert [flag["id"] for flag in outcome.flags] == ["protocol-breach"]
     said = json.dumps([outcome.flags, outcome.detail])
     assert "hidden-input" not in said and "1234" not in said, said
-    assert outcome.flags[0]["params"]["reason"] in protocol.BREACHES.values()
+    assert outcome.flags[0]["params"]["reason"] in protocol.BREACHES
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_every_breach_is_said_in_every_language(lang: str) -> None:
+    catalogue = Catalogue.load(lang)
+    for kind in protocol.BREACHES:
+        said = describe_flag(protocol.breach_flag(protocol.ProtocolError(kind)), catalogue)
+        assert catalogue.text(f"flags.protocol-breach.reason.{kind}") in said, (kind, said)
+        assert kind not in said, said

@@ -65,6 +65,8 @@ class Scenario:
     name: str
     source: str
     _compiled: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    # the module that defines it, whose REPLIES (if any) holds its reply's schema
+    module: str = field(default="", compare=False, repr=False)
 
     def load(self) -> Callable[..., Any]:
         """The scenario function compiled in a namespace holding only the graph helpers (for trusted reference runs)."""
@@ -77,4 +79,5 @@ class Scenario:
 
 def scenario(function: Callable[..., Any]) -> Scenario:
     """Decorator: turn a function into a Scenario that can run in the sandbox."""
-    return Scenario(name=function.__name__, source=_function_source(function))
+    return Scenario(name=function.__name__, source=_function_source(function),
+                    module=function.__module__)

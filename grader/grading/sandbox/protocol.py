@@ -46,8 +46,9 @@ class ProtocolError(ValueError):
 
 
 def breach_flag(exc: ProtocolError) -> dict[str, Any]:
-    """The protocol-breach flag of a refused message: the grader's fixed sentence for it."""
-    return {"id": "protocol-breach", "params": {"reason": BREACHES[exc.kind]}}
+    """The protocol-breach flag of a refused message: its kind, which the catalogue says in
+    every language (flags.protocol-breach.reason.<kind>)."""
+    return {"id": "protocol-breach", "params": {"reason": exc.kind}}
 
 
 def _reject_constant(token: str) -> Any:

@@ -16,7 +16,27 @@ from grader.grading.child.graph import (
     record_calls,
     run_expressions,
 )
-from grader.grading.child.scenario import scenario
+from grader.grading.child.scenario import Scenario, scenario
+from grader.grading.child.schema import (
+    CALLS,
+    COUNT,
+    ERROR_TEXT,
+    LABEL,
+    NODES,
+    PARENTS,
+    SEEN,
+    Bool,
+    Int,
+    Num,
+    Obj,
+    OneOf,
+    ReplySchema,
+    Row,
+    Str,
+    expressions,
+    grads,
+    ladder_nodes,
+)
 
 
 @scenario
@@ -295,3 +315,36 @@ def second_backward(Value, x, y, z, w):
             "d.grad": grad_of(d, "d"), "a*b.grad": grad_of(ab, "a*b"),
             "nodes": node_facts({"a": a, "b": b, "c": c, "d": d, "a*b": ab, "y": first,
                                  "z": out})}
+
+
+# What each scenario may reply (checked at the boundary before any verdict reads it:
+# grader.grading.sandbox.reply_schemas).
+REPLIES: dict[Scenario, ReplySchema] = {
+    hash_nodes: OneOf(
+        Obj({"hashable": Bool(nullable=True), "stage": Str(16), "error": ERROR_TEXT}),
+        Obj({"hashable": Bool(), "set_size": Int(0, 16)})),
+    leaf_backward: Obj({"callable": Bool(), "grad_before": Num(),
+                                    "grad_after": Num()}),
+    build_node: Obj({"data": Num(), "parents": PARENTS, "op": LABEL,
+                                 "leaf_op": LABEL, "leaf_parents": COUNT,
+                                 "grads": Row(Num(), Num(), Num())}),
+    direct_backward: Obj({"a.grad": Num()}, {"b.grad": Num()}),
+    seed: Obj({"out.grad": Num(), "nodes": NODES, "seen": SEEN}),
+    one_op: grads("a", "b", nodes=NODES),
+    sibling_calls: Obj({"calls": CALLS, "nodes": NODES}),
+    two_ops: grads("a", "b", "c", nodes=NODES),
+    diamond: grads("a", "b", nodes=NODES),
+    self_op: grads("a", nodes=NODES),
+    shared_intermediate: grads("x", "a", "b", nodes=NODES),
+    equal_data_leaves: grads("a", "b", parents=PARENTS, nodes=NODES),
+    equal_data_nodes: Obj({**{name: Num() for name in "abcde"}, "nodes": NODES}),
+    number_operand: grads("a", data=Num()),
+    course_graph: Obj({"out.data": Num(), "ab.data": Num(), "out._op": LABEL,
+                                   "ab._op": LABEL, "out._prev": PARENTS, "ab._prev": PARENTS}),
+    random_graphs: expressions,
+    mixed_depth_calls: Obj({"calls": CALLS, "nodes": NODES}),
+    leaf_output_seed: grads("a"),
+    ladder_calls: ladder_nodes,
+    repeated_parent_calls: Obj({"calls": CALLS, "nodes": NODES}),
+    second_backward: grads("a", "b", "c", "d", "a*b", nodes=NODES),
+}

@@ -7,7 +7,19 @@ globals do not travel with it. This module imports nothing of the trusted side.
 """
 
 from grader.grading.child.graph import OPERATIONS, data_of, grad_of, run_expressions
-from grader.grading.child.scenario import scenario
+from grader.grading.child.scenario import Scenario, scenario
+from grader.grading.child.schema import (
+    ERROR_TEXT,
+    TYPE_NAME,
+    Bool,
+    ListOf,
+    Num,
+    Obj,
+    OneOf,
+    ReplySchema,
+    Str,
+    expressions,
+)
 
 
 @scenario
@@ -62,3 +74,15 @@ def pow_value_exponent(Value, x, k):
 @scenario
 def random_graphs(Value, graphs, record):
     return {"results": run_expressions(Value, graphs, record)}
+
+
+# What each scenario may reply (checked at the boundary before any verdict reads it:
+# grader.grading.sandbox.reply_schemas).
+REPLIES: dict[Scenario, ReplySchema] = {
+    apply_op: Obj({"data": Num()}, {"reaches": ListOf(Str(1), 2), "a.grad": Num(),
+                                             "b.grad": Num()}),
+    pow_value_exponent: OneOf(
+        Obj({"raised": Bool(), "accepted": Bool(), "type": TYPE_NAME, "message": ERROR_TEXT}),
+        Obj({"raised": Bool(), "returned": TYPE_NAME})),
+    random_graphs: expressions,
+}

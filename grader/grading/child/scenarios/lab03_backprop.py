@@ -17,7 +17,30 @@ from grader.grading.child.graph import (
     record_calls,
     run_expressions,
 )
-from grader.grading.child.scenario import scenario
+from grader.grading.child.scenario import Scenario, scenario
+from grader.grading.child.schema import (
+    CALLS,
+    COUNT,
+    ERROR_TEXT,
+    NAME,
+    NUMBERS,
+    SEEN,
+    TYPE_NAME,
+    Bool,
+    Int,
+    ListOf,
+    Num,
+    Obj,
+    OneOf,
+    ReplySchema,
+    Row,
+    exactly,
+    expression_values,
+    expressions,
+    grads,
+    ladder_counts,
+    with_lists,
+)
 
 
 @scenario
@@ -417,3 +440,41 @@ def zero_grad_graphs(engine, graphs, record):
         results.append({"data": [data_of(v, f"[{k}]") for k, v in enumerate(values)],
                         "grad": [grad_of(v, f"[{k}]") for k, v in enumerate(values)]})
     return {"results": results}
+
+
+# What each scenario may reply (checked at the boundary before any verdict reads it:
+# grader.grading.sandbox.reply_schemas).
+GRADS_OR_ERROR = OneOf(Obj({"grads": grads("a", "b", "c", "p", "q"),
+                            "zeroed": grads("a", "b", "c", "p", "q")}),
+                       Obj({"error": ERROR_TEXT}))
+
+# numerical_cases: one entry a case: every input's data afterwards, the returned type, and the
+# estimates (a list of numbers) or the type of the first element that is not a number.
+NUMERICAL_CASE = Obj({"data": ListOf(Num(), 8), "returned": TYPE_NAME},
+                     {"grads": NUMBERS, "element": TYPE_NAME})
+
+REPLIES: dict[Scenario, ReplySchema] = {
+    seed: grads("out", "a", "b", seen=SEEN),
+    equal_data: Obj({"distinct": GRADS_OR_ERROR, "equal": GRADS_OR_ERROR}),
+    expression_tree: grads("a", "b", "c", "d"),
+    sibling_ladder: ladder_counts,
+    wide_shared_graph: grads("a", "c", "d"),
+    wide_shared_zero_grad: Obj({"not_reset": COUNT}),
+    backward_twice: grads("a", "b", "out", walks=Row(Int(0, RECORD_CAP), Int(0, RECORD_CAP)),
+                          replaced=ListOf(NAME, 1)),
+    zero_grad_graph: grads("a", "b", "c", "p", "q", "r", "out"),
+    zero_grad_then_backward: grads("a", "b", "c", "p", first=grads("a", "b", "c", "p"),
+                                   first_calls=CALLS, replaced=ListOf(NAME, 8)),
+    deep_chain: grads("out", "a", "b"),
+    deep_chain_zero_grad: Obj({"not_reset": COUNT, "first": Int(-1, 2 ** 53)}),
+    cycle: OneOf(
+        Obj({"raised": Bool(), "clear_type": Bool(), "type": TYPE_NAME, "message": ERROR_TEXT}),
+        Obj({"raised": Bool()})),
+    numerical_cases: with_lists({"results": exactly("cases", NUMERICAL_CASE)}),
+    check_grad_cases: with_lists({"answers": exactly("cases", Bool())}),
+    zero_grad_graphs: expression_values,
+    check_grad_verdict: Obj({"first": Bool(), "second": Bool()}),
+    random_graphs: expressions,
+    chain_comparisons: with_lists({"comparisons": exactly("sizes", COUNT)}),
+    second_backward: grads("a", "b", "c", "d", "y", replaced=ListOf(NAME, 8)),
+}

@@ -15,7 +15,23 @@ engine to watch the training loop undoes the patch before returning, for the sam
 """
 
 from grader.grading.child.graph import RECORD_CAP, data_of, finite_or_none, number
-from grader.grading.child.scenario import scenario
+from grader.grading.child.scenario import Scenario, scenario
+from grader.grading.child.schema import (
+    COUNT,
+    MANY,
+    NUMBERS,
+    TYPE_NAME,
+    Int,
+    ListOf,
+    Num,
+    Obj,
+    OneOf,
+    ReplySchema,
+    Row,
+    Str,
+    exactly,
+    with_lists,
+)
 
 
 @scenario
@@ -367,3 +383,38 @@ def random_networks(nn, networks):
             "input_grads": [finite_or_none(v.grad, f"x[{i}].grad") for i, v in enumerate(inputs)],
         })
     return {"results": results}
+
+
+# What each scenario may reply (checked at the boundary before any verdict reads it:
+# grader.grading.sandbox.reply_schemas).
+XOR_OUTPUTS = ListOf(Num(), 4, 4)
+TRACE_ROWS = 10 * RECORD_CAP
+
+REPLIES: dict[Scenario, ReplySchema] = {
+    module_forward: Obj({"count": COUNT, "distinct": COUNT},
+                                  {"not_value": TYPE_NAME, "params": NUMBERS, "shape": Str(),
+                                   "outputs": NUMBERS}),
+    seeded_parameters: Obj({"params": NUMBERS}),
+    zero_grad_module: with_lists({"grads": exactly("grads", Num())}),
+    neuron_output: Obj({"type": TYPE_NAME}, {"out": Num()}),
+    parameters_identity: with_lists({"modules": exactly("kinds", Obj(
+        {"module": Str(32), "total": COUNT, "second": COUNT, "same": COUNT}), default=3)}),
+    parameters_reach_model: Obj({"total": COUNT, "in_graph": COUNT, "before": Num(),
+                                           "after": Num()}),
+    zero_grad_resets: Obj({"nonzero_before": COUNT, "grads": NUMBERS}),
+    gradients_and_differences: Obj({"grads": NUMBERS, "plus": NUMBERS,
+                                              "minus": NUMBERS}),
+    neuron_gradients: Obj({"out": Num(), "grads": NUMBERS}),
+    train_and_evaluate: Obj({"type": TYPE_NAME, "before": XOR_OUTPUTS,
+                                       "after": XOR_OUTPUTS}, {"losses": NUMBERS}),
+    train_trace: Obj({
+        "parameters": COUNT, "passes": COUNT,
+        "changed": ListOf(Row(Int(1, 2 ** 53), Int(0, MANY), Num(), Num()), 20),
+        "updates": ListOf(Row(Int(0, 2 ** 53), Int(0, MANY), Num(), Num(), Num(), Num()),
+                          TRACE_ROWS)}),
+    random_networks: with_lists({"results": exactly("networks", OneOf(
+        Obj({"count": COUNT}),
+        Obj({"count": COUNT, "loss": Num(nullable=True),
+             "grads": ListOf(Num(nullable=True), MANY),
+             "input_grads": ListOf(Num(nullable=True), MANY)})))}),
+}

@@ -1,8 +1,11 @@
 """A small schema language for what a scenario may reply: types, lengths, counts, value ranges.
 
-Side: trusted process. Every reply a child sends is decoded (`protocol`) and then checked
-against its scenario's schema (`reply_schemas`) before any trusted code reads it: a reply that
-does not match is a protocol breach on that check, the student's failure, never the grader's.
+Side: sandbox child, by where it lives: each lab's scenario module declares its replies' schemas
+beside its scenarios (`REPLIES`), and imports nothing beyond this folder; the checking itself
+runs in the trusted process. Every reply a child sends is decoded (`protocol`) and then checked
+against its scenario's schema (`grader.grading.sandbox.reply_schemas`) before any trusted code
+reads it: a reply that does not match is a protocol breach on that check, the student's
+failure, never the grader's.
 
 Checking is linear in the reply: every value is visited once (a `OneOf` tries a fixed, small
 number of alternatives on it), and every list and mapping has a length cap, so what a verdict
@@ -15,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from grader.grading.child.graph import COUNTED_CAP, RECORD_CAP
 
 
 class Mismatch(ValueError):
@@ -200,3 +205,86 @@ def mismatch(value: Any, reply: ReplySchema, params: Mapping[str, Any]) -> str |
     except Mismatch as exc:
         return str(exc)
     return None
+
+
+# -- shapes the labs' scenarios share (each lab's module declares its own REPLIES with them) --
+
+COUNT = Int(0, 2 ** 53)  # a count the student's code makes (len of its _prev, of its parameters)
+MANY = 100_000  # numbers a student's code may honestly return in one list (losses, parameters)
+NUMBERS = ListOf(Num(), MANY)
+NAME = Str(64)  # a node's name in a scenario, or the '?' parents_of gives a stranger
+LABEL = Str(nullable=True)  # label_of: the node's _op, or None
+TYPE_NAME = Str()  # type(x).__name__ of a student's object
+PARENTS = ListOf(NAME, MANY)  # parents_of: one name per entry of the node's _prev
+CALLS = ListOf(NAME, RECORD_CAP)
+SEEN = ListOf(Num(), RECORD_CAP)
+# node_facts: [data, grad] of each named node, None where not a plain finite number
+NODES = MapOf(Row(Num(nullable=True), Num(nullable=True)), 256)
+ERROR_TEXT = Str()
+
+
+def grads(*names: str, **more: Schema) -> Obj:
+    """An object of `<name>.grad` numbers for each name, and the other keys given."""
+    return Obj({**{f"{name}.grad": Num() for name in names}, **more})
+
+
+def _size(graph: Mapping[str, Any]) -> int:
+    return len(graph.get("leaves") or []) + len(graph.get("nodes") or [])
+
+
+def expressions(params: Mapping[str, Any]) -> Schema:
+    """run_expressions: one entry per graph given, data and grad one per node of it (indices
+    of the recorded calls below its size), or the error the student's code raised."""
+    entries = []
+    for graph in params.get("graphs") or []:
+        size = _size(graph)
+        values = ListOf(Num(nullable=True), size, size)
+        entries.append(OneOf(
+            Obj({"data": values, "grad": values},
+                {"calls": ListOf(Int(0, max(size - 1, 0)), RECORD_CAP)}),
+            Obj({"error": ERROR_TEXT, "stage": Str(16)})))
+    return Obj({"results": Row(*entries)})
+
+
+def expression_values(params: Mapping[str, Any]) -> Schema:
+    """One entry per graph given: the data and grad of each of its nodes (lab03's zero_grad
+    over random graphs)."""
+    entries = []
+    for graph in params.get("graphs") or []:
+        size = _size(graph)
+        values = ListOf(Num(nullable=True), size, size)
+        entries.append(Obj({"data": values, "grad": values}))
+    return Obj({"results": Row(*entries)})
+
+
+def ladder_nodes(params: Mapping[str, Any]) -> Schema:
+    """ladder_calls: the calls and facts of a ladder of `depth` rungs (three nodes a rung)."""
+    depth = int(params.get("depth") or 0)
+    return Obj({"calls": CALLS,
+                "nodes": MapOf(Row(Num(nullable=True), Num(nullable=True)), 3 + 3 * depth)})
+
+
+def ladder_counts(params: Mapping[str, Any]) -> Schema:
+    """lab03's ladder: how often, and last when, each of its 3 x depth nodes' _backward ran."""
+    names = 3 * int(params.get("depth") or 0)
+    return Obj({"counts": MapOf(Int(1, COUNTED_CAP), names),
+                "last": MapOf(Int(0, COUNTED_CAP - 1), names)})
+
+
+def exactly(key: str, item: Schema, default: int = 0) -> Any:
+    """A list as long as the parameter `key` (a list) of the scenario, `default` long when the
+    scenario is run without it."""
+    def schema(params: Mapping[str, Any]) -> Schema:
+        count = len(params[key] or ()) if key in params else default
+        return ListOf(item, count, count)
+    return schema
+
+
+def with_lists(required: Mapping[str, Any], optional: Mapping[str, Any] | None = None) -> Any:
+    """An Obj some of whose items depend on the parameters (callables of them)."""
+    def schema(params: Mapping[str, Any]) -> Schema:
+        def made(items: Mapping[str, Any]) -> dict[str, Schema]:
+            return {key: item if isinstance(item, Schema) else item(params)
+                    for key, item in items.items()}
+        return Obj(made(required), made(optional or {}))
+    return schema

@@ -18,9 +18,11 @@ from grader.grading.child.graph import RECORD_CAP, data_of, finite_or_none, numb
 from grader.grading.child.scenario import Scenario, scenario
 from grader.grading.child.schema import (
     COUNT,
+    ERROR_TEXT,
     MANY,
     NUMBERS,
     TYPE_NAME,
+    Bool,
     Int,
     ListOf,
     Num,
@@ -400,13 +402,13 @@ REPLIES: dict[Scenario, ReplySchema] = {
     parameters_identity: with_lists({"modules": exactly("kinds", Obj(
         {"module": Str(32), "total": COUNT, "second": COUNT, "same": COUNT}), default=3)}),
     parameters_reach_model: Obj({"total": COUNT, "in_graph": COUNT, "before": Num(),
-                                           "after": Num()}),
+                                 "after": Num(), "cut": COUNT}),
     zero_grad_resets: Obj({"nonzero_before": COUNT, "grads": NUMBERS}),
     gradients_and_differences: Obj({"grads": NUMBERS, "plus": NUMBERS,
                                               "minus": NUMBERS}),
     neuron_gradients: Obj({"out": Num(), "grads": NUMBERS}),
-    train_and_evaluate: Obj({"type": TYPE_NAME, "before": XOR_OUTPUTS,
-                                       "after": XOR_OUTPUTS}, {"losses": NUMBERS}),
+    train_and_evaluate: Obj({"type": TYPE_NAME, "before": XOR_OUTPUTS, "after": XOR_OUTPUTS,
+                             "random_moved": Bool()}, {"losses": NUMBERS}),
     train_trace: Obj({
         "parameters": COUNT, "passes": COUNT,
         "changed": ListOf(Row(Int(1, 2 ** 53), Int(0, MANY), Num(), Num()), 20),
@@ -414,6 +416,7 @@ REPLIES: dict[Scenario, ReplySchema] = {
                           TRACE_ROWS)}),
     random_networks: with_lists({"results": exactly("networks", OneOf(
         Obj({"count": COUNT}),
+        Obj({"count": COUNT, "error": ERROR_TEXT}),
         Obj({"count": COUNT, "loss": Num(nullable=True),
              "grads": ListOf(Num(nullable=True), MANY),
              "input_grads": ListOf(Num(nullable=True), MANY)})))}),

@@ -228,6 +228,8 @@ DETAIL_SAMPLES: dict[str, tuple[dict[str, Any], list[Any]]] = {
     "submission-problem": ({"problem": "import-error"}, []),
     "slow-zero-grad": ({"inputs": {"depth": 40}, "nodes": 123, "seconds": 1.5},
                        ["depth = 40", "123", "1.5 s"]),
+    "prev-missing": ({"expression": "a * b", "inputs": {"a": 2.0}},
+                     ["`a * b`", "a = 2", "_prev"]),
     "op-label-missing": ({"expression": "a + b", "inputs": {"a": 2.0}},
                          ["`a + b`", "a = 2", "_op"]),
     "second-walk-skips": ({"inputs": {"a": 2.0}, "node": "out", "first": 1, "second": 0},

@@ -53,6 +53,15 @@ def parents_of(node: Any, named: dict[str, Any]) -> list[str]:
     return sorted(names)
 
 
+def parents_or_none(node: Any, named: dict[str, Any]) -> Any:
+    """parents_of(node, named), or None when the node has no `_prev` at all: an engine that keeps
+    its parents under another name (`_children`, `prevs`) costs the check of that name alone,
+    never a check of its numbers."""
+    if not hasattr(node, "_prev"):  # a property that raises another error is the student's
+        return None
+    return parents_of(node, named)
+
+
 def record_calls(named: dict[str, Any]) -> list[str]:
     """Wrap each node's _backward so that every call appends the node's name to the returned list."""
     calls: list[str] = []
@@ -201,7 +210,8 @@ def run_expressions(Value, graphs: list, record: bool = False) -> list:
     return results
 
 
-HELPER_NAMES = ("WrongType", "number", "text", "grad_of", "data_of", "parents_of", "record_calls",
+HELPER_NAMES = ("WrongType", "number", "text", "grad_of", "data_of", "parents_of", "parents_or_none",
+                "record_calls",
                 "node_facts", "label_of", "Operation", "sigmoid", "OPERATIONS", "build_expression",
                 "finite_or_none", "run_expressions")
 

@@ -18,7 +18,11 @@ def apply_op(Value, op, x, y=None, k=None, around="alone", z=None):
     result: dict = {"data": data_of(node, "out")}
     if around == "forward":
         # which operands the node was built from, through _prev (a node the operation builds
-        # as a new leaf is not connected to them, and no gradient can reach them)
+        # as a new leaf is not connected to them, and no gradient can reach them); None when
+        # the engine keeps the parents under another name: lab 02 judges numbers, not names
+        if not hasattr(node, "_prev"):
+            result["reaches"] = None
+            return result
         seen: set = set()
         stack, reached = [node], []
         while stack and len(seen) < 1000:

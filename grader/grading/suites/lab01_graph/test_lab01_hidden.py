@@ -74,6 +74,16 @@ def test_op_labels_tell_the_operations_apart(sandboxed, rng):
                               field(labels["+"], "leaf_op", label), shown)
 
 
+@pytest.mark.check(id="parents-kept-in-prev", pitfall="graph-construction", weight=1,
+                   requires=BUILT, clause="prev")
+def test_parents_are_kept_under_prev(sandboxed, rng):
+    # only the attribute's name: an engine that keeps the parents under another name loses
+    # this point and keeps every check of its numbers (they never read `_prev`)
+    inputs = distinct_values(rng, "x y")
+    built = {op: sandboxed(scenarios.build_node, op=op, **inputs) for op in ("+", "*")}
+    verdicts.expect_parents_in_prev(built, {"a": inputs["x"], "b": inputs["y"]})
+
+
 @pytest.mark.check(id="backward-seeds-output", pitfall="seed-gradient", weight=2, requires=BUILT,
                    defers_to=("leaf-backward-is-noop",), random_defers=True, clause="seed")
 def test_backward_seeds_the_output_with_one(sandboxed, rng):
@@ -210,8 +220,9 @@ def test_leaves_with_equal_data_are_different_nodes(sandboxed, reference, rng):
     inputs = {"v": distinct_values(rng, "v")["v"]}
     result = sandboxed(scenarios.equal_data_leaves, **inputs)
     shown = {"out": "a * b", "a.data": inputs["v"], "b.data": inputs["v"]}
-    expect_equal(field(result, "parents", list), ["a", "b"], quantity="(a * b)._prev",
-                 inputs=shown)
+    parents = field(result, "parents", (list, type(None)))
+    if parents is not None:  # no `_prev` at all costs parents-kept-in-prev alone
+        expect_equal(parents, ["a", "b"], quantity="(a * b)._prev", inputs=shown)
     expected = reference(scenarios.equal_data_leaves, **inputs)
     del expected["parents"]
     verdicts.expect_gradients(result, expected, shape=verdicts.one_op_shape("*"),

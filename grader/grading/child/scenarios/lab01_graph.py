@@ -14,6 +14,7 @@ from grader.grading.child.graph import (
     parents_or_none,
     record_calls,
     run_expressions,
+    run_sessions,
 )
 from grader.grading.child.scenario import scenario
 
@@ -294,3 +295,9 @@ def second_backward(Value, x, y, z, w):
             "d.grad": grad_of(d, "d"), "a*b.grad": grad_of(ab, "a*b"),
             "nodes": node_facts({"a": a, "b": b, "c": c, "d": d, "a*b": ab, "y": first,
                                  "z": out})}
+
+
+@scenario
+def state_sessions(Value, sessions):
+    # programs built and walked in the orders the contract allows (graph.run_sessions)
+    return {"sessions": run_sessions(Value, sessions)}

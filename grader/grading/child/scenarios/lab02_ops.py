@@ -6,7 +6,7 @@ A scenario may use only its parameters and the helpers of `grader.grading.child.
 globals do not travel with it. This module imports nothing of the trusted side.
 """
 
-from grader.grading.child.graph import OPERATIONS, data_of, grad_of, run_expressions
+from grader.grading.child.graph import OPERATIONS, data_of, grad_of, run_expressions, run_sessions
 from grader.grading.child.scenario import scenario
 
 
@@ -66,3 +66,9 @@ def pow_value_exponent(Value, x, k):
 @scenario
 def random_graphs(Value, graphs, record):
     return {"results": run_expressions(Value, graphs, record)}
+
+
+@scenario
+def state_sessions(Value, sessions):
+    # programs built and walked in the orders the contract allows (graph.run_sessions)
+    return {"sessions": run_sessions(Value, sessions)}

@@ -113,6 +113,20 @@ def test_example_pow_times_c(sandboxed):
     _expect(sandboxed, "pow", {"a.grad": 12.0}, {"x": 3.0, "k": 2, "z": A}, around="scaled")
 
 
+@pytest.mark.check(id="example-pow-negative-base", todo=(1, 2), pitfall="graph-construction",
+                   weight=1, requires=("example-pow-forward",), defers_to=("example-pow-derivative",))
+def test_example_pow_at_a_negative_base(sandboxed):
+    # an int exponent is defined at every base: (-2) ** 3 is -8, its slope 3 * 4
+    _expect(sandboxed, "pow", {"data": -8.0, "a.grad": 12.0}, {"x": -2.0, "k": 3})
+
+
+@pytest.mark.check(id="example-pow-zero-base", todo=2, pitfall="wrong-local-derivative", weight=1,
+                   requires=("example-pow-derivative",), defers_to=("example-pow-negative-base",))
+def test_example_pow_at_a_zero_base(sandboxed):
+    # 0 ** 2 is 0 and so is its slope 2 * 0: a derivative written n * out / a divides by 0
+    _expect(sandboxed, "pow", {"data": 0.0, "a.grad": 0.0}, {"x": 0.0, "k": 2})
+
+
 @pytest.mark.check(id="example-div-forward", todo=6, pitfall="graph-construction", weight=1,
                    requires=("example-pow-forward",))
 def test_example_div_forward(sandboxed):
@@ -335,19 +349,20 @@ SEEN_ABOVE = (
     "example-neg-forward", "example-neg-derivative", "example-sub-forward",
     "example-sub-derivative", "example-sub-number-on-left", "example-pow-forward",
     "example-pow-rejects-value-exponent", "example-pow-derivative", "example-pow-scaled-output",
-    "example-div-forward", "example-div-derivative", "example-div-number-on-left",
-    "example-exp-forward", "example-exp-reads-output", "example-exp-derivative",
-    "example-log-forward", "example-log-reads-input", "example-log-derivative",
-    "example-log-reused-input", "example-tanh-forward", "example-tanh-reads-output",
-    "example-tanh-derivative", "example-relu-forward", "example-relu-derivative",
-    "example-sigmoid-forward", "example-sigmoid-reads-output", "example-sigmoid-derivative",
-    "example-neg-scaled-output", "example-sub-scaled-output", "example-div-scaled-output",
-    "example-exp-scaled-output", "example-log-scaled-output", "example-tanh-scaled-output",
-    "example-relu-scaled-output", "example-sigmoid-scaled-output", "example-rsub-scaled-output",
-    "example-rdiv-scaled-output", "example-neg-reused-input", "example-sub-reused-input",
-    "example-pow-reused-input", "example-div-reused-input", "example-exp-reused-input",
-    "example-tanh-reused-input", "example-relu-reused-input", "example-sigmoid-reused-input",
-    "example-sub-number-on-right", "example-div-number-on-right",
+    "example-pow-negative-base", "example-pow-zero-base", "example-div-forward",
+    "example-div-derivative", "example-div-number-on-left", "example-exp-forward",
+    "example-exp-reads-output", "example-exp-derivative", "example-log-forward",
+    "example-log-reads-input", "example-log-derivative", "example-log-reused-input",
+    "example-tanh-forward", "example-tanh-reads-output", "example-tanh-derivative",
+    "example-relu-forward", "example-relu-derivative", "example-sigmoid-forward",
+    "example-sigmoid-reads-output", "example-sigmoid-derivative", "example-neg-scaled-output",
+    "example-sub-scaled-output", "example-div-scaled-output", "example-exp-scaled-output",
+    "example-log-scaled-output", "example-tanh-scaled-output", "example-relu-scaled-output",
+    "example-sigmoid-scaled-output", "example-rsub-scaled-output", "example-rdiv-scaled-output",
+    "example-neg-reused-input", "example-sub-reused-input", "example-pow-reused-input",
+    "example-div-reused-input", "example-exp-reused-input", "example-tanh-reused-input",
+    "example-relu-reused-input", "example-sigmoid-reused-input", "example-sub-number-on-right",
+    "example-div-number-on-right",
 )
 OWN_OPS = ("sub", "truediv", "sub-number-on-right", "sub-number-on-left", "truediv-number-on-right",
            "truediv-number-on-left", "neg", "pow", "exp", "log", "tanh", "relu", "sigmoid")

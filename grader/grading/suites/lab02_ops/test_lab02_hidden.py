@@ -447,6 +447,42 @@ def test_every_operation_adds_to_the_gradients_of_a_reused_input(sandboxed, refe
                         default_pitfall="grad-overwrite", diagnosed=False)
 
 
+# -- the contract's instance state and shared inputs (grader.grading.checking.contract_grid) -----
+# Before the random check, which defers to them (random_defers): its programs run in one process
+# and share inputs too, so a node kept per number or a result stored on the input can show there
+# first, under a pitfall it would diagnose from numbers alone. They judge only the operations
+# whose own rows passed, and defer to the accumulation checks.
+ACCUMULATION = (*(case.id for case in CHECKS if case.id.endswith("-accumulates")),
+                "accumulates-in-every-op")
+
+
+@pytest.mark.check(id="op-values-keep-no-state", pitfall="shared-state", weight=3,
+                   defers_to=ACCUMULATION, random_defers=True, clause="independent")
+def test_graphs_of_every_op_built_in_any_order_keep_their_own_numbers(sandboxed, reference, rng,
+                                                                      statuses):
+    broken = _broken_ops(statuses, NOT_ACCUMULATION)
+    own = [op for op in random_graphs.LAB02_OPS if op not in random_graphs.LAB01_OPS]
+    sessions = [session for session in contract_grid.state_sessions(rng, own)
+                if len(random_graphs.programs_without(session["programs"], broken))
+                == len(session["programs"])]  # an operation whose rows failed costs them
+    if not sessions:
+        raise NotRun("prerequisite", checks=sorted(c for c in NOT_ACCUMULATION
+                                                   if statuses.get(c, "passed") != "passed"))
+    contract_grid.judge_sessions(sandboxed, reference, scenarios.state_sessions, sessions,
+                                 "shared-state")
+
+
+@pytest.mark.check(id="shared-input-feeds-several-ops", pitfall="shared-state", weight=3,
+                   defers_to=(*ACCUMULATION, "op-values-keep-no-state"), random_defers=True,
+                   clause="shared-input")
+def test_one_input_feeding_several_operations_gets_every_contribution(sandboxed, reference, rng,
+                                                                      statuses):
+    programs = _judged_apart(contract_grid.fan_out_programs(rng, random_graphs.LAB02_OPS),
+                             statuses, NOT_ACCUMULATION)
+    random_graphs.judge(sandboxed, reference, scenarios.random_graphs, programs,
+                        default_pitfall="shared-state", diagnosed=False)
+
+
 RANDOM_GRAPHS = 6  # drawn after the fixed shapes of random_graphs.SHAPES_LAB02
 
 
@@ -517,38 +553,11 @@ def test_each_operation_is_right_in_every_graph_that_uses_it(sandboxed, referenc
 # accumulation rows and the random graphs: it takes the blame only for what no other check sees.
 
 CONTRACT = contract_grid.DIMENSIONS["lab02_ops"]
-NUMBERS_JUDGED = (*(case.id for case in CHECKS if case.id.endswith("-accumulates")),
-                  "accumulates-in-every-op", "random-op-graphs-match-reference")
+NUMBERS_JUDGED = (*ACCUMULATION, "op-values-keep-no-state", "shared-input-feeds-several-ops",
+                  "random-op-graphs-match-reference")
 
 
-@pytest.mark.check(id="op-values-keep-no-state", pitfall="shared-state", weight=3,
-                   defers_to=NUMBERS_JUDGED, clause="independent")
-def test_graphs_of_every_op_built_in_any_order_keep_their_own_numbers(sandboxed, reference, rng,
-                                                                      statuses):
-    broken = _broken_ops(statuses, NOT_ACCUMULATION)
-    own = [op for op in random_graphs.LAB02_OPS if op not in random_graphs.LAB01_OPS]
-    sessions = [session for session in contract_grid.state_sessions(rng, own)
-                if len(random_graphs.programs_without(session["programs"], broken))
-                == len(session["programs"])]  # an operation whose rows failed costs them
-    if not sessions:
-        raise NotRun("prerequisite", checks=sorted(c for c in NOT_ACCUMULATION
-                                                   if statuses.get(c, "passed") != "passed"))
-    contract_grid.judge_sessions(sandboxed, reference, scenarios.state_sessions, sessions,
-                                 "shared-state")
-
-
-@pytest.mark.check(id="shared-input-feeds-several-ops", pitfall="shared-state", weight=3,
-                   defers_to=(*NUMBERS_JUDGED, "op-values-keep-no-state"),
-                   clause="shared-input")
-def test_one_input_feeding_several_operations_gets_every_contribution(sandboxed, reference, rng,
-                                                                      statuses):
-    programs = _judged_apart(contract_grid.fan_out_programs(rng, random_graphs.LAB02_OPS),
-                             statuses, NOT_ACCUMULATION)
-    random_graphs.judge(sandboxed, reference, scenarios.random_graphs, programs,
-                        default_pitfall="shared-state", diagnosed=False)
-
-
-EDGES_DEFER = (*NUMBERS_JUDGED, "op-values-keep-no-state", "shared-input-feeds-several-ops")
+EDGES_DEFER = NUMBERS_JUDGED
 
 
 @pytest.mark.check(id="op-edges-match-reference", pitfall="domain-edge", weight=4,

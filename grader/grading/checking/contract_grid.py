@@ -27,7 +27,7 @@ from typing import Any
 
 from grader.grading.checking.random_graphs import as_python, differences, names
 from grader.grading.checking.random_graphs.programs import Program, node_of, size
-from grader.grading.checking.verdict import fail, field, said
+from grader.grading.checking.verdict import NotRun, fail, field, said
 from grader.grading.child.graph import OPERATIONS
 
 TINY, LARGE = 1e-300, 1e100
@@ -268,16 +268,35 @@ def modelled(sessions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return entries
 
 
+def _expected(reference: Callable[..., Any] | None, scen: Any,
+              sessions: list[dict[str, Any]]) -> tuple[list[Any], str]:
+    """What the sessions must give, and where that comes from: the reference's run, or (None,
+    a public check) `model`."""
+    if reference is None:
+        return modelled(sessions), "literal"
+    return field(reference(scen, sessions=sessions), "sessions", list), "reference"
+
+
+def _runs_agree(program: Program, got: list[Any], sessions: list[dict[str, Any]]) -> bool:
+    """True when every run of `program` in the sessions gave the same numbers (or raised):
+    then what is wrong with them does not depend on what was built before or beside it."""
+    runs = [result for session, entry in zip(sessions, got, strict=True)
+            if isinstance(entry, dict) and isinstance(entry.get("results"), list)
+            for other, result in zip(session["programs"], entry["results"], strict=False)
+            if other == program]
+    return all(differences(program, runs[0], {"data": r.get("data"), "grad": r.get("grad")})
+               == [] for r in runs[1:] if isinstance(r, dict) and "error" not in r)
+
+
 def judge_sessions(sandboxed: Callable[..., Any], reference: Callable[..., Any] | None, scen: Any,
-                   sessions: list[dict[str, Any]], pitfall: str) -> None:
+                   sessions: list[dict[str, Any]], pitfall: str, evidence: bool = True) -> None:
     """Fail, naming `pitfall`, at the first session where a program's data or gradients differ
     from the reference's (`reference` None: from `model`, as a public check does), or the
-    student's code raised where the reference did not."""
+    student's code raised where the reference did not. With `evidence`, a program that gives
+    the same wrong numbers in every run is not state kept between graphs: the check declines
+    (`state-not-the-cause`) and the checks of numbers name it."""
     got = field(sandboxed(scen, sessions=sessions), "sessions", list)
-    if reference is None:
-        want, source = modelled(sessions), "literal"
-    else:
-        want, source = field(reference(scen, sessions=sessions), "sessions", list), "reference"
+    want, source = _expected(reference, scen, sessions)
     if len(got) != len(sessions):
         fail("bad-result", reason="the results do not have one entry per session")
     for session, student, expected in zip(sessions, got, want, strict=True):
@@ -295,6 +314,8 @@ def judge_sessions(sandboxed: Callable[..., Any], reference: Callable[..., Any] 
         for number, (program, mine, theirs) in enumerate(
                 zip(session["programs"], results, expected["results"], strict=True), start=1):
             found = differences(program, mine, theirs) or []
+            if found and evidence and _runs_agree(program, got, sessions):
+                raise NotRun("state-not-the-cause", program=as_python(program))
             if found:
                 label = names(program)
                 shown = [{"quantity": f"{label[d.node]}.{d.what}", "actual": d.actual,
@@ -302,6 +323,57 @@ def judge_sessions(sandboxed: Callable[..., Any], reference: Callable[..., Any] 
                 fail("session-mismatch", pitfall=pitfall, session=_shown_session(session),
                      programs=_programs_text(session), number=number, differences=shown,
                      source=source)
+
+
+def split_inputs(program: Program) -> Program:
+    """The program with every use of a leaf after its first given a leaf of its own, holding
+    the same number: the same numbers, and no input shared between operations."""
+    offset = len(program["leaves"])
+    leaves, used, uses = list(program["leaves"]), set(), []
+    for _op, i, j, _k in program["nodes"]:
+        row = []
+        for x in (i, j):
+            if x is not None and x < offset and x in used:
+                leaves.append(program["leaves"][x])
+                row.append(-len(leaves))  # a new leaf, renumbered below
+            else:
+                if x is not None and x < offset:
+                    used.add(x)
+                row.append(x)
+        uses.append(row)
+    shift = len(leaves) - offset
+
+    def index(x: int | None) -> int | None:
+        if x is None:
+            return None
+        if x < 0:
+            return -x - 1
+        return x if x < offset else x + shift
+
+    nodes = [[op, index(a), index(b), k]
+             for (op, _i, _j, k), (a, b) in zip(program["nodes"], uses, strict=True)]
+    return {"leaves": leaves, "nodes": nodes}
+
+
+def judge_shared_inputs(sandboxed: Callable[..., Any], reference: Callable[..., Any] | None,
+                        scen: Any, programs: list[Program], pitfall: str) -> None:
+    """Judge programs in which one input feeds several operations, each alone; only those whose
+    split version (`split_inputs`: the same numbers, no input shared) is right are judged, so a
+    failure is the sharing's; not run (`shared-input-not-the-cause`) when none is."""
+    split = one_by_one([split_inputs(program) for program in programs])
+    got = field(sandboxed(scen, sessions=split), "sessions", list)
+    want, _source = _expected(reference, scen, split)
+    if len(got) != len(split):
+        fail("bad-result", reason="the results do not have one entry per session")
+    kept = [program for program, session, mine, theirs in zip(programs, split, got, want,
+                                                               strict=True)
+            if isinstance(mine, dict) and isinstance(mine.get("results"), list)
+            and len(mine["results"]) == 1
+            and not differences(session["programs"][0], mine["results"][0],
+                                theirs["results"][0])]
+    if not kept:
+        raise NotRun("shared-input-not-the-cause", program=as_python(programs[0]))
+    judge_sessions(sandboxed, reference, scen, one_by_one(kept), pitfall, evidence=False)
 
 
 def one_by_one(programs: list[Program]) -> list[dict[str, Any]]:

@@ -381,8 +381,8 @@ def test_example_graphs_of_every_op_keep_their_own_numbers(sandboxed):
 def test_example_one_input_feeding_several_operations(sandboxed):
     programs = contract_grid.fan_out_programs(random.Random(contract_grid.PUBLIC_SEED),
                                               ("add", "mul", *OWN_OPS))
-    contract_grid.judge_sessions(sandboxed, None, scenarios.state_sessions,
-                                 contract_grid.one_by_one(programs), "shared-state")
+    contract_grid.judge_shared_inputs(sandboxed, None, scenarios.state_sessions, programs,
+                                      "shared-state")
 
 
 EDGES_DEFER = (*SEEN_ABOVE, "example-op-graphs-keep-no-state", "example-shared-input")

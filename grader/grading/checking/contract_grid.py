@@ -289,7 +289,7 @@ def _runs_agree(program: Program, got: list[Any], sessions: list[dict[str, Any]]
 
 
 def judge_sessions(sandboxed: Callable[..., Any], reference: Callable[..., Any] | None, scen: Any,
-                   sessions: list[dict[str, Any]], pitfall: str, evidence: bool = True) -> None:
+                   sessions: list[dict[str, Any]], pitfall: str, evidence: bool = False) -> None:
     """Fail, naming `pitfall`, at the first session where a program's data or gradients differ
     from the reference's (`reference` None: from `model`, as a public check does), or the
     student's code raised where the reference did not. With `evidence`, a program that gives
@@ -373,7 +373,7 @@ def judge_shared_inputs(sandboxed: Callable[..., Any], reference: Callable[..., 
                                 theirs["results"][0])]
     if not kept:
         raise NotRun("shared-input-not-the-cause", program=as_python(programs[0]))
-    judge_sessions(sandboxed, reference, scen, one_by_one(kept), pitfall, evidence=False)
+    judge_sessions(sandboxed, reference, scen, one_by_one(kept), pitfall)
 
 
 def one_by_one(programs: list[Program]) -> list[dict[str, Any]]:

@@ -300,7 +300,7 @@ def test_example_graphs_built_in_any_order_keep_their_own_numbers(sandboxed):
     sessions = contract_grid.state_sessions(random.Random(contract_grid.PUBLIC_SEED),
                                             ("add", "mul", "add-number-on-left", "mul-number-on-right"))
     contract_grid.judge_sessions(sandboxed, None, scenarios.state_sessions, sessions,
-                                 "shared-state")
+                                 "shared-state", evidence=True)
 
 
 @pytest.mark.check(id="example-edge-operands", todo=8, pitfall="domain-edge", weight=1,

@@ -373,7 +373,7 @@ OWN_OPS = ("sub", "truediv", "sub-number-on-right", "sub-number-on-left", "trued
 def test_example_graphs_of_every_op_keep_their_own_numbers(sandboxed):
     sessions = contract_grid.state_sessions(random.Random(contract_grid.PUBLIC_SEED), OWN_OPS)
     contract_grid.judge_sessions(sandboxed, None, scenarios.state_sessions, sessions,
-                                 "shared-state")
+                                 "shared-state", evidence=True)
 
 
 @pytest.mark.check(id="example-shared-input", todo=ALL_TODOS, pitfall="shared-state", weight=1,

@@ -311,7 +311,7 @@ def test_graphs_built_in_any_order_keep_their_own_numbers(sandboxed, reference, 
     # runs, built before any backward(), interleaved: fresh nodes, distinct nodes
     sessions = contract_grid.state_sessions(rng, random_graphs.LAB01_OPS)
     contract_grid.judge_sessions(sandboxed, reference, scenarios.state_sessions, sessions,
-                                 "shared-state")
+                                 "shared-state", evidence=True)
 
 
 @pytest.mark.check(id="edge-operands-match-reference", pitfall="domain-edge", weight=3,

@@ -469,7 +469,7 @@ def test_graphs_of_every_op_built_in_any_order_keep_their_own_numbers(sandboxed,
         raise NotRun("prerequisite", checks=sorted(c for c in NOT_ACCUMULATION
                                                    if statuses.get(c, "passed") != "passed"))
     contract_grid.judge_sessions(sandboxed, reference, scenarios.state_sessions, sessions,
-                                 "shared-state")
+                                 "shared-state", evidence=True)
 
 
 @pytest.mark.check(id="shared-input-feeds-several-ops", pitfall="shared-state", weight=3,
@@ -542,6 +542,9 @@ def test_each_operation_is_right_in_every_graph_that_uses_it(sandboxed, referenc
         random_graphs.judge(sandboxed, reference, scenarios.random_graphs, programs,
                             default_pitfall="wrong-local-derivative", diagnosed=not failed)
     except CheckFailed as exc:
+        error = str(exc.detail["params"].get("error", ""))
+        if error.startswith("NotImplementedError"):  # a TODO not written: its rows say so
+            raise NotRun("prerequisite", checks=failed or rows) from None
         if failed:  # named by the row that shows what is wrong
             exc.pitfall = next(case.marks[0].kwargs["pitfall"] for case in CHECKS
                                if case.id == failed[0])

@@ -71,6 +71,8 @@ def operation_points(checks: Sequence[Check]) -> tuple[list[OperationRow], Opera
 
 def with_operation_points(readme: str, checks: Sequence[Check], lang: str) -> str:
     """The README's text with its operation-points table made again (unchanged if it has none)."""
+    if not _BLOCK.search(readme):
+        return readme
     rows, together = operation_points(checks)
     total = sum(r.hidden + r.public for r in rows) + together.hidden + together.public
     table = readme_tables.render(TABLE, rows=rows, together=together, total=total, lang=lang)

@@ -39,7 +39,7 @@ BUILD_LOG = "build-output.txt"  # in the wheelhouse: what building this project'
 SLOW_MODULES = frozenset({
     "tests/test_cli.py", "tests/test_interrupt.py", "tests/test_kit.py",
     "tests/test_notebooks.py", "tests/test_notebook_answers.py", "tests/test_packaging.py", "tests/test_seed_stability.py",
-    "tests/test_notebook_check.py",
+    "tests/test_notebook_check.py", "tests/test_missing_module.py",
     "tests/test_student_loop.py", "tests/test_student_output.py",
     "tests/test_submission_forms.py", "tests/test_release_kits.py", "tests/test_redteam.py",
     "tests/test_redteam_intake.py",

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from grader.authoring import contract_clauses, readme_tables
+from grader.authoring import contract_clauses, operation_points, readme_tables
 from grader.authoring.notebooks import lab_notebook, notebook_name, notebook_text
 from grader.authoring.stubgen import generate_stub
 from grader.common.labs import LABS
@@ -72,6 +72,25 @@ def _readme(repo_root: Path, declared: Declared | None) -> dict[Path, str]:
     return pages
 
 
+README_LANGUAGES = (("README.md", "en"), ("README.es.md", "es"))
+
+
+def _lab_readmes(repo_root: Path, declared: Declared | None) -> dict[Path, str]:
+    """Return each lab README (both languages) with its operation-points table made again from
+    the lab's declared checks; a README without the table's markers is left out."""
+    if declared is None:
+        return {}
+    found: dict[Path, str] = {}
+    for lab in LABS.values():
+        for name, lang in README_LANGUAGES:
+            path = repo_root / "labs" / lab.name / name
+            text = _read_optional(path)
+            if operation_points.TABLE in text:
+                found[path] = operation_points.with_operation_points(
+                    text, declared.get(lab.name, ()), lang)
+    return found
+
+
 def _contract(repo_root: Path, declared: Declared | None) -> dict[Path, str]:
     """Return docs/contract-clauses.md with its checks column made again from the checks'
     clause keys, when there are checks and the document exists."""
@@ -106,7 +125,7 @@ def build_labs(repo_root: Path, check: bool = False,
         relative = solution.relative_to(repo_root).as_posix()
         stubs[repo_root / "labs" / lab / solution.name] = generate_stub(source, lab, relative)
     generated = {**stubs, **_notebooks(repo_root, stubs), **_readme(repo_root, declared),
-                 **_contract(repo_root, declared)}
+                 **_lab_readmes(repo_root, declared), **_contract(repo_root, declared)}
 
     outdated: list[str] = []
     for target, text in generated.items():

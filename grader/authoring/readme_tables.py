@@ -91,7 +91,8 @@ def lab_row(lab: Lab, checks: Sequence[DeclaredCheck], fixtures_dir: Path, topic
     )
 
 
-def _render(table: str, **context: object) -> str:
+def render(table: str, **context: object) -> str:
+    """A table of grader/authoring/readme/ rendered with `context`."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), trim_blocks=True,
                              undefined=jinja2.StrictUndefined, autoescape=False)
     return env.get_template(f"{table}.md.j2").render(context).rstrip("\n")
@@ -121,7 +122,7 @@ def lab_table(repo_root: Path, declared: Declared, kept_topics: Mapping[str, str
         topic = kept_topics.get(lab.name) or readme_title(
             readme.read_text(encoding="utf-8") if readme.is_file() else "", lab.name)
         rows.append(lab_row(lab, declared[lab.name], repo_root / "tests" / "fixtures", topic))
-    return _render(LAB_TABLE, rows=rows)
+    return render(LAB_TABLE, rows=rows)
 
 
 def pitfall_points_table(declared: Declared) -> str:
@@ -134,7 +135,7 @@ def pitfall_points_table(declared: Declared) -> str:
     pitfalls = sorted({pitfall for points in totals.values() for pitfall in points},
                       key=lambda p: (HEADLINE_PITFALLS.index(p) if p in HEADLINE_PITFALLS
                                      else len(HEADLINE_PITFALLS), p))
-    return _render(PITFALL_POINTS, labs=list(LABS), pitfalls=pitfalls, totals=totals,
+    return render(PITFALL_POINTS, labs=list(LABS), pitfalls=pitfalls, totals=totals,
                    lab_totals={name: sum(points.values()) for name, points in totals.items()},
                    headline=HEADLINE_PITFALLS)
 

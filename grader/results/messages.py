@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import functools
 import re
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -354,12 +355,33 @@ def problem_where(problem: Mapping[str, Any], catalogue: Catalogue) -> str:
     return catalogue.text("ui.problem_line", file=str(problem["file"]), line=str(problem["line"]))
 
 
+# The message of a ModuleNotFoundError: its first dotted part names the package imported.
+_MISSING_MODULE = re.compile(r"No module named '([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def missing_module(problem: Mapping[str, Any]) -> str | None:
+    """The module a submission imports that is not in Python's standard library (the grader
+    provides nothing else: `import numpy` on a machine that has it works, here it does not);
+    None for any other problem."""
+    params = problem.get("params") or {}
+    if problem.get("kind") != "import-error" or params.get("type") != "ModuleNotFoundError":
+        return None
+    found = _MISSING_MODULE.match(str(params.get("message", "")))
+    if found is None or found.group(1) in sys.stdlib_module_names:
+        return None
+    return found.group(1)
+
+
 def problem_notice(doc: Mapping[str, Any], catalogue: Catalogue) -> str:
-    """What to do first when the module cannot be loaded: run the file, or the notebook's cell;
-    for a file with no code, that it is empty."""
+    """What to do first when the module cannot be loaded: drop a module the grader does not
+    provide, or run the file, or the notebook's cell; for a file with no code, that it is empty."""
     count, problem = str(len(doc["checks"])), doc["problem"]
     if (problem.get("params") or {}).get("empty"):  # no line to show: there is no code
         return catalogue.text("ui.problem_notice_empty", count=count, file=str(problem["file"]))
+    module = missing_module(problem)
+    if module is not None:
+        return catalogue.text("ui.problem_notice_module", count=count, module=module,
+                              file=str(problem["file"]))
     if doc["submission"].get("notebook"):
         return catalogue.text("ui.problem_notice_notebook", count=count, lab=str(doc["lab"]))
     if not problem.get("line"):  # nothing to open the file at: run it to see where

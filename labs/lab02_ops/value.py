@@ -156,9 +156,13 @@ class Value:
         return out
 
     def sigmoid(self):
-        # TODO(lab02_ops): Build the node for 1 / (1 + e ** -self.data), with op label 'sigmoid'.
-        # TODO(lab02_ops) es: Construye el nodo de 1 / (1 + e ** -self.data), con la etiqueta 'sigmoid'.
-        raise NotImplementedError("lab02_ops, TODO 16: Build the node for 1 / (1 + e ** -self.data), with op label 'sigmoid'. / Construye el nodo de 1 / (1 + e ** -self.data), con la etiqueta 'sigmoid'.")
+        # TODO(lab02_ops): Build the node for 1 / (1 + e ** -self.data), with op label 'sigmoid'. It must
+        #    stay finite for every finite input: e ** -x overflows below about -709, where
+        #    e ** x / (1 + e ** x) is the same number and does not.
+        # TODO(lab02_ops) es: Construye el nodo de 1 / (1 + e ** -self.data), con la etiqueta 'sigmoid'. Debe
+        #    ser finito con cualquier entrada finita: e ** -x desborda por debajo de -709, y
+        #    ahí e ** x / (1 + e ** x) es el mismo número y no desborda.
+        raise NotImplementedError("lab02_ops, TODO 16: Build the node for 1 / (1 + e ** -self.data), with op label 'sigmoid'. It must stay finite for every finite input: e ** -x overflows below about -709, where e ** x / (1 + e ** x) is the same number and does not. / Construye el nodo de 1 / (1 + e ** -self.data), con la etiqueta 'sigmoid'. Debe ser finito con cualquier entrada finita: e ** -x desborda por debajo de -709, y ahí e ** x / (1 + e ** x) es el mismo número y no desborda.")
 
         def _backward():
             # TODO(lab02_ops): Chain rule: self.grad += d(sigmoid(x))/dx * out.grad. Write the derivative in

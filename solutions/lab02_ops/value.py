@@ -187,9 +187,15 @@ class Value:
 
     def sigmoid(self):
         # BEGIN SOLUTION
-        # en: Build the node for 1 / (1 + e ** -self.data), with op label 'sigmoid'.
-        # es: Construye el nodo de 1 / (1 + e ** -self.data), con la etiqueta 'sigmoid'.
-        out = Value(1 / (1 + math.exp(-self.data)), (self,), 'sigmoid')
+        # en: Build the node for 1 / (1 + e ** -self.data), with op label 'sigmoid'. It must
+        #    stay finite for every finite input: e ** -x overflows below about -709, where
+        #    e ** x / (1 + e ** x) is the same number and does not.
+        # es: Construye el nodo de 1 / (1 + e ** -self.data), con la etiqueta 'sigmoid'. Debe
+        #    ser finito con cualquier entrada finita: e ** -x desborda por debajo de -709, y
+        #    ahí e ** x / (1 + e ** x) es el mismo número y no desborda.
+        x = self.data
+        s = 1 / (1 + math.exp(-x)) if x >= 0 else math.exp(x) / (1 + math.exp(x))
+        out = Value(s, (self,), 'sigmoid')
         # END SOLUTION
 
         def _backward():

@@ -6,6 +6,7 @@ This module's source is executed inside the sandbox child as well as imported by
 process for reference runs, so it must not import anything outside the standard library.
 """
 
+import gc
 import math
 from typing import Any
 
@@ -51,6 +52,15 @@ def parents_of(node: Any, named: dict[str, Any]) -> list[str]:
         found = [name for name, candidate in named.items() if candidate is parent]
         names.append(found[0] if found else "?")
     return sorted(names)
+
+
+def parents_or_none(node: Any, named: dict[str, Any]) -> Any:
+    """parents_of(node, named), or None when the node has no `_prev` at all: an engine that keeps
+    its parents under another name (`_children`, `prevs`) costs the check of that name alone,
+    never a check of its numbers."""
+    if not hasattr(node, "_prev"):  # a property that raises another error is the student's
+        return None
+    return parents_of(node, named)
 
 
 # The most entries a recorder keeps (calls past it still run, unrecorded): an engine that walks
@@ -124,8 +134,12 @@ class Operation:
 
 
 def sigmoid(x: float) -> float:
-    """The logistic function on a float."""
-    return 1 / (1 + math.exp(-x))
+    """The logistic function on a float, finite for every finite x (e**-x overflows below
+    about -709: there it is written e**x / (1 + e**x))."""
+    if x >= 0:
+        return 1 / (1 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1 + e)
 
 
 # name, written, drawn label, built with Values, local derivatives (d/da, d/db)[, on floats]
@@ -213,11 +227,91 @@ def run_expressions(Value, graphs: list, record: bool = False) -> list:
     return results
 
 
-HELPER_NAMES = ("WrongType", "number", "text", "grad_of", "data_of", "parents_of", "RECORD_CAP",
-                "COUNTED_CAP",
+def _read_run(values: list, prefix: str) -> dict:
+    """The data and grad of every value of a program after its backward()."""
+    return {"data": [finite_or_none(v.data, f"{prefix}[{k}].data") for k, v in enumerate(values)],
+            "grad": [finite_or_none(v.grad, f"{prefix}[{k}].grad") for k, v in enumerate(values)]}
+
+
+def _build_node(Value, values: list, node: list, where: list, found: list) -> None:
+    """Apply one program node to `values`; note in `found` a result that is one of its
+    operands or not a Value (the contract: every operation returns a new Value)."""
+    op, i, j, k = node
+    first, second = values[i], values[j] if j is not None else None
+    out = OPERATIONS[op].build(first, second, k)
+    if out is first or out is second:
+        found.append({"node": len(values), "at": list(where), "returned": "operand"})
+    elif not isinstance(out, Value):
+        found.append({"node": len(values), "at": list(where), "returned": type(out).__name__})
+    values.append(out)
+
+
+def run_sessions(Value, sessions: list) -> list:
+    """Run programs in the orders the contract allows, one session after another.
+
+    A session is {"programs": [...], "order": "sequential" | "built-first" | "interleaved" |
+    "build-only", "collect": bool}: sequential builds, walks and reads each program in turn
+    (and, with `collect`, drops it and runs the garbage collector before the next: fresh nodes
+    after others died); built-first builds them all before the first backward(); interleaved
+    builds their nodes in turn, one of each; build-only builds them and walks none. Each program has fresh leaves, even when its numbers
+    repeat another's. One entry per session: "results" (as run_expressions', one per program,
+    read right after that program's backward()) and "returned" (operations whose result was an
+    operand or not a Value); or {"error", "stage", "program"} when the student's code raised.
+    """
+    entries: list = []
+    for session in sessions:
+        programs, order = session["programs"], session["order"]
+        results: list = [None] * len(programs)
+        returned: list = []
+        stage, current = "build", 0
+        try:
+            built: list = [[] for _ in programs]
+            if order == "sequential":
+                for n, program in enumerate(programs):
+                    current, stage = n, "build"
+                    values = [Value(v) for v in program["leaves"]]
+                    for m, node in enumerate(program["nodes"]):
+                        _build_node(Value, values, node, [n, m], returned)
+                    stage = "backward"
+                    values[-1].backward()
+                    results[n] = _read_run(values, f"program {n + 1}: ")
+                    values = []
+                    if session.get("collect"):
+                        gc.collect(1)  # the young generations: the dead graph, cheaply
+            else:
+                for n, program in enumerate(programs):
+                    built[n] = [Value(v) for v in program["leaves"]]
+                if order == "interleaved":
+                    longest = max(len(program["nodes"]) for program in programs)
+                    steps = [(n, m) for m in range(longest) for n in range(len(programs))
+                             if m < len(programs[n]["nodes"])]
+                else:
+                    steps = [(n, m) for n, program in enumerate(programs)
+                             for m in range(len(program["nodes"]))]
+                for n, m in steps:
+                    current = n
+                    _build_node(Value, built[n], programs[n]["nodes"][m], [n, m], returned)
+                stage = "backward"
+                for n, values in enumerate(built if order != "build-only" else []):
+                    current = n
+                    values[-1].backward()
+                    results[n] = _read_run(values, f"program {n + 1}: ")
+        except (WrongType, NotImplementedError):  # a wrong type; code not written yet
+            raise
+        except Exception as exc:
+            entries.append({"error": f"{type(exc).__name__}: {str(exc)[:200]}", "stage": stage,
+                            "program": current})
+            continue
+        entries.append({"results": results, "returned": returned})
+    return entries
+
+
+HELPER_NAMES = ("WrongType", "number", "text", "grad_of", "data_of", "parents_of", "parents_or_none",
+                "RECORD_CAP", "COUNTED_CAP",
                 "record_calls",
                 "node_facts", "label_of", "Operation", "sigmoid", "OPERATIONS", "build_expression",
-                "finite_or_none", "run_expressions")
+                "finite_or_none", "run_expressions", "_read_run", "_build_node",
+                "run_sessions")
 
 
 def label_of(node: Any, quantity: str) -> Any:

@@ -171,6 +171,18 @@ class MapOf(Schema):
             self.value.check(item, f"{where}[]")  # the key is the child's text: not said
 
 
+class Null(Schema):
+    """None, and nothing else."""
+
+    def check(self, value: Any, where: str) -> None:
+        """Raise Mismatch unless value is None."""
+        if value is not None:
+            raise Mismatch(f"{where}: not null")
+
+
+NULL = Null()
+
+
 class OneOf(Schema):
     """Any one of a few alternatives (tried in order; each is linear, so is the whole)."""
 
@@ -255,6 +267,26 @@ def expression_values(params: Mapping[str, Any]) -> Schema:
         values = ListOf(Num(nullable=True), size, size)
         entries.append(Obj({"data": values, "grad": values}))
     return Obj({"results": Row(*entries)})
+
+
+def sessions(params: Mapping[str, Any]) -> Schema:
+    """run_sessions: one entry per session given: each program's data and grad (None for a
+    program the session built but never walked), and the operations that returned an operand
+    or not a Value; or the error the student's code raised, with its stage and program."""
+    entries = []
+    for session in params.get("sessions") or []:
+        programs = session.get("programs") or []
+        runs = []
+        for program in programs:
+            values = ListOf(Num(nullable=True), _size(program), _size(program))
+            runs.append(OneOf(Obj({"data": values, "grad": values}), NULL))
+        nodes = sum(len(program.get("nodes") or []) for program in programs)
+        returned = Obj({"node": Int(0, nodes + 64), "at": Row(Int(0, len(programs)), Int(0, nodes)),
+                        "returned": Str(256)})
+        entries.append(OneOf(
+            Obj({"results": Row(*runs), "returned": ListOf(returned, nodes)}),
+            Obj({"error": ERROR_TEXT, "stage": Str(16), "program": Int(0, len(programs))})))
+    return Obj({"sessions": Row(*entries)})
 
 
 def ladder_nodes(params: Mapping[str, Any]) -> Schema:

@@ -10,8 +10,11 @@ written. The checks of one operation's `_backward` call it by hand (`out.grad = 
 out._backward()`), so they do not wait for `backward()`, which is the last TODO.
 """
 
+import random
+
 import pytest
 
+from grader.grading.checking import contract_grid
 from grader.grading.checking.marker import check_case
 from grader.grading.checking.verdict import expect_equal, expect_results_close, field
 from grader.grading.checking.verdicts import lab01_graph as verdicts
@@ -108,8 +111,19 @@ def test_course_example_builds_the_graph(sandboxed):
               "+": field(result, "out._op", (str, type(None)))}
     if None not in labels.values():  # no `_op` at all costs the hidden label check alone
         verdicts.expect_op_labels(labels, "", shown)
-    expect_equal(field(result, "ab._prev", list), ["a", "b"], quantity="(a*b)._prev", inputs=shown)
-    expect_equal(field(result, "out._prev", list), ["ab", "c"], quantity="d._prev", inputs=shown)
+    parents = {key: field(result, key, (list, type(None))) for key in ("ab._prev", "out._prev")}
+    if None in parents.values():  # no `_prev` at all: example-parents-kept-in-prev says it
+        return
+    expect_equal(parents["ab._prev"], ["a", "b"], quantity="(a*b)._prev", inputs=shown)
+    expect_equal(parents["out._prev"], ["ab", "c"], quantity="d._prev", inputs=shown)
+
+
+@pytest.mark.check(id="example-parents-kept-in-prev", todo=4, pitfall="graph-construction",
+                   weight=1, requires=("course-example-graph",))
+def test_course_example_keeps_the_parents_under_prev(sandboxed):
+    # the attribute's name alone: the checks of numbers never read `_prev`
+    built = {op: sandboxed(scenarios.build_node, op=op, x=A, y=B) for op in ("+", "*")}
+    verdicts.expect_parents_in_prev(built, {"a": A, "b": B})
 
 
 # -- TODO 5: the _backward of a product -----------------------------------------------------------
@@ -264,3 +278,44 @@ def test_example_numbers_on_either_side_through_backward(sandboxed):
             expect_results_close(result, {"data": data, "a.grad": grad},
                                  inputs={"out": written, "a": A, "called": "out.backward()"},
                                  source="literal")
+
+
+
+# -- the contract's edges and state, from the generator the graded checks use --------------------
+# Fixed, visible inputs: every program below is printed in full when it fails, and its expected
+# numbers are the operations' maths on plain floats (contract_grid.model). They judge what the
+# checks above do not see: each defers to them.
+
+CONTRACT = contract_grid.DIMENSIONS["lab01_graph"]
+SEEN_ABOVE = ("example-add-accumulates", "example-mul-accumulates",
+              "example-add-number-operands", "example-mul-number-operands", "course-diamond-example",
+              "example-equal-data-nodes", "example-order-at-two-depths",
+              "example-ladder-each-node-once", "example-two-depths-each-node-once",
+              "example-repeated-parent-each-node-once", "example-number-operands-backward")
+
+
+@pytest.mark.check(id="example-graphs-keep-no-state", todo=8, pitfall="shared-state", weight=1,
+                   requires=PROPAGATING, defers_to=SEEN_ABOVE)
+def test_example_graphs_built_in_any_order_keep_their_own_numbers(sandboxed):
+    sessions = contract_grid.state_sessions(random.Random(contract_grid.PUBLIC_SEED),
+                                            ("add", "mul", "add-number-on-left", "mul-number-on-right"))
+    contract_grid.judge_sessions(sandboxed, None, scenarios.state_sessions, sessions,
+                                 "shared-state", evidence=True)
+
+
+@pytest.mark.check(id="example-edge-operands", todo=8, pitfall="domain-edge", weight=1,
+                   requires=PROPAGATING, defers_to=(*SEEN_ABOVE, "example-graphs-keep-no-state"))
+def test_example_operands_at_the_edges_of_the_domain(sandboxed):
+    # 0, -1, 1e-300 and 1e100 with 0, 1, 2.5, 1e100 (a Value or a number, either side)
+    sessions = contract_grid.one_by_one(contract_grid.public_programs(CONTRACT))
+    contract_grid.judge_sessions(sandboxed, None, scenarios.state_sessions, sessions,
+                                 "domain-edge")
+
+
+@pytest.mark.check(id="example-returns-a-new-value", todo=(2, 4, 6, 7), pitfall="graph-construction",
+                   weight=1, requires=("example-add-node", "course-example-graph"))
+def test_example_every_operation_returns_a_new_value(sandboxed):
+    programs = contract_grid.public_programs(CONTRACT)
+    result = sandboxed(scenarios.state_sessions,
+                       sessions=[{"programs": programs, "order": "build-only"}])
+    contract_grid.expect_new_values(result, programs, "graph-construction")

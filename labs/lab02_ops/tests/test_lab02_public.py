@@ -6,8 +6,11 @@ Like the graded checks, each names one pitfall and waits for the checks it build
 expected number below was worked out by hand (or with a calculator), to 16 digits.
 """
 
+import random
+
 import pytest
 
+from grader.grading.checking import contract_grid
 from grader.grading.checking.marker import check_case
 from grader.grading.checking.verdict import expect_results_close, field
 from grader.grading.child.scenarios import lab02_ops as scenarios
@@ -108,6 +111,20 @@ def test_example_pow_derivative(sandboxed):
                    weight=1, requires=("example-pow-derivative",))
 def test_example_pow_times_c(sandboxed):
     _expect(sandboxed, "pow", {"a.grad": 12.0}, {"x": 3.0, "k": 2, "z": A}, around="scaled")
+
+
+@pytest.mark.check(id="example-pow-negative-base", todo=(1, 2), pitfall="graph-construction",
+                   weight=1, requires=("example-pow-forward",), defers_to=("example-pow-derivative",))
+def test_example_pow_at_a_negative_base(sandboxed):
+    # an int exponent is defined at every base: (-2) ** 3 is -8, its slope 3 * 4
+    _expect(sandboxed, "pow", {"data": -8.0, "a.grad": 12.0}, {"x": -2.0, "k": 3})
+
+
+@pytest.mark.check(id="example-pow-zero-base", todo=2, pitfall="wrong-local-derivative", weight=1,
+                   requires=("example-pow-derivative",), defers_to=("example-pow-negative-base",))
+def test_example_pow_at_a_zero_base(sandboxed):
+    # 0 ** 2 is 0 and so is its slope 2 * 0: a derivative written n * out / a divides by 0
+    _expect(sandboxed, "pow", {"data": 0.0, "a.grad": 0.0}, {"x": 0.0, "k": 2})
 
 
 @pytest.mark.check(id="example-div-forward", todo=6, pitfall="graph-construction", weight=1,
@@ -317,3 +334,80 @@ NUMBER_ON_RIGHT = [
 @pytest.mark.parametrize(("op", "inputs", "expected"), NUMBER_ON_RIGHT)
 def test_example_value_and_number(sandboxed, op, inputs, expected):
     _expect(sandboxed, op, expected, inputs)
+
+
+
+# -- the contract's edges and state, from the generator the graded checks use --------------------
+# Fixed, visible inputs (the leaves of the sessions and of the shared inputs are drawn with
+# random.Random(32)); every program is printed in full when it fails, and its expected numbers are
+# the operations' maths on plain floats (contract_grid.model). They judge what the checks above
+# do not see: each defers to all of them.
+
+CONTRACT = contract_grid.DIMENSIONS["lab02_ops"]
+ALL_TODOS = tuple(range(1, 18))
+SEEN_ABOVE = (
+    "example-neg-forward", "example-neg-derivative", "example-sub-forward",
+    "example-sub-derivative", "example-sub-number-on-left", "example-pow-forward",
+    "example-pow-rejects-value-exponent", "example-pow-derivative", "example-pow-scaled-output",
+    "example-pow-negative-base", "example-pow-zero-base", "example-div-forward",
+    "example-div-derivative", "example-div-number-on-left", "example-exp-forward",
+    "example-exp-reads-output", "example-exp-derivative", "example-log-forward",
+    "example-log-reads-input", "example-log-derivative", "example-log-reused-input",
+    "example-tanh-forward", "example-tanh-reads-output", "example-tanh-derivative",
+    "example-relu-forward", "example-relu-derivative", "example-sigmoid-forward",
+    "example-sigmoid-reads-output", "example-sigmoid-derivative", "example-neg-scaled-output",
+    "example-sub-scaled-output", "example-div-scaled-output", "example-exp-scaled-output",
+    "example-log-scaled-output", "example-tanh-scaled-output", "example-relu-scaled-output",
+    "example-sigmoid-scaled-output", "example-rsub-scaled-output", "example-rdiv-scaled-output",
+    "example-neg-reused-input", "example-sub-reused-input", "example-pow-reused-input",
+    "example-div-reused-input", "example-exp-reused-input", "example-tanh-reused-input",
+    "example-relu-reused-input", "example-sigmoid-reused-input", "example-sub-number-on-right",
+    "example-div-number-on-right",
+)
+OWN_OPS = ("sub", "truediv", "sub-number-on-right", "sub-number-on-left", "truediv-number-on-right",
+           "truediv-number-on-left", "neg", "pow", "exp", "log", "tanh", "relu", "sigmoid")
+
+
+@pytest.mark.check(id="example-op-graphs-keep-no-state", todo=ALL_TODOS, pitfall="shared-state",
+                   weight=1, defers_to=SEEN_ABOVE)
+def test_example_graphs_of_every_op_keep_their_own_numbers(sandboxed):
+    sessions = contract_grid.state_sessions(random.Random(contract_grid.PUBLIC_SEED), OWN_OPS)
+    contract_grid.judge_sessions(sandboxed, None, scenarios.state_sessions, sessions,
+                                 "shared-state", evidence=True)
+
+
+@pytest.mark.check(id="example-shared-input", todo=ALL_TODOS, pitfall="shared-state", weight=1,
+                   defers_to=(*SEEN_ABOVE, "example-op-graphs-keep-no-state"))
+def test_example_one_input_feeding_several_operations(sandboxed):
+    programs = contract_grid.fan_out_programs(random.Random(contract_grid.PUBLIC_SEED),
+                                              ("add", "mul", *OWN_OPS))
+    contract_grid.judge_shared_inputs(sandboxed, None, scenarios.state_sessions, programs,
+                                      "shared-state")
+
+
+EDGES_DEFER = (*SEEN_ABOVE, "example-op-graphs-keep-no-state", "example-shared-input")
+
+
+@pytest.mark.check(id="example-op-edges", todo=ALL_TODOS, pitfall="domain-edge", weight=1,
+                   defers_to=EDGES_DEFER)
+def test_example_every_operation_at_the_edges_of_its_domain(sandboxed):
+    sessions = contract_grid.one_by_one(contract_grid.public_programs(CONTRACT))
+    contract_grid.judge_sessions(sandboxed, None, scenarios.state_sessions, sessions,
+                                 "domain-edge")
+
+
+@pytest.mark.check(id="example-saturating-functions", todo=(12, 13, 16, 17), pitfall="domain-edge",
+                   weight=1, defers_to=EDGES_DEFER)
+def test_example_tanh_and_sigmoid_far_from_zero(sandboxed):
+    sessions = contract_grid.one_by_one(contract_grid.public_programs(CONTRACT, "saturating"))
+    contract_grid.judge_sessions(sandboxed, None, scenarios.state_sessions, sessions,
+                                 "domain-edge")
+
+
+@pytest.mark.check(id="example-op-returns-a-new-value", todo=ALL_TODOS,
+                   pitfall="graph-construction", weight=1)
+def test_example_every_operation_returns_a_new_value(sandboxed):
+    programs = contract_grid.public_programs(CONTRACT)
+    result = sandboxed(scenarios.state_sessions,
+                       sessions=[{"programs": programs, "order": "build-only"}])
+    contract_grid.expect_new_values(result, programs, "graph-construction")

@@ -12,9 +12,10 @@ from grader.grading.child.graph import (
     grad_of,
     label_of,
     node_facts,
-    parents_of,
+    parents_or_none,
     record_calls,
     run_expressions,
+    run_sessions,
 )
 from grader.grading.child.scenario import Scenario, scenario
 from grader.grading.child.schema import (
@@ -23,6 +24,7 @@ from grader.grading.child.schema import (
     ERROR_TEXT,
     LABEL,
     NODES,
+    NULL,
     PARENTS,
     SEEN,
     Bool,
@@ -36,6 +38,7 @@ from grader.grading.child.schema import (
     expressions,
     grads,
     ladder_nodes,
+    sessions,
 )
 
 
@@ -78,12 +81,13 @@ def leaf_backward(Value, x):
 def build_node(Value, op, x, y):
     a, b = Value(x), Value(y)
     c = a + b if op == "+" else a * b
+    parents = parents_or_none(c, {"a": a, "b": b})  # None: no `_prev` (its own check)
     return {
         "data": data_of(c, "c"),
-        "parents": parents_of(c, {"a": a, "b": b}),
+        "parents": parents,
         "op": label_of(c, "c._op"),
         "leaf_op": label_of(a, "a._op"),
-        "leaf_parents": len(list(a._prev)),
+        "leaf_parents": None if parents is None else len(list(a._prev)),
         "grads": [grad_of(a, "a"), grad_of(b, "b"), grad_of(c, "c")],
     }
 
@@ -189,7 +193,7 @@ def shared_intermediate(Value, x, y, z, w):
 def equal_data_leaves(Value, v):
     a, b = Value(v), Value(v)
     out = a * b
-    parents = parents_of(out, {"a": a, "b": b})
+    parents = parents_or_none(out, {"a": a, "b": b})
     out.backward()
     return {"parents": parents, "a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"),
             "nodes": node_facts({"a": a, "b": b, "out": out})}
@@ -237,8 +241,8 @@ def course_graph(Value, x, y, z):
     out = ab + c
     return {"out.data": data_of(out, "d"), "ab.data": data_of(ab, "ab"),
             "out._op": label_of(out, "d._op"), "ab._op": label_of(ab, "ab._op"),
-            "out._prev": parents_of(out, {"ab": ab, "c": c}),
-            "ab._prev": parents_of(ab, {"a": a, "b": b})}
+            "out._prev": parents_or_none(out, {"ab": ab, "c": c}),
+            "ab._prev": parents_or_none(ab, {"a": a, "b": b})}
 
 
 @scenario
@@ -317,6 +321,12 @@ def second_backward(Value, x, y, z, w):
                                  "z": out})}
 
 
+@scenario
+def state_sessions(Value, sessions):
+    # programs built and walked in the orders the contract allows (graph.run_sessions)
+    return {"sessions": run_sessions(Value, sessions)}
+
+
 # What each scenario may reply (checked at the boundary before any verdict reads it:
 # grader.grading.sandbox.reply_schemas).
 REPLIES: dict[Scenario, ReplySchema] = {
@@ -325,8 +335,8 @@ REPLIES: dict[Scenario, ReplySchema] = {
         Obj({"hashable": Bool(), "set_size": Int(0, 16)})),
     leaf_backward: Obj({"callable": Bool(), "grad_before": Num(),
                                     "grad_after": Num()}),
-    build_node: Obj({"data": Num(), "parents": PARENTS, "op": LABEL,
-                                 "leaf_op": LABEL, "leaf_parents": COUNT,
+    build_node: Obj({"data": Num(), "parents": OneOf(PARENTS, NULL), "op": LABEL,
+                     "leaf_op": LABEL, "leaf_parents": OneOf(COUNT, NULL),
                                  "grads": Row(Num(), Num(), Num())}),
     direct_backward: Obj({"a.grad": Num()}, {"b.grad": Num()}),
     seed: Obj({"out.grad": Num(), "nodes": NODES, "seen": SEEN}),
@@ -336,15 +346,17 @@ REPLIES: dict[Scenario, ReplySchema] = {
     diamond: grads("a", "b", nodes=NODES),
     self_op: grads("a", nodes=NODES),
     shared_intermediate: grads("x", "a", "b", nodes=NODES),
-    equal_data_leaves: grads("a", "b", parents=PARENTS, nodes=NODES),
+    equal_data_leaves: grads("a", "b", parents=OneOf(PARENTS, NULL), nodes=NODES),
     equal_data_nodes: Obj({**{name: Num() for name in "abcde"}, "nodes": NODES}),
     number_operand: grads("a", data=Num()),
     course_graph: Obj({"out.data": Num(), "ab.data": Num(), "out._op": LABEL,
-                                   "ab._op": LABEL, "out._prev": PARENTS, "ab._prev": PARENTS}),
+                                   "ab._op": LABEL, "out._prev": OneOf(PARENTS, NULL),
+                       "ab._prev": OneOf(PARENTS, NULL)}),
     random_graphs: expressions,
     mixed_depth_calls: Obj({"calls": CALLS, "nodes": NODES}),
     leaf_output_seed: grads("a"),
     ladder_calls: ladder_nodes,
     repeated_parent_calls: Obj({"calls": CALLS, "nodes": NODES}),
     second_backward: grads("a", "b", "c", "d", "a*b", nodes=NODES),
+    state_sessions: sessions,
 }

@@ -10,7 +10,7 @@ marked: no random graph judges a label or starts from a gradient.
 
 import pytest
 
-from grader.grading.checking import random_graphs
+from grader.grading.checking import contract_grid, random_graphs
 from grader.grading.checking.inputs import distinct_values
 from grader.grading.checking.verdict import expect_equal, expect_results_close, field
 from grader.grading.checking.verdicts import lab01_graph as verdicts
@@ -72,6 +72,16 @@ def test_op_labels_tell_the_operations_apart(sandboxed, rng):
     label = (str, type(None))  # None: the node has no `_op` at all
     verdicts.expect_op_labels({op: field(r, "op", label) for op, r in labels.items()},
                               field(labels["+"], "leaf_op", label), shown)
+
+
+@pytest.mark.check(id="parents-kept-in-prev", pitfall="graph-construction", weight=1,
+                   requires=BUILT, clause="prev")
+def test_parents_are_kept_under_prev(sandboxed, rng):
+    # only the attribute's name: an engine that keeps the parents under another name loses
+    # this point and keeps every check of its numbers (they never read `_prev`)
+    inputs = distinct_values(rng, "x y")
+    built = {op: sandboxed(scenarios.build_node, op=op, **inputs) for op in ("+", "*")}
+    verdicts.expect_parents_in_prev(built, {"a": inputs["x"], "b": inputs["y"]})
 
 
 @pytest.mark.check(id="backward-seeds-output", pitfall="seed-gradient", weight=2, requires=BUILT,
@@ -210,8 +220,9 @@ def test_leaves_with_equal_data_are_different_nodes(sandboxed, reference, rng):
     inputs = {"v": distinct_values(rng, "v")["v"]}
     result = sandboxed(scenarios.equal_data_leaves, **inputs)
     shown = {"out": "a * b", "a.data": inputs["v"], "b.data": inputs["v"]}
-    expect_equal(field(result, "parents", list), ["a", "b"], quantity="(a * b)._prev",
-                 inputs=shown)
+    parents = field(result, "parents", (list, type(None)))
+    if parents is not None:  # no `_prev` at all costs parents-kept-in-prev alone
+        expect_equal(parents, ["a", "b"], quantity="(a * b)._prev", inputs=shown)
     expected = reference(scenarios.equal_data_leaves, **inputs)
     del expected["parents"]
     verdicts.expect_gradients(result, expected, shape=verdicts.one_op_shape("*"),
@@ -280,3 +291,45 @@ def test_a_second_backward_reaches_nodes_the_first_one_walked(sandboxed, referen
                               leaves=leaves,
                               inputs={"calls": verdicts.SECOND_BACKWARD_GRAPH, **leaves},
                               source="reference")
+
+
+# -- checks generated from the contract's dimensions (grader.grading.checking.contract_grid) ----
+
+CONTRACT = contract_grid.DIMENSIONS["lab01_graph"]
+# The checks of one backward pass whose failures a contract check's would repeat: it defers to
+# them, and to the random graphs, so it takes the blame only for what shows at the edges.
+NUMBERS_JUDGED = ("diamond-accumulates", "self-add-accumulates", "self-mul-accumulates",
+                  "shared-intermediate-accumulates", "equal-data-leaves-stay-distinct",
+                  "equal-data-nodes-stay-distinct", "number-right-operand", "number-left-operand",
+                  "random-graphs-match-reference")
+
+
+@pytest.mark.check(id="values-keep-no-state-between-graphs", pitfall="shared-state", weight=3,
+                   requires=PROPAGATING, defers_to=NUMBERS_JUDGED, clause="independent")
+def test_graphs_built_in_any_order_keep_their_own_numbers(sandboxed, reference, rng):
+    # the same graph three times with the same numbers, with the garbage collector between
+    # runs, built before any backward(), interleaved: fresh nodes, distinct nodes
+    sessions = contract_grid.state_sessions(rng, random_graphs.LAB01_OPS)
+    contract_grid.judge_sessions(sandboxed, reference, scenarios.state_sessions, sessions,
+                                 "shared-state", evidence=True)
+
+
+@pytest.mark.check(id="edge-operands-match-reference", pitfall="domain-edge", weight=3,
+                   requires=PROPAGATING,
+                   defers_to=(*NUMBERS_JUDGED, "values-keep-no-state-between-graphs"),
+                   clause="domain")
+def test_operations_at_the_edges_of_the_domain_give_the_reference_numbers(sandboxed, reference):
+    # every operation x operand kind x edge value (0, 1, -1, tiny, large, negative), alone and
+    # scaled: the same programs under every seed
+    programs = contract_grid.edge_programs(CONTRACT)
+    random_graphs.judge(sandboxed, reference, scenarios.random_graphs, programs,
+                        default_pitfall="domain-edge", diagnosed=False)
+
+
+@pytest.mark.check(id="every-operation-returns-a-new-value", pitfall="graph-construction",
+                   weight=1, requires=BUILT, clause="new-value")
+def test_no_operation_returns_one_of_its_operands(sandboxed):
+    programs = contract_grid.edge_programs(CONTRACT)
+    result = sandboxed(scenarios.state_sessions,
+                       sessions=[{"programs": programs, "order": "build-only"}])
+    contract_grid.expect_new_values(result, programs, "graph-construction")

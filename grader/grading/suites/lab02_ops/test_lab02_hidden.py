@@ -23,8 +23,9 @@ from typing import Any
 
 import pytest
 
-from grader.grading.checking import random_graphs
+from grader.grading.checking import contract_grid, random_graphs
 from grader.grading.checking.marker import check_case
+from grader.grading.checking.random_graphs.sampling import SHAPES_LAB02, fixed_shapes
 from grader.grading.checking.verdict import (
     CheckFailed,
     NotRun,
@@ -131,8 +132,10 @@ def _check_forward(sandboxed, reference, rng, op):
         reaches = expected.pop("reaches")
         shown = _shown(op, "forward", inputs)
         expect_results_close(result, expected, inputs=shown, source="reference")
-        expect_equal(field(result, "reaches", list), reaches,
-                     quantity=said("quantity-operands-reached", node="out", attribute="_prev"), inputs=shown)
+        reached = field(result, "reaches", (list, type(None)))
+        if reached is not None:  # None: no `_prev` (the parents under another name), not judged
+            expect_equal(reached, reaches, quantity=said("quantity-operands-reached", node="out",
+                                                         attribute="_prev"), inputs=shown)
 
 
 def _check_local_derivative(sandboxed, reference, rng, op):
@@ -409,15 +412,21 @@ GRAPH_OPS = {"sub": ("sub", "sub-number-on-right", "sub-number-on-left"),
 NOT_ACCUMULATION = tuple(case.id for case in CHECKS if not case.id.endswith("-accumulates"))
 
 
-def _judged_apart(programs, statuses, checks):
-    """The programs without the operations for which one of `checks` has failed (or was not run
-    for a failed prerequisite): those cost their own checks. Not run if none is left."""
+def _broken_ops(statuses, checks):
+    """The program operations for which one of `checks` has failed (or was not run for a
+    failed prerequisite)."""
     broken = set()
     for case in CHECKS:
         if case.id in checks and statuses.get(case.id, "passed") not in ("passed", "declined"):
             op = case.values[0]
             broken.update(GRAPH_OPS.get(op, (op,)))
-    kept = random_graphs.programs_without(programs, broken)
+    return broken
+
+
+def _judged_apart(programs, statuses, checks):
+    """The programs without the operations for which one of `checks` has failed (or was not run
+    for a failed prerequisite): those cost their own checks. Not run if none is left."""
+    kept = random_graphs.programs_without(programs, _broken_ops(statuses, checks))
     judged = {op for case in CHECKS for op in GRAPH_OPS.get(case.values[0], (case.values[0],))}
     if not any({node[0] for node in program["nodes"]} & judged for program in kept):
         # no program with an operation of this lab is left: nothing of lab 02 to judge
@@ -438,6 +447,42 @@ def test_every_operation_adds_to_the_gradients_of_a_reused_input(sandboxed, refe
                         default_pitfall="grad-overwrite", diagnosed=False)
 
 
+# -- the contract's instance state and shared inputs (grader.grading.checking.contract_grid) -----
+# Before the random check, which defers to them (random_defers): its programs run in one process
+# and share inputs too, so a node kept per number or a result stored on the input can show there
+# first, under a pitfall it would diagnose from numbers alone. They judge only the operations
+# whose own rows passed, and defer to the accumulation checks.
+ACCUMULATION = (*(case.id for case in CHECKS if case.id.endswith("-accumulates")),
+                "accumulates-in-every-op")
+
+
+@pytest.mark.check(id="op-values-keep-no-state", pitfall="shared-state", weight=3,
+                   defers_to=ACCUMULATION, random_defers=True, clause="independent")
+def test_graphs_of_every_op_built_in_any_order_keep_their_own_numbers(sandboxed, reference, rng,
+                                                                      statuses):
+    broken = _broken_ops(statuses, NOT_ACCUMULATION)
+    own = [op for op in random_graphs.LAB02_OPS if op not in random_graphs.LAB01_OPS]
+    sessions = [session for session in contract_grid.state_sessions(rng, own)
+                if len(random_graphs.programs_without(session["programs"], broken))
+                == len(session["programs"])]  # an operation whose rows failed costs them
+    if not sessions:
+        raise NotRun("prerequisite", checks=sorted(c for c in NOT_ACCUMULATION
+                                                   if statuses.get(c, "passed") != "passed"))
+    contract_grid.judge_sessions(sandboxed, reference, scenarios.state_sessions, sessions,
+                                 "shared-state", evidence=True)
+
+
+@pytest.mark.check(id="shared-input-feeds-several-ops", pitfall="shared-state", weight=3,
+                   defers_to=(*ACCUMULATION, "op-values-keep-no-state"), random_defers=True,
+                   clause="shared-input")
+def test_one_input_feeding_several_operations_gets_every_contribution(sandboxed, reference, rng,
+                                                                      statuses):
+    programs = _judged_apart(contract_grid.fan_out_programs(rng, random_graphs.LAB02_OPS),
+                             statuses, NOT_ACCUMULATION)
+    contract_grid.judge_shared_inputs(sandboxed, reference, scenarios.state_sessions, programs,
+                                      "shared-state")
+
+
 RANDOM_GRAPHS = 6  # drawn after the fixed shapes of random_graphs.SHAPES_LAB02
 
 
@@ -454,3 +499,97 @@ def test_random_graphs_give_the_reference_data_and_gradients(sandboxed, referenc
     random_graphs.judge(sandboxed, reference, scenarios.random_graphs, programs,
                         default_pitfall="wrong-local-derivative",
                         explain=not blame_deferred)
+
+
+
+# -- each operation's share of the lab: its gradient in every graph ------------------------------
+# A bug that makes one operation's gradient wrong in every graph (an exp whose `_backward` ignores
+# out.grad, a `__rsub__` of the wrong sign) fails one row of CHECKS; these checks give it the
+# operation's share of the lab (README, "Points per operation"). Each runs the shapes of the
+# random check that use the operation; a failure is named by the operation's first failed row
+# (the evidence of what is wrong), is not run while a row of it was not run (its prerequisite
+# failed elsewhere), and otherwise is diagnosed and defers to the random check.
+OPERATION_SHARE = 10
+FAMILIES = ("neg", "sub", "pow", "truediv", "exp", "log", "tanh", "relu", "sigmoid")
+
+
+def _rows_of(family):
+    """The rows of CHECKS that judge `family` (sub: its numbers on either side too)."""
+    ops = GRAPH_OPS.get(family, (family,))
+    return [case.id for case in CHECKS if case.values[0] in ops]
+
+
+SHARES = [check_case(family, id=f"{family}-gradient-in-graphs", pitfall="wrong-local-derivative",
+                     weight=OPERATION_SHARE, defers_to=("random-op-graphs-match-reference",),
+                     clause="operation-share")
+          for family in FAMILIES]
+
+
+@pytest.mark.parametrize("family", SHARES)
+def test_each_operation_is_right_in_every_graph_that_uses_it(sandboxed, reference, rng, statuses,
+                                                              family):
+    ops = set(GRAPH_OPS.get(family, (family,)))
+    shapes = [shape for shape in SHAPES_LAB02 if {node[0] for node in shape[1]} & ops]
+    # a shape that also uses another operation whose own rows failed costs that operation
+    elsewhere = _broken_ops(statuses, [case.id for case in CHECKS]) - ops
+    programs = random_graphs.programs_without(fixed_shapes(rng, shapes), elsewhere)
+    if not programs:
+        raise NotRun("prerequisite", checks=sorted(c.id for c in CHECKS
+                                                   if statuses.get(c.id, "passed") == "failed"))
+    rows = _rows_of(family)
+    failed = [row for row in rows if statuses.get(row) == "failed"]
+    try:
+        random_graphs.judge(sandboxed, reference, scenarios.random_graphs, programs,
+                            default_pitfall="wrong-local-derivative", diagnosed=not failed)
+    except CheckFailed as exc:
+        error = str(exc.detail["params"].get("error", ""))
+        if error.startswith("NotImplementedError"):  # a TODO not written: its rows say so
+            raise NotRun("prerequisite", checks=failed or rows) from None
+        if failed:  # named by the row that shows what is wrong
+            exc.pitfall = next(case.marks[0].kwargs["pitfall"] for case in CHECKS
+                               if case.id == failed[0])
+            raise
+        unsettled = [row for row in rows if statuses.get(row, "passed") not in ("passed",
+                                                                                "declined")]
+        if unsettled:
+            raise NotRun("prerequisite", checks=unsettled) from None
+        raise
+
+
+# -- checks generated from the contract's dimensions (grader.grading.checking.contract_grid) ----
+# Each judges only the operations whose own rows passed (`_judged_apart`), and defers to the
+# accumulation rows and the random graphs: it takes the blame only for what no other check sees.
+
+CONTRACT = contract_grid.DIMENSIONS["lab02_ops"]
+NUMBERS_JUDGED = (*ACCUMULATION, "op-values-keep-no-state", "shared-input-feeds-several-ops",
+                  "random-op-graphs-match-reference")
+
+
+EDGES_DEFER = NUMBERS_JUDGED
+
+
+@pytest.mark.check(id="op-edges-match-reference", pitfall="domain-edge", weight=4,
+                   defers_to=EDGES_DEFER, clause="domain")
+def test_every_operation_at_the_edges_of_its_domain_gives_the_reference_numbers(
+        sandboxed, reference, statuses):
+    programs = _judged_apart(contract_grid.edge_programs(CONTRACT), statuses, NOT_ACCUMULATION)
+    random_graphs.judge(sandboxed, reference, scenarios.random_graphs, programs,
+                        default_pitfall="domain-edge", diagnosed=False)
+
+
+@pytest.mark.check(id="saturating-functions-stay-finite", pitfall="domain-edge", weight=2,
+                   defers_to=EDGES_DEFER, clause="domain-functions")
+def test_tanh_and_sigmoid_stay_finite_far_from_zero(sandboxed, reference, statuses):
+    programs = _judged_apart(contract_grid.edge_programs(CONTRACT, "saturating"), statuses,
+                             NOT_ACCUMULATION)
+    random_graphs.judge(sandboxed, reference, scenarios.random_graphs, programs,
+                        default_pitfall="domain-edge", diagnosed=False)
+
+
+@pytest.mark.check(id="every-op-returns-a-new-value", pitfall="graph-construction", weight=2,
+                   clause="new-value")
+def test_no_operation_returns_one_of_its_operands(sandboxed, statuses):
+    programs = _judged_apart(contract_grid.edge_programs(CONTRACT), statuses, NOT_ACCUMULATION)
+    result = sandboxed(scenarios.state_sessions,
+                       sessions=[{"programs": programs, "order": "build-only"}])
+    contract_grid.expect_new_values(result, programs, "graph-construction")

@@ -1,0 +1,426 @@
+"""The contract's dimensions as one table, and the programs and sessions generated from it.
+
+Side: trusted process. The lab READMEs state what an engine must handle (section "The inputs
+your engine must handle"); this module writes that statement as data, `DIMENSIONS`, and
+generates from it what the contract checks run, differentially against the reference solution:
+
+- operations x operand kinds (two Values, the same Value twice, a number on either side, one
+  Value) x edge values (0, 1, -1, tiny, large, negative, and each function's own edges), every
+  combination whose results and gradients are finite on plain floats (`edge_programs`);
+- graph shapes: one input feeding several different operations (`fan_out_programs`);
+- instance state: programs run one after another with the garbage collector between them,
+  two graphs built before either backward(), graphs built interleaved, equal numbers in
+  distinct nodes (`state_sessions`, run by `grader.grading.child.graph.run_sessions`).
+
+Programs are the random-graph checks' (`random_graphs.programs`): they are judged, shrunk and
+shown by the same code. `judge_sessions` judges the sessions, which are not shrunk: what they
+show is an order of building, not a graph.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from grader.grading.checking.random_graphs import as_python, differences, names
+from grader.grading.checking.random_graphs.programs import Program, node_of, size
+from grader.grading.checking.verdict import NotRun, fail, field, said
+from grader.grading.child.graph import OPERATIONS
+
+TINY, LARGE = 1e-300, 1e100
+# The edges of every Value operand: exactly 0, 1 and -1, tiny and large of either sign, and an
+# ordinary number of each sign.
+EDGES: tuple[float, ...] = (0.0, 1.0, -1.0, TINY, -TINY, LARGE, -LARGE, -1.75, 2.5)
+# A divisor: nonzero, and with b**-2 finite (micrograd writes a / b as a * b**-1).
+DIVISORS: tuple[float, ...] = (1.0, -1.0, LARGE, -LARGE, -1.75, 2.5, 0.5)
+# Plain numbers as students write them (ints included) on either side of an operator.
+NUMBERS: tuple[float, ...] = (0, 1, -1, 2, 0.5, TINY, LARGE, -LARGE)
+NUMBER_DIVISORS: tuple[float, ...] = (1, -1, 2, 0.5, LARGE, -LARGE)
+# Exponents: any int (0 and 1 included), and floats at a positive base.
+EXPONENTS: tuple[float, ...] = (0, 1, 2, 3, -1, -2, 0.5, 1.5, -0.5)
+# Each function's own edges, inside the stated domain.
+EXP_EDGES: tuple[float, ...] = (-700.0, 700.0, 0.0, 1.0, -1.0, TINY, -TINY, 2.5, -1.75)
+LOG_EDGES: tuple[float, ...] = (TINY, 1e300, 1.0, 1e-100, LARGE, 0.5, 2.5)
+ORDINARY_EDGES: tuple[float, ...] = (0.0, 1.0, -1.0, TINY, -TINY, 2.5, -1.75, 20.0, -20.0)
+# Where tanh and sigmoid saturate: e**(2x) and e**-x overflow there (a check of their own).
+SATURATING_EDGES: tuple[float, ...] = (1000.0, -1000.0, 710.0, -710.0, 1e300, -1e300)
+# relu: every finite float; never exactly 0, where engines in use differ (the README says 0).
+RELU_EDGES: tuple[float, ...] = (1.0, -1.0, TINY, -TINY, LARGE, -LARGE, 1e300, -1e300, 2.5,
+                                 -1.75)
+UPSTREAM = -1.5  # a second copy of each program scales its output: the upstream gradient != 1
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """One row of the contract's table: an operation, the operand kind it is used with, the
+    values of its first operand, and of its second Value or plain number (empty: none)."""
+
+    op: str
+    kind: str  # "two values" | "same value" | "number" | "one value"
+    first: tuple[float, ...]
+    second: tuple[float, ...] = ()
+    group: str = "edges"  # "edges" | "saturating": which check runs the row
+
+
+def _binary(op: str, second: tuple[float, ...] = EDGES) -> list[Dimension]:
+    same = tuple(v for v in EDGES if v in second)  # a / a needs a nonzero divisor too
+    return [Dimension(op, "two values", EDGES, second), Dimension(op, "same value", same)]
+
+
+DIMENSIONS_LAB01: tuple[Dimension, ...] = (
+    *_binary("add"), *_binary("mul"),
+    *(Dimension(op, "number", EDGES, NUMBERS) for op in (
+        "add-number-on-right", "add-number-on-left", "mul-number-on-right",
+        "mul-number-on-left")),
+)
+DIMENSIONS_LAB02: tuple[Dimension, ...] = (
+    *DIMENSIONS_LAB01,
+    *_binary("sub"), *_binary("truediv", DIVISORS),
+    Dimension("sub-number-on-right", "number", EDGES, NUMBERS),
+    Dimension("sub-number-on-left", "number", EDGES, NUMBERS),
+    Dimension("truediv-number-on-right", "number", EDGES, NUMBER_DIVISORS),
+    Dimension("truediv-number-on-left", "number", DIVISORS, NUMBERS),
+    Dimension("neg", "one value", EDGES),
+    Dimension("pow", "number", EDGES, EXPONENTS),
+    Dimension("exp", "one value", EXP_EDGES),
+    Dimension("log", "one value", LOG_EDGES),
+    Dimension("tanh", "one value", ORDINARY_EDGES),
+    Dimension("sigmoid", "one value", ORDINARY_EDGES),
+    Dimension("relu", "one value", RELU_EDGES),
+    Dimension("tanh", "one value", SATURATING_EDGES, group="saturating"),
+    Dimension("sigmoid", "one value", SATURATING_EDGES, group="saturating"),
+)
+DIMENSIONS = {"lab01_graph": DIMENSIONS_LAB01, "lab02_ops": DIMENSIONS_LAB02}
+
+
+def _in_stated_domain(op: str, a: float, k: float | None) -> bool:
+    """The README's domain where a finite result alone does not say it: `**`'s base and
+    exponent (an int exponent at any base, != 0 when k <= 0; a float one at a base > 0)."""
+    if op != "pow" or k is None:
+        return True
+    if float(k).is_integer():
+        return a != 0 or k > 0
+    return a > 0
+
+
+def model(program: Program) -> tuple[list[float], list[float]] | None:
+    """Every value's data and gradient on plain floats (the chain rule over the operation
+    table), or None when one is not finite or a local derivative cannot be computed: outside
+    the contract, where no engine is judged."""
+    values = [float(v) for v in program["leaves"]]
+    try:
+        for n in range(len(program["nodes"])):
+            node = node_of(program, len(program["leaves"]) + n)
+            if not _in_stated_domain(node.op, values[node.first], node.number):
+                return None
+            value = OPERATIONS[node.op].forward(*node.operands(values))
+            if isinstance(value, complex) or not math.isfinite(value):
+                return None
+            values.append(float(value))
+        grads = [0.0] * len(values)
+        grads[-1] = 1.0
+        for n in range(len(program["nodes"]) - 1, -1, -1):
+            index = len(program["leaves"]) + n
+            node = node_of(program, index)
+            first, second = OPERATIONS[node.op].partials(*node.operands(values))
+            grads[node.first] += first * grads[index]
+            if node.second is not None:
+                grads[node.second] += second * grads[index]
+    except (OverflowError, ZeroDivisionError, ValueError):
+        return None
+    if not all(math.isfinite(g) and abs(g) < 1e306 for g in grads):  # and scaled by UPSTREAM
+        return None
+    return values, grads
+
+
+def _programs_of(row: Dimension) -> Iterable[Program]:
+    for a in row.first:
+        if row.kind == "one value":
+            yield {"leaves": [a], "nodes": [[row.op, 0, None, None]]}
+        elif row.kind == "same value":
+            yield {"leaves": [a], "nodes": [[row.op, 0, 0, None]]}
+        for b in row.second:
+            if row.kind == "two values":
+                yield {"leaves": [a, b], "nodes": [[row.op, 0, 1, None]]}
+            elif row.kind == "number":
+                yield {"leaves": [a], "nodes": [[row.op, 0, None, b]]}
+
+
+def scaled(program: Program) -> Program:
+    """The program with its output multiplied by UPSTREAM: the operation's `_backward` then
+    meets an upstream gradient that is not 1."""
+    last = size(program) - 1
+    return {"leaves": list(program["leaves"]),
+            "nodes": [*program["nodes"], ["mul-number-on-right", last, None, UPSTREAM]]}
+
+
+def edge_programs(dimensions: Sequence[Dimension], group: str = "edges",
+                  ops: Iterable[str] | None = None) -> list[Program]:
+    """Every combination of the rows of `group` (of `ops`, if given) whose results and
+    gradients are finite, alone and with its output scaled: the same list under every seed."""
+    wanted = None if ops is None else set(ops)
+    found: list[Program] = []
+    for row in dimensions:
+        if row.group != group or (wanted is not None and row.op not in wanted):
+            continue
+        for program in _programs_of(row):
+            for variant in (program, scaled(program)):
+                if model(variant) is not None:
+                    found.append(variant)
+    return found
+
+
+def _ordinary(rng: random.Random) -> float:
+    """A leaf value away from 0, from 1 and from the functions' edges, 3 decimals."""
+    return rng.choice((-1, 1)) * round(rng.uniform(0.3, 2.5), 3)
+
+
+# The operations that take one Value (and a number), with a number where they need one, and a
+# leaf sign that keeps them in their domain: what one input feeds in `fan_out_programs`.
+UNARY_USES: dict[str, tuple[float | None, int]] = {
+    "neg": (None, 0), "exp": (None, 0), "log": (None, 1), "tanh": (None, 0),
+    "sigmoid": (None, 0), "relu": (None, 0), "pow": (2, 0),
+    "add-number-on-right": (2, 0), "mul-number-on-left": (3, 0),
+    "sub-number-on-left": (2, 0), "truediv-number-on-right": (2, 0)}
+
+
+def fan_out_programs(rng: random.Random, ops: Sequence[str]) -> list[Program]:
+    """One input a feeding two different operations, then a third: out = f(a) * g(a) + h(a, b)
+    for every pair f, g of `ops` (one input, several operations: no other shape has it)."""
+    usable = [op for op in UNARY_USES if op in ops]
+    binary = [op for op in ("add", "mul", "sub", "truediv") if op in ops]
+    found: list[Program] = []
+    for n, first in enumerate(usable):
+        for second in usable[n + 1:]:
+            positive = max(UNARY_USES[first][1], UNARY_USES[second][1])
+            a = abs(_ordinary(rng)) if positive else _ordinary(rng)
+            b = _ordinary(rng)
+            joint = binary[len(found) % len(binary)]
+            program = {"leaves": [a, b], "nodes": [
+                [first, 0, None, UNARY_USES[first][0]], [second, 0, None, UNARY_USES[second][0]],
+                ["mul", 2, 3, None], [joint, 0, 1, None], ["add", 4, 5, None]]}
+            if model(program) is not None:
+                found.append(program)
+    return found
+
+
+def _chain(op: str, rng: random.Random) -> Program:
+    """x = op(a) (or a op b); out = x*b + a: the operation in a small graph of its own."""
+    k, positive = UNARY_USES.get(op, (2 if OPERATIONS[op].number else None, 0))
+    a = abs(_ordinary(rng)) if positive else _ordinary(rng)
+    b = _ordinary(rng)
+    second = 1 if OPERATIONS[op].binary else None
+    return {"leaves": [a, b], "nodes": [[op, 0, second, k], ["mul", 2, 1, None],
+                                        ["add", 3, 0, None]]}
+
+
+ORDERS = (("sequential", True), ("sequential", False), ("built-first", False),
+          ("interleaved", False))
+
+
+def state_sessions(rng: random.Random, ops: Sequence[str]) -> list[dict[str, Any]]:
+    """For each operation, its small graph run three times with the same numbers (fresh leaves
+    each time) in every order the contract allows, and beside another operation's graph:
+    a gradient kept by id() outlives its node, a node kept per number is shared."""
+    sessions: list[dict[str, Any]] = []
+    for n, op in enumerate(ops):
+        program = _chain(op, rng)
+        other = _chain(ops[(n + 1) % len(ops)], rng)
+        for order, collect in ORDERS:
+            sessions.append({"programs": [program, program, program], "order": order,
+                             "collect": collect})
+        sessions.append({"programs": [program, other, program], "order": "interleaved",
+                         "collect": False})
+    return [s for s in sessions if all(model(p) is not None for p in s["programs"])]
+
+
+# How the feedback says a session's order (catalogue details, nested with `said`).
+ORDER_DETAILS = {("sequential", True): "session-sequential-collected",
+                 ("sequential", False): "session-sequential",
+                 ("built-first", False): "session-built-first",
+                 ("interleaved", False): "session-interleaved"}
+
+
+def _shown_session(session: dict[str, Any]) -> dict[str, Any]:
+    kind = ORDER_DETAILS[(session["order"], bool(session.get("collect")))]
+    return said(kind, count=len(session["programs"]))
+
+
+def _programs_text(session: dict[str, Any]) -> str:
+    return " | ".join(as_python(program) for program in session["programs"])
+
+
+def modelled(sessions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What every session must give, from `model`: each program's numbers do not depend on the
+    order it was built in, nor on the programs beside it (the public checks' expected values)."""
+    entries = []
+    for session in sessions:
+        results = []
+        for program in session["programs"]:
+            found = model(program)
+            if found is None:
+                raise ValueError(f"{as_python(program)} is outside the contract's domain")
+            results.append({"data": found[0], "grad": found[1]})
+        entries.append({"results": results, "returned": []})
+    return entries
+
+
+def _expected(reference: Callable[..., Any] | None, scen: Any,
+              sessions: list[dict[str, Any]]) -> tuple[list[Any], str]:
+    """What the sessions must give, and where that comes from: the reference's run, or (None,
+    a public check) `model`."""
+    if reference is None:
+        return modelled(sessions), "literal"
+    return field(reference(scen, sessions=sessions), "sessions", list), "reference"
+
+
+def _runs_agree(program: Program, got: list[Any], sessions: list[dict[str, Any]]) -> bool:
+    """True when every run of `program` in the sessions gave the same numbers (or raised):
+    then what is wrong with them does not depend on what was built before or beside it."""
+    runs = [result for session, entry in zip(sessions, got, strict=True)
+            if isinstance(entry, dict) and isinstance(entry.get("results"), list)
+            for other, result in zip(session["programs"], entry["results"], strict=False)
+            if other == program]
+    return all(differences(program, runs[0], {"data": r.get("data"), "grad": r.get("grad")})
+               == [] for r in runs[1:] if isinstance(r, dict) and "error" not in r)
+
+
+def judge_sessions(sandboxed: Callable[..., Any], reference: Callable[..., Any] | None, scen: Any,
+                   sessions: list[dict[str, Any]], pitfall: str, evidence: bool = False) -> None:
+    """Fail, naming `pitfall`, at the first session where a program's data or gradients differ
+    from the reference's (`reference` None: from `model`, as a public check does), or the
+    student's code raised where the reference did not. With `evidence`, a program that gives
+    the same wrong numbers in every run is not state kept between graphs: the check declines
+    (`state-not-the-cause`) and the checks of numbers name it."""
+    got = field(sandboxed(scen, sessions=sessions), "sessions", list)
+    want, source = _expected(reference, scen, sessions)
+    if len(got) != len(sessions):
+        fail("bad-result", reason="the results do not have one entry per session")
+    for session, student, expected in zip(sessions, got, want, strict=True):
+        if "error" in expected:
+            raise RuntimeError(f"the reference raised on {_programs_text(session)}: "
+                               f"{expected['error']}")
+        if not isinstance(student, dict):
+            fail("bad-result", reason="a session's result is not an object")
+        if "error" in student:
+            fail("session-raised", pitfall=pitfall, session=_shown_session(session),
+                 programs=_programs_text(session), error=str(student["error"]))
+        results = field(student, "results", list)
+        if len(results) != len(session["programs"]):
+            fail("bad-result", reason="a session does not have one result per program")
+        for number, (program, mine, theirs) in enumerate(
+                zip(session["programs"], results, expected["results"], strict=True), start=1):
+            found = differences(program, mine, theirs) or []
+            if found and evidence and _runs_agree(program, got, sessions):
+                raise NotRun("state-not-the-cause", program=as_python(program))
+            if found:
+                label = names(program)
+                shown = [{"quantity": f"{label[d.node]}.{d.what}", "actual": d.actual,
+                          "expected": d.expected} for d in found[:6]]
+                fail("session-mismatch", pitfall=pitfall, session=_shown_session(session),
+                     programs=_programs_text(session), number=number, differences=shown,
+                     source=source)
+
+
+def split_inputs(program: Program) -> Program:
+    """The program with every use of a leaf after its first given a leaf of its own, holding
+    the same number: the same numbers, and no input shared between operations."""
+    offset = len(program["leaves"])
+    leaves, used, uses = list(program["leaves"]), set(), []
+    for _op, i, j, _k in program["nodes"]:
+        row = []
+        for x in (i, j):
+            if x is not None and x < offset and x in used:
+                leaves.append(program["leaves"][x])
+                row.append(-len(leaves))  # a new leaf, renumbered below
+            else:
+                if x is not None and x < offset:
+                    used.add(x)
+                row.append(x)
+        uses.append(row)
+    shift = len(leaves) - offset
+
+    def index(x: int | None) -> int | None:
+        if x is None:
+            return None
+        if x < 0:
+            return -x - 1
+        return x if x < offset else x + shift
+
+    nodes = [[op, index(a), index(b), k]
+             for (op, _i, _j, k), (a, b) in zip(program["nodes"], uses, strict=True)]
+    return {"leaves": leaves, "nodes": nodes}
+
+
+def judge_shared_inputs(sandboxed: Callable[..., Any], reference: Callable[..., Any] | None,
+                        scen: Any, programs: list[Program], pitfall: str) -> None:
+    """Judge programs in which one input feeds several operations, each alone; only those whose
+    split version (`split_inputs`: the same numbers, no input shared) is right are judged, so a
+    failure is the sharing's; not run (`shared-input-not-the-cause`) when none is."""
+    split = one_by_one([split_inputs(program) for program in programs])
+    got = field(sandboxed(scen, sessions=split), "sessions", list)
+    want, _source = _expected(reference, scen, split)
+    if len(got) != len(split):
+        fail("bad-result", reason="the results do not have one entry per session")
+    kept = [program for program, session, mine, theirs in zip(programs, split, got, want,
+                                                               strict=True)
+            if isinstance(mine, dict) and isinstance(mine.get("results"), list)
+            and len(mine["results"]) == 1
+            and not differences(session["programs"][0], mine["results"][0],
+                                theirs["results"][0])]
+    if not kept:
+        raise NotRun("shared-input-not-the-cause", program=as_python(programs[0]))
+    judge_sessions(sandboxed, reference, scen, one_by_one(kept), pitfall)
+
+
+def one_by_one(programs: list[Program]) -> list[dict[str, Any]]:
+    """Each program as a session of its own (a public check's edges: code not written yet
+    raises through `run_sessions` and is said as such)."""
+    return [{"programs": [program], "order": "sequential"} for program in programs]
+
+
+# The public checks' edges: a few of each row, the same for everyone, shown in full.
+PUBLIC_FIRST = (0.0, -1.0, TINY, LARGE, 700.0, 1000.0, -1000.0, 1e300)
+PUBLIC_SECOND = (0, 2.5, 1, LARGE, 0.5, 2, -1.75)
+PUBLIC_SEED = 32  # the public state sessions' leaves: random.Random(PUBLIC_SEED), visible
+
+
+def public_programs(dimensions: Sequence[Dimension], group: str = "edges") -> list[Program]:
+    """The public subset of `edge_programs`: the rows' first operands among PUBLIC_FIRST (or
+    their own edges, for a row with none of those) and second ones among PUBLIC_SECOND."""
+    found: list[Program] = []
+    for row in dimensions:
+        if row.group != group:
+            continue
+        firsts = tuple(v for v in row.first if v in PUBLIC_FIRST) or row.first[:2]
+        seconds = tuple(v for v in row.second if v in PUBLIC_SECOND) or row.second[:2]
+        small = Dimension(row.op, row.kind, firsts, seconds, row.group)
+        found += [variant for program in _programs_of(small)
+                  for variant in (program, scaled(program)) if model(variant) is not None]
+    return found
+
+
+def expect_new_values(result: Any, programs: list[Program], pitfall: str) -> None:
+    """Fail when an operation returned one of its operands, or something that is not a Value
+    (`run_sessions`' "returned" of one built-first session of `programs`)."""
+    [entry] = field(result, "sessions", list)
+    if not isinstance(entry, dict) or "error" in entry:
+        return  # raising is the numbers' checks' to judge
+    for found in field(entry, "returned", list):
+        if not isinstance(found, dict):
+            fail("bad-result", reason="a returned entry is not an object")
+        at = found.get("at")
+        if not (isinstance(at, list) and len(at) == 2 and all(type(x) is int for x in at)
+                and 0 <= at[0] < len(programs)):
+            fail("bad-result", reason="a returned entry does not say where")
+        program = programs[at[0]]
+        cut = {"leaves": program["leaves"], "nodes": program["nodes"][:at[1] + 1]}
+        node = program["nodes"][at[1]]
+        expression = OPERATIONS[node[0]].code.format(a="a", b="a" if node[2] == 0 else "b",
+                                                     k=node[3])
+        kind = "returned-operand" if found.get("returned") == "operand" else "returned-not-value"
+        fail(kind, pitfall=pitfall, program=as_python(cut).rsplit("; ", 1)[0],
+             expression=expression, returned=str(found.get("returned"))[:60])

@@ -10,9 +10,9 @@ from grader.grading.child.graph import OPERATIONS, data_of, grad_of, run_express
 from grader.grading.child.scenario import Scenario, scenario
 from grader.grading.child.schema import (
     ERROR_TEXT,
+    NULL,
     TYPE_NAME,
     Bool,
-    NULL,
     ListOf,
     Num,
     Obj,

@@ -73,7 +73,7 @@ def test_every_bilingual_entry_has_a_text_in_every_language(source: Path) -> Non
 
 
 def test_the_bilingual_files_are_the_labs_the_command_line_and_the_platforms() -> None:
-    assert {path.stem for path in BILINGUAL_FILES} == {*LABS, "cli", "platforms"}
+    assert {path.stem for path in BILINGUAL_FILES} == {*LABS, "cli", "platforms", "semester"}
 
 
 def test_a_bilingual_entry_missing_a_language_names_the_file_the_check_and_the_language(

@@ -95,9 +95,14 @@ def parse_time(text: str) -> datetime.datetime:
     return moment
 
 
+def utc_text(text: str) -> str:
+    """An ISO 8601 time with a zone, as the ledger writes times: UTC, to the second, with Z."""
+    return parse_time(text).astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def _time(path: Path, where: str, value: Any) -> str:
     try:
-        return parse_time(value).astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return utc_text(value)
     except (TypeError, ValueError, AttributeError) as exc:
         raise PolicyError(f"{path}: {where} = {value!r} is not an ISO 8601 time with a zone "
                           f"({exc})") from None

@@ -42,9 +42,19 @@ class Change:
         return float(self.document.doc.get("score") or 0.0)
 
     @property
+    def old_max(self) -> float:
+        """The maximum recorded before."""
+        return self.attempt.graded.max_score or 0.0
+
+    @property
+    def new_max(self) -> float:
+        """The maximum of the new document."""
+        return float(self.document.doc.get("max_score") or 0.0)
+
+    @property
     def moved(self) -> bool:
-        """Whether the score or any check's status changed."""
-        return bool(self.checks) or self.old_score != self.new_score
+        """Whether the score, the maximum or any check's status changed."""
+        return bool(self.checks) or (self.old_score, self.old_max) != (self.new_score, self.new_max)
 
 
 @dataclass(frozen=True)
@@ -100,7 +110,7 @@ def diff_lines(regrade: Regrade, catalogue: Catalogue) -> list[str]:
         lines.append(catalogue.text(
             "semester.regrade.line", student=change.document.student,
             old=format_number(change.old_score, lang), new=format_number(change.new_score, lang),
-            max=format_number(float(change.document.doc.get("max_score") or 0.0), lang),
+            old_max=format_number(change.old_max, lang), max=format_number(change.new_max, lang),
             checks=checks or catalogue.text("semester.regrade.no_check")))
     unchanged = sum(not change.moved for change in regrade.changes)
     lines.append(catalogue.text("semester.regrade.summary", moved=str(len(regrade.changes) - unchanged),
@@ -112,16 +122,16 @@ def diff_lines(regrade: Regrade, catalogue: Catalogue) -> list[str]:
 
 
 def diff_csv(regrade: Regrade) -> str:
-    """The diff as CSV (one row per moved student): student, submission, old, new, max, checks."""
+    """The diff as CSV, one row per moved student: old and new score and maximum, the checks."""
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
-    writer.writerow(["student", "submission", "old_score", "new_score", "max_score",
-                     "changed_checks"])
+    writer.writerow(["student", "submission", "old_score", "old_max_score", "new_score",
+                     "max_score", "changed_checks"])
     for change in regrade.changes:
         if change.moved:
             writer.writerow([change.document.student, change.document.doc["submission"]["id"],
-                             format_number(change.old_score), format_number(change.new_score),
-                             format_number(float(change.document.doc.get("max_score") or 0.0)),
+                             format_number(change.old_score), format_number(change.old_max),
+                             format_number(change.new_score), format_number(change.new_max),
                              " ".join(f"{c}:{o}->{n}" for c, o, n in change.checks)])
     return text.getvalue()
 

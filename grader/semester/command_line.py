@@ -1,4 +1,4 @@
-"""`python -m grader semester record | grades | extend | override | regrade | verify`: the semester's commands.
+"""`python -m grader semester record | grades | extend | override | regrade | export | verify`: the semester's commands.
 
 Side: trusted process. grader.cli adds this command's parser (`add_semester_parser`); each
 handler prints its lines from the catalogue (`semester.cli.*`) and returns the exit code: 0
@@ -21,6 +21,7 @@ from grader.grading.batch import DEFAULT_SEED
 from grader.results.console import say
 from grader.results.i18n import Catalogue, format_number
 from grader.semester.attempts import attempts_by_student, semester_grades
+from grader.semester.export import ExportRefused, gradebook_text
 from grader.semester.grades_table import grades_csv
 from grader.semester.ledger import Entry, Ledger, LedgerDamaged, open_ledger
 from grader.semester.policy import Policy, PolicyError, load_policy, policy_from_record, utc_text
@@ -35,7 +36,7 @@ from grader.semester.regrade import compare, diff_lines, regrade_entries, write_
 from grader.semester.replay import replay
 
 EXIT_OK, EXIT_USAGE, EXIT_DIFFERS = 0, 2, 3
-PROBLEMS = (LedgerDamaged, PolicyError, RecordRefused, OSError, ValueError)
+PROBLEMS = (LedgerDamaged, PolicyError, RecordRefused, ExportRefused, OSError, ValueError)
 
 
 class SemesterUsage(ValueError):
@@ -148,6 +149,25 @@ def cmd_regrade(args: argparse.Namespace, ledger: Ledger) -> int:
     return EXIT_OK
 
 
+def cmd_export(args: argparse.Namespace, ledger: Ledger) -> int:
+    """Write the LMS's gradebook file with the counted grades of one lab."""
+    lab = _lab(args.lab)
+    policy = _policy(args, ledger)
+    if policy is None:
+        raise SemesterUsage("the ledger holds no policy yet: give --policy semester.toml")
+    if args.lms == "canvas" and not (args.canvas_column or args.gradebook):
+        raise SemesterUsage("a Canvas import needs --canvas-column 'Title (assignment id)'")
+    grades = [g for g in semester_grades(ledger.entries(), policy) if g.lab == lab]
+    if not grades:
+        raise SemesterUsage(f"the ledger holds no attempt of {lab}")
+    text = gradebook_text(grades, args.lms, args.points, args.canvas_column, args.lang,
+                          Path(args.gradebook) if args.gradebook else None)
+    write_atomically(Path(args.out), text)
+    say("semester.cli.exported", args.lang, stream=sys.stdout, lms=args.lms, lab=lab,
+        out=str(args.out), left_out=str(sum(g.counted is None for g in grades)))
+    return EXIT_OK
+
+
 def cmd_verify(args: argparse.Namespace, ledger: Ledger) -> int:
     """Replay recorded gradings and report any document that differs."""
     results = replay(ledger.entries(), args.sample, args.sample_seed)
@@ -224,6 +244,18 @@ def add_semester_parser(commands: Any, parser_class: type, text: Callable[[str],
     regrade.add_argument("out_dir", metavar="OUT_DIR", help=text("semester_regrade_out_dir"))
     regrade.add_argument("--seed", default=None, help=text("semester_seed"))
     regrade.add_argument("--dry-run", action="store_true", help=text("semester_dry_run"))
+
+    export = action("export", cmd_export)
+    export.add_argument("lab", help=text("lab"))
+    export.add_argument("--lms", required=True, choices=("canvas", "moodle"),
+                        help=text("semester_export_lms"))
+    export.add_argument("--points", required=True, type=float, metavar="N",
+                        help=text("gradebook_points"))
+    export.add_argument("--canvas-column", metavar="'TITLE (ID)'",
+                        help=text("gradebook_canvas_column"))
+    export.add_argument("--gradebook", metavar="FILE", help=text("gradebook"))
+    export.add_argument("--policy", metavar="SEMESTER_TOML", help=text("semester_policy"))
+    export.add_argument("--out", required=True, metavar="FILE", help=text("semester_export_out"))
 
     verify = action("verify", cmd_verify)
     verify.add_argument("--sample", type=int, default=None, metavar="N",

@@ -19,17 +19,22 @@ import io
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from grader import cli
-from grader.semester.ledger import open_ledger
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "platforms"))  # the LMS oracles
+from canvas_importer import Course, changed_grades, import_csv, removed_grades  # noqa: E402
+from moodle_importer import Assignment, import_worksheet  # noqa: E402
+
+from grader import cli  # noqa: E402
+from grader.semester.ledger import open_ledger  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = "semester"
-STUDENTS = [f"s{n:02d}" for n in range(1, 31)]
+STUDENTS = [str(1000 + n) for n in range(1, 31)]  # Canvas user ids are numbers
 # lab -> (two buggy fixtures); the reference solution is solutions/<lab>
 GRADED = {"lab01_graph": ("bfs-order", "grad-overwrite-in-add"),
           "lab02_ops": ("exp-ignores-upstream", "pow-accepts-value-exponent"),
@@ -62,7 +67,7 @@ lab03_backprop = "2026-10-12T23:59:00Z"
 lab04_xor = "2026-10-26T23:59:00Z"
 
 [[extension]]
-student = "s07"
+student = "1007"
 lab = "lab02_ops"
 until = "2026-10-02T23:59:00Z"
 reason = "medical"
@@ -73,52 +78,54 @@ ON_TIME = {"lab01_graph": "2026-09-13T12:00:00Z", "lab02_ops": "2026-09-27T12:00
 # (submission, time; None: the time is unknown). Round 1 holds every student's first attempt.
 ATTEMPTS: dict[str, list[dict[str, tuple[str, str | None]]]] = {
     "lab01_graph": [
-        {"s02": ("bfs-order", "2026-09-13T10:00:00Z"),
-         "s03": ("grad-overwrite-in-add", "2026-09-16T02:59:00Z"),  # 1 day 3 h late
-         "s04": ("bfs-order", "2026-09-10T10:00:00Z")},
-        {"s02": ("solution", "2026-09-15T01:59:00Z"),  # 2 h late
-         "s04": ("grad-overwrite-in-add", "2026-09-12T10:00:00Z")},
-        {"s04": ("solution", "2026-09-14T12:00:00Z")}],
+        {"1002": ("bfs-order", "2026-09-13T10:00:00Z"),
+         "1003": ("grad-overwrite-in-add", "2026-09-16T02:59:00Z"),  # 1 day 3 h late
+         "1004": ("bfs-order", "2026-09-10T10:00:00Z")},
+        {"1002": ("solution", "2026-09-15T01:59:00Z"),  # 2 h late
+         "1004": ("grad-overwrite-in-add", "2026-09-12T10:00:00Z")},
+        {"1004": ("solution", "2026-09-14T12:00:00Z")}],
     "lab02_ops": [
-        {"s02": ("solution", "2026-09-30T02:59:00Z"),  # 1 day 3 h late
-         "s05": ("solution", "2026-10-04T00:00:00Z"),  # 5 days 1 min late
-         "s06": ("exp-ignores-upstream", "2026-09-27T10:00:00Z"),
-         "s07": ("solution", "2026-10-01T12:00:00Z"),  # late but for the extension
-         "s08": ("solution", "2026-09-20T10:00:00Z")},
-        {"s06": ("solution", "2026-10-07T00:00:00Z"),  # 8 days 1 min late: after the cut-off
-         "s08": ("pow-accepts-value-exponent", "2026-09-27T10:00:00Z")},
-        {"s08": ("exp-ignores-upstream", "2026-09-29T05:00:00Z")}],  # 5 h 1 min late
+        {"1002": ("solution", "2026-09-30T02:59:00Z"),  # 1 day 3 h late
+         "1005": ("solution", "2026-10-04T00:00:00Z"),  # 5 days 1 min late
+         "1006": ("exp-ignores-upstream", "2026-09-27T10:00:00Z"),
+         "1007": ("solution", "2026-10-01T12:00:00Z"),  # late but for the extension
+         "1008": ("solution", "2026-09-20T10:00:00Z")},
+        {"1006": ("solution", "2026-10-07T00:00:00Z"),  # 8 days 1 min late: after the cut-off
+         "1008": ("pow-accepts-value-exponent", "2026-09-27T10:00:00Z")},
+        {"1008": ("exp-ignores-upstream", "2026-09-29T05:00:00Z")}],  # 5 h 1 min late
     "lab03_backprop": [
-        {"s09": ("check-grad-loose-floor", "2026-10-14T05:59:00Z"),  # 1 day 6 h late
-         "s10": ("backward-resets-grads", None),
-         "s11": ("backward-resets-grads", "2026-10-12T10:00:00Z"),
-         "s12": ("backward-resets-grads", "2026-10-14T20:00:00Z")}],  # extended (command)
+        {"1009": ("check-grad-loose-floor", "2026-10-14T05:59:00Z"),  # 1 day 6 h late
+         "1010": ("backward-resets-grads", None),
+         "1011": ("backward-resets-grads", "2026-10-12T10:00:00Z"),
+         "1012": ("backward-resets-grads", "2026-10-14T20:00:00Z")}],  # extended (command)
     "lab04_xor": [
-        {"s13": ("backward-on-summed-error", "2026-10-25T10:00:00Z"),
-         "s14": ("zero-grad-after-update", "2026-10-26T10:00:00Z"),
-         "s15": ("backward-on-summed-error", "2026-10-29T00:00:00Z")}],  # 2 days 1 min late
+        {"1013": ("backward-on-summed-error", "2026-10-25T10:00:00Z"),
+         "1014": ("zero-grad-after-update", "2026-10-26T10:00:00Z"),
+         "1015": ("backward-on-summed-error", "2026-10-29T00:00:00Z")}],  # 2 days 1 min late
 }
+CANVAS_IDS = {"lab01_graph": 4301, "lab02_ops": 4302, "lab03_backprop": 4303, "lab04_xor": 4304}
+OUTSIDER = 1031  # a student the LMS has a grade for and the ledger does not know
 FIXED_CHECK = "learns-xor"  # lab04's check the mid-semester fix corrects (weight 4), failed or not run
 
 # The final grades, computed by hand from POLICY and RAW (every other student: the maximum).
 # 10% per started day late, at most 30%; one late day per student per semester, spent on the
 # first late lab; later than 168 h after the due date: not accepted; the last accepted counts.
 EXPECTED = {
-    ("s02", "lab01_graph"): "67",  # last attempt 2 h late: its one late day covers it
-    ("s03", "lab01_graph"): "54",  # 60; 27 h late, the late day covers 24 h, 3 h: -10%
-    ("s04", "lab01_graph"): "67",  # three attempts, the last on time
-    ("s02", "lab02_ops"): "95.2",  # 119; 27 h late, no late day left: 2 started days, -20%
-    ("s05", "lab02_ops"): "83.3",  # 119; 5 days 1 min less the late day: 5 days, capped 30%
-    ("s06", "lab02_ops"): "117",  # the solution came after the cut-off: the first attempt counts
-    ("s07", "lab02_ops"): "119",  # on time by the extension
-    ("s08", "lab02_ops"): "117",  # the last of three, 5 h late, covered by the late day
-    ("s09", "lab03_backprop"): "88.2",  # 98; 30 h late, late day covers 24 h, 6 h: -10%
-    ("s10", "lab03_backprop"): "90",  # time unknown: no penalty
-    ("s11", "lab03_backprop"): "95",  # the grader's 90, overridden
-    ("s12", "lab03_backprop"): "90",  # on time by the extension
-    ("s13", "lab04_xor"): "49",  # 45 + the fixed check's 4
-    ("s14", "lab04_xor"): "47",  # 43 + 4
-    ("s15", "lab04_xor"): "39.2",  # 49; 2 days 1 min late, late day: 1 day 1 min, -20%
+    ("1002", "lab01_graph"): "67",  # last attempt 2 h late: its one late day covers it
+    ("1003", "lab01_graph"): "54",  # 60; 27 h late, the late day covers 24 h, 3 h: -10%
+    ("1004", "lab01_graph"): "67",  # three attempts, the last on time
+    ("1002", "lab02_ops"): "95.2",  # 119; 27 h late, no late day left: 2 started days, -20%
+    ("1005", "lab02_ops"): "83.3",  # 119; 5 days 1 min less the late day: 5 days, capped 30%
+    ("1006", "lab02_ops"): "117",  # the solution came after the cut-off: the first attempt counts
+    ("1007", "lab02_ops"): "119",  # on time by the extension
+    ("1008", "lab02_ops"): "117",  # the last of three, 5 h late, covered by the late day
+    ("1009", "lab03_backprop"): "88.2",  # 98; 30 h late, late day covers 24 h, 6 h: -10%
+    ("1010", "lab03_backprop"): "90",  # time unknown: no penalty
+    ("1011", "lab03_backprop"): "95",  # the grader's 90, overridden
+    ("1012", "lab03_backprop"): "90",  # on time by the extension
+    ("1013", "lab04_xor"): "49",  # 45 + the fixed check's 4
+    ("1014", "lab04_xor"): "47",  # 43 + 4
+    ("1015", "lab04_xor"): "39.2",  # 49; 2 days 1 min late, late day: 1 day 1 min, -20%
 }
 
 
@@ -205,6 +212,15 @@ def record_lab(lab: str, work: Path, ledger: Path, policy: Path) -> dict[str, di
     return real
 
 
+def export(ledger: Path, lms: str, lab: str, work: Path) -> str:
+    """The lab's gradebook file for `lms`, out of 10 points, as `semester export` writes it."""
+    out = work / f"{lms}-{lab}.csv"
+    run("semester", "export", lab, "--ledger", str(ledger), "--lms", lms, "--points", "10",
+        *(["--canvas-column", f"{lab} ({CANVAS_IDS[lab]})"] if lms == "canvas" else []),
+        "--out", str(out))
+    return out.read_text(encoding="utf-8")
+
+
 @pytest.fixture(scope="module")
 def semester(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Grade, record, extend, override and regrade the whole semester; what the tests read."""
@@ -215,9 +231,9 @@ def semester(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     os.chdir(ROOT)  # grade's documents name their sources relative to here
     try:
         real = {lab: record_lab(lab, work, ledger, policy) for lab in GRADED}
-        run("semester", "extend", "s12", "lab03_backprop", "--until", "2026-10-14T23:59:00Z",
+        run("semester", "extend", "1012", "lab03_backprop", "--until", "2026-10-14T23:59:00Z",
             "--reason", "family", "--ledger", str(ledger), "--by", "prof")
-        run("semester", "override", "s11", "lab03_backprop", "--score", "95", "--reason",
+        run("semester", "override", "1011", "lab03_backprop", "--score", "95", "--reason",
             "backward-twice judged after a talk", "--ledger", str(ledger), "--by", "prof")
         regrade = work / "lab04_xor" / "regrade"
         recorded = work / "lab04_xor" / "round1"
@@ -231,12 +247,14 @@ def semester(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         wet = run("semester", "regrade", "lab04_xor", str(regrade), "--ledger", str(ledger),
                   "--seed", SEED, "--by", "prof")
         grades = run("semester", "grades", "--ledger", str(ledger))
+        exported = {(lms, lab): export(ledger, lms, lab, work) for lms in ("canvas", "moodle")
+                    for lab in GRADED}
         verify_out = io.StringIO()
         with contextlib.redirect_stdout(verify_out), contextlib.redirect_stderr(io.StringIO()):
             verify_code = cli.main(["semester", "verify", "--ledger", str(ledger)])
     finally:
         os.chdir(here)
-    return {"real": real, "ledger": ledger, "dry": dry, "wet": wet, "regrade": regrade,
+    return {"real": real, "ledger": ledger, "exported": exported, "dry": dry, "wet": wet, "regrade": regrade,
             "rows_after_dry": rows_after_dry, "grades": grades, "verify": verify_out.getvalue(),
             "verify_code": verify_code}
 
@@ -259,32 +277,32 @@ def test_the_final_grades_match_the_hand_computed_table(semester: dict[str, Any]
 
 def test_the_grades_say_why_in_their_notes(semester: dict[str, Any]) -> None:
     notes = {(r["student"], r["lab"]): r for r in csv.DictReader(io.StringIO(semester["grades"]))}
-    assert notes["s03", "lab01_graph"]["note"] == "late by 1 day 3 h: 1 late day used, -10%"
-    assert notes["s02", "lab02_ops"]["note"] == "late by 1 day 3 h: -20%"
-    assert notes["s05", "lab02_ops"]["note"] == "late by 5 days 1 min: 1 late day used, -30% (the cap)"
-    assert notes["s07", "lab02_ops"]["note"] == "on time; extension to 2026-10-02T23:59:00Z: medical"
-    assert notes["s10", "lab03_backprop"]["note"] == "time unknown: no penalty applied"
-    assert notes["s11", "lab03_backprop"]["note"] == (
+    assert notes["1003", "lab01_graph"]["note"] == "late by 1 day 3 h: 1 late day used, -10%"
+    assert notes["1002", "lab02_ops"]["note"] == "late by 1 day 3 h: -20%"
+    assert notes["1005", "lab02_ops"]["note"] == "late by 5 days 1 min: 1 late day used, -30% (the cap)"
+    assert notes["1007", "lab02_ops"]["note"] == "on time; extension to 2026-10-02T23:59:00Z: medical"
+    assert notes["1010", "lab03_backprop"]["note"] == "time unknown: no penalty applied"
+    assert notes["1011", "lab03_backprop"]["note"] == (
         "on time; adjusted by the instructor (prof): backward-twice judged after a talk; "
         "the grader gave 90")
-    assert notes["s12", "lab03_backprop"]["note"].endswith("extension to 2026-10-14T23:59:00Z: family")
-    assert (notes["s04", "lab01_graph"]["attempts"], notes["s08", "lab02_ops"]["attempts"]) == ("3", "3")
-    assert notes["s06", "lab02_ops"]["submitted_at"] == "2026-09-27T10:00:00Z"  # before the cut-off
+    assert notes["1012", "lab03_backprop"]["note"].endswith("extension to 2026-10-14T23:59:00Z: family")
+    assert (notes["1004", "lab01_graph"]["attempts"], notes["1008", "lab02_ops"]["attempts"]) == ("3", "3")
+    assert notes["1006", "lab02_ops"]["submitted_at"] == "2026-09-27T10:00:00Z"  # before the cut-off
 
 
 def test_the_regrade_diff_names_exactly_the_students_and_checks_that_moved(
         semester: dict[str, Any]) -> None:
-    expected_lines = ["s13: 45 / 50 → 49 / 50; learns-xor failed → passed",
-                      "s14: 43 / 50 → 47 / 50; learns-xor not-run → passed",
-                      "s15: 45 / 50 → 49 / 50; learns-xor failed → passed",
+    expected_lines = ["1013: 45 / 50 → 49 / 50; learns-xor failed → passed",
+                      "1014: 43 / 50 → 47 / 50; learns-xor not-run → passed",
+                      "1015: 45 / 50 → 49 / 50; learns-xor failed → passed",
                       "3 students moved, 27 unchanged."]
     assert semester["dry"].splitlines()[:4] == expected_lines, semester["dry"]
     assert semester["wet"].splitlines()[:4] == expected_lines, semester["wet"]
     rows = list(csv.DictReader((semester["regrade"] / "regrade-diff.csv").open(encoding="utf-8")))
     assert [(r["student"], r["old_score"], r["new_score"], r["changed_checks"]) for r in rows] == [
-        ("s13", "45", "49", "learns-xor:failed->passed"),
-        ("s14", "43", "47", "learns-xor:not-run->passed"),  # its prerequisite failed before
-        ("s15", "45", "49", "learns-xor:failed->passed")]
+        ("1013", "45", "49", "learns-xor:failed->passed"),
+        ("1014", "43", "47", "learns-xor:not-run->passed"),  # its prerequisite failed before
+        ("1015", "45", "49", "learns-xor:failed->passed")]
 
 
 def test_the_dry_run_records_nothing_and_the_regrade_adds_rows(semester: dict[str, Any]) -> None:
@@ -292,7 +310,7 @@ def test_the_dry_run_records_nothing_and_the_regrade_adds_rows(semester: dict[st
         entries = ledger.entries()
     kinds = [e.kind for e in entries]
     assert kinds.count("regrade") == 30 and len(entries) == semester["rows_after_dry"] + 30
-    assert kinds.count("grade") == 30 * 4 + 1 + 2 + 1 + 2  # s02, s04 (2), s06, s08 (2) again
+    assert kinds.count("grade") == 30 * 4 + 1 + 2 + 1 + 2  # 1002, 1004 (2), 1006, 1008 (2) again
     assert (kinds.count("extension"), kinds.count("override"), kinds.count("policy")) == (1, 1, 1)
     assert {e.who for e in entries} == {"prof"}
 
@@ -304,6 +322,63 @@ def test_replaying_every_recorded_grade_gives_identical_documents(
     differing = [line for line in lines if "differs" in line]
     assert len(differing) == 3 and all(
         f"({s}, lab04_xor): the replay differs in checks, score" in text
-        for s, text in zip(("s13", "s14", "s15"), differing, strict=True)), lines
+        for s, text in zip(("1013", "1014", "1015"), differing, strict=True)), lines
     assert lines[-1] == f"Replayed {30 * 4 + 6 + 30} gradings: {30 * 4 + 6 + 27} identical.", lines
     assert semester["verify_code"] == 3
+
+
+def expected_points(lab: str) -> dict[int, float]:
+    """The hand-computed table of one lab, out of 10 points (what both LMSs show)."""
+    return {int(s): round(float(EXPECTED.get((s, lab), RAW[lab]["max"])) / RAW[lab]["max"] * 10, 2)
+            for s in STUDENTS}
+
+
+@pytest.mark.parametrize("lab", list(GRADED))
+def test_the_canvas_gradebook_imports_the_hand_computed_grades(semester: dict[str, Any],
+                                                               lab: str) -> None:
+    """Imported by the port of Canvas's importer (tests/platforms/canvas_importer.py,
+    gradebook_importer.rb and process_gradebook_upload.js): every student's final grade is
+    posted, and the grade of a student the ledger does not know is left alone."""
+    course = Course({CANVAS_IDS[lab]: lab},
+                    {int(s): (s, s) for s in [*STUDENTS, str(OUTSIDER)]},
+                    {(OUTSIDER, CANVAS_IDS[lab]): "8.0"})
+    upload = import_csv(semester["exported"]["canvas", lab], course)
+    assert removed_grades(upload, course) == [] and upload.new_assignments == []
+    changed = {user: float(grade or "nan")
+               for (user, _), grade in changed_grades(upload, course).items()}
+    assert changed == expected_points(lab)
+
+
+@pytest.mark.parametrize("lab", list(GRADED))
+def test_the_moodle_worksheet_imports_the_hand_computed_grades(semester: dict[str, Any],
+                                                               lab: str) -> None:
+    """Imported by the port of Moodle's importer (tests/platforms/moodle_importer.py,
+    importgradeslib.php and locallib.php process_import_grades)."""
+    participants = {s: int(s) for s in [*STUDENTS, str(OUTSIDER)]}
+    assignment = Assignment("en", 10.0, participants, {OUTSIDER: (8.0, 0)})
+    result = import_worksheet(semester["exported"]["moodle", lab], assignment)
+    assert result.grades == expected_points(lab) and result.skipped == {}, result
+
+
+def test_filling_in_the_canvas_download_keeps_the_grades_the_ledger_does_not_know(
+        semester: dict[str, Any], tmp_path: Path) -> None:
+    """--gradebook: the LMS's own export filled in (grader.results.fill_in); the outsider's 8.00
+    is neither blanked nor changed, as Canvas's importer port reads the file."""
+    lab = "lab02_ops"
+    column = f"{lab} ({CANVAS_IDS[lab]})"
+    rows = [f"Student,ID,SIS User ID,SIS Login ID,Section,{column}",
+            "    Points Possible,,,,,10.00",
+            *(f"{s},{s},,,A," for s in STUDENTS), f"{OUTSIDER},{OUTSIDER},,,A,8.00"]
+    download = tmp_path / "canvas-export.csv"
+    download.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    out = tmp_path / "filled.csv"
+    run("semester", "export", lab, "--ledger", str(semester["ledger"]), "--lms", "canvas",
+        "--points", "10", "--canvas-column", column, "--gradebook", str(download),
+        "--out", str(out))
+    course = Course({CANVAS_IDS[lab]: lab}, {int(s): (s, s) for s in [*STUDENTS, str(OUTSIDER)]},
+                    {(OUTSIDER, CANVAS_IDS[lab]): "8.0"})
+    upload = import_csv(out.read_text(encoding="utf-8"), course)
+    assert removed_grades(upload, course) == []
+    changed = {user: float(grade or "nan")
+               for (user, _), grade in changed_grades(upload, course).items()}
+    assert changed == expected_points(lab)

@@ -8,6 +8,7 @@ run in order with bash, in a folder whose `submissions/` holds three students' l
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 import shutil
@@ -59,7 +60,7 @@ def shown(name: str) -> str:
 
 def test_the_page_has_every_semester_command() -> None:
     commands = " ".join(b["body"] for b in blocks() if b["lang"] == "sh")
-    for action in ("record", "grades", "extend", "override", "regrade", "verify"):
+    for action in ("record", "grades", "extend", "override", "regrade", "export", "verify"):
         assert f"python -m grader semester {action} " in commands, action
     assert "--dry-run" in commands
 
@@ -74,6 +75,14 @@ def test_the_grades_file_is_what_the_page_shows(course: dict[str, object]) -> No
     folder = course["folder"]
     assert isinstance(folder, Path)
     assert (folder / "grades.csv").read_text(encoding="utf-8") == shown("grades.csv")
+
+
+def test_the_moodle_worksheet_holds_the_grades_the_page_shows(course: dict[str, object]) -> None:
+    folder = course["folder"]
+    assert isinstance(folder, Path)
+    rows = list(csv.DictReader((folder / "moodle-lab01.csv").open(encoding="utf-8")))
+    got = "".join(f"{r['Identifier'].removeprefix('Participant ')} {r['Grade']}\n" for r in rows)
+    assert got == shown("moodle-lab01")
 
 
 def test_the_replay_finds_the_sample_identical(course: dict[str, object]) -> None:

@@ -30,12 +30,12 @@ import datetime
 import hashlib
 import json
 import math
-import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from grader.common.labs import LABS
+from grader.common.toml_file import read_toml
 
 COUNTS = ("last", "best", "last_before_deadline")
 UNITS = {"day": 86400, "hour": 3600}
@@ -161,12 +161,7 @@ def _semester(path: Path, table: Any) -> dict[str, Any]:
 
 def load_policy(path: Path) -> Policy:
     """Read and validate a semester.toml; PolicyError names what is wrong and where."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise PolicyError(f"{path}: cannot be read ({exc.strerror})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise PolicyError(f"{path}: not valid TOML ({exc})") from None
+    data = read_toml(path, PolicyError)
     unknown = sorted(set(data) - {"semester", "due", "extension"})
     if unknown:
         raise PolicyError(f"{path}: unknown section(s) {unknown}; allowed: semester, due, extension")

@@ -218,22 +218,35 @@ def _write_backup(path: Path, backup: Path) -> None:
         temporary.unlink(missing_ok=True)
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are explicit), WAL, busy timeout; a new
-    file gets the schema."""
-    fresh = not path.exists()
+def _create(path: Path) -> None:
+    """A new, empty ledger at `path`, built beside it and linked into place (two graders creating
+    it at once: one wins, the other opens the winner's)."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.new")
+    connection = sqlite3.connect(temporary, isolation_level=None)
     try:
+        connection.execute("PRAGMA journal_mode = WAL")
+        connection.execute("BEGIN")
+        for statement in SCHEMA:
+            connection.execute(statement)
+        connection.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
+        connection.execute("COMMIT")
+        connection.close()
+        with contextlib.suppress(FileExistsError):
+            os.link(temporary, path)
+    finally:
+        connection.close()
+        temporary.unlink(missing_ok=True)
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit) with a busy timeout; a missing
+    file is created (an existing file without the tables is refused by the check, not filled in)."""
+    try:
+        if not path.exists():
+            _create(path)
         connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         connection.row_factory = sqlite3.Row
         connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        if fresh:  # an existing file without the tables is refused by the check, not filled in
-            connection.execute("PRAGMA journal_mode = WAL")
-            connection.execute("BEGIN IMMEDIATE")
-            if not connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'entries'").fetchone():
-                for statement in SCHEMA:
-                    connection.execute(statement)
-                connection.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
-            connection.execute("COMMIT")
     except sqlite3.DatabaseError as exc:
         raise LedgerDamaged(f"ledger {path} cannot be opened as a ledger (SQLite: {exc}); refused, "
                             f"nothing was read or written; the last good copy, if any, is "

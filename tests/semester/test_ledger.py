@@ -75,8 +75,7 @@ with open_ledger(path) as ledger:
 
 
 def test_two_writers_at_once_lose_nothing(tmp_path: Path) -> None:
-    path = tmp_path / "course.ledger"
-    open_ledger(path).close()
+    path = tmp_path / "course.ledger"  # absent: the two also race to create it
     writers = [subprocess.Popen([sys.executable, "-c", WRITER, name, str(path)], cwd=ROOT)
                for name in ("a", "b")]
     assert [w.wait(timeout=300) for w in writers] == [0, 0]

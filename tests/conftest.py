@@ -47,6 +47,7 @@ SLOW_MODULES = frozenset({
     "tests/sandbox/test_isolation_modes.py", "tests/sandbox/test_degraded_platforms.py",
     "tests/sandbox/test_sandbox_memory.py", "tests/sandbox/test_busy_machine.py",
     "tests/semester/test_semester.py", "tests/semester/test_semester_docs.py",
+    "tests/semester/test_semester_commands.py",
 })
 # Single tests of unit-test modules that grade a class or walk a huge graph (slow tier only).
 SLOW_TESTS = frozenset({

@@ -56,10 +56,15 @@ def _submission(doc: dict[str, Any], source: str) -> Submission:
     return Submission(record["id"], Path(source), {**meta, "label": record["source"]})
 
 
+def _other_version(entry: Entry) -> str:
+    """The grader version that recorded the entry, when it is not this one; else ''."""
+    recorded = str(entry.detail.get("grader_version"))
+    return "" if recorded == __version__ else recorded
+
+
 def _checked(entry: Entry) -> tuple[Replayed | None, dict[str, Any]]:
     """The recorded document, or why the entry cannot be replayed (changed document, no source)."""
-    version = "" if entry.detail.get("grader_version") == __version__ else str(
-        entry.detail.get("grader_version"))
+    version = _other_version(entry)
     try:
         raw = Path(entry.doc_path or "").read_bytes()
     except OSError:
@@ -89,8 +94,7 @@ def _batches(entries: Sequence[tuple[Entry, dict[str, Any]]]) -> list[list[tuple
 
 
 def _compare(entry: Entry, recorded: dict[str, Any], new: dict[str, Any]) -> Replayed:
-    version = "" if entry.detail.get("grader_version") == __version__ else str(
-        entry.detail.get("grader_version"))
+    version = _other_version(entry)
     old, again = comparable(recorded), comparable(new)
     fields = tuple(sorted(k for k in set(old) | set(again) if old.get(k) != again.get(k)))
     return Replayed(entry, "differs" if fields else "identical", fields, version)

@@ -1,9 +1,8 @@
-"""`python -m grader semester record | grades | extend | override | regrade | export | verify`: the semester's commands.
+"""The handlers of `python -m grader semester ACTION` (the parser is in `command_parser`).
 
-Side: trusted process. grader.cli adds this command's parser (`add_semester_parser`); each
-handler prints its lines from the catalogue (`semester.cli.*`) and returns the exit code: 0
-done, 2 a usage problem (a bad file, a damaged ledger: nothing is written), 3 a replay that found
-a difference.
+Side: trusted process. Each handler prints its lines from the catalogue (`semester.cli.*`) and
+returns the exit code: 0 done, 2 a usage problem (a bad file, a damaged ledger: nothing is
+written), 3 a replay that found a difference.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from grader.common.atomic import write_atomically
 from grader.common.labs import LABS
@@ -198,66 +196,3 @@ def run(handler: Callable[[argparse.Namespace, Ledger], int]) -> Callable[[argpa
             say("cli.error", args.lang, message=str(exc))
             return EXIT_USAGE
     return handle
-
-
-def add_semester_parser(commands: Any, parser_class: type, text: Callable[[str], str],
-                        language: dict[str, Any]) -> None:
-    """Add `semester` and its subcommands to the command line's subparsers."""
-    semester = commands.add_parser("semester", help=text("semester"))
-    actions = semester.add_subparsers(dest="semester_command", required=True, metavar="ACTION",
-                                      parser_class=parser_class)
-
-    def action(name: str, handler: Callable[[argparse.Namespace, Ledger], int]) -> Any:
-        parser = actions.add_parser(name, help=text(f"semester_{name}"))
-        parser.add_argument("--ledger", required=True, metavar="FILE", help=text("semester_ledger"))
-        parser.add_argument("--lang", **language)
-        parser.add_argument("--by", default=None, metavar="WHO", help=text("semester_by"))
-        parser.set_defaults(handler=run(handler))
-        return parser
-
-    record = action("record", cmd_record)
-    record.add_argument("lab", help=text("lab"))
-    record.add_argument("out_dir", metavar="OUT_DIR", help=text("semester_out_dir"))
-    record.add_argument("--seed", default=None, help=text("semester_seed"))
-    record.add_argument("--times", metavar="CSV", help=text("semester_times"))
-    record.add_argument("--policy", metavar="SEMESTER_TOML", help=text("semester_policy"))
-
-    grades = action("grades", cmd_grades)
-    grades.add_argument("lab", nargs="?", default=None, help=text("semester_grades_lab"))
-    grades.add_argument("--policy", metavar="SEMESTER_TOML", help=text("semester_policy"))
-    grades.add_argument("--out", metavar="CSV", help=text("semester_grades_out"))
-
-    extend = action("extend", cmd_extend)
-    extend.add_argument("student", help=text("semester_student"))
-    extend.add_argument("lab", help=text("lab"))
-    extend.add_argument("--until", required=True, metavar="TIME", help=text("semester_until"))
-    extend.add_argument("--reason", required=True, help=text("semester_reason"))
-
-    override = action("override", cmd_override)
-    override.add_argument("student", help=text("semester_student"))
-    override.add_argument("lab", help=text("lab"))
-    override.add_argument("--score", required=True, type=float, help=text("semester_score"))
-    override.add_argument("--reason", required=True, help=text("semester_reason"))
-
-    regrade = action("regrade", cmd_regrade)
-    regrade.add_argument("lab", help=text("lab"))
-    regrade.add_argument("out_dir", metavar="OUT_DIR", help=text("semester_regrade_out_dir"))
-    regrade.add_argument("--seed", default=None, help=text("semester_seed"))
-    regrade.add_argument("--dry-run", action="store_true", help=text("semester_dry_run"))
-
-    export = action("export", cmd_export)
-    export.add_argument("lab", help=text("lab"))
-    export.add_argument("--lms", required=True, choices=("canvas", "moodle"),
-                        help=text("semester_export_lms"))
-    export.add_argument("--points", required=True, type=float, metavar="N",
-                        help=text("gradebook_points"))
-    export.add_argument("--canvas-column", metavar="'TITLE (ID)'",
-                        help=text("gradebook_canvas_column"))
-    export.add_argument("--gradebook", metavar="FILE", help=text("gradebook"))
-    export.add_argument("--policy", metavar="SEMESTER_TOML", help=text("semester_policy"))
-    export.add_argument("--out", required=True, metavar="FILE", help=text("semester_export_out"))
-
-    verify = action("verify", cmd_verify)
-    verify.add_argument("--sample", type=int, default=None, metavar="N",
-                        help=text("semester_sample"))
-    verify.add_argument("--sample-seed", type=int, default=0, help=argparse.SUPPRESS)

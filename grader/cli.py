@@ -583,7 +583,7 @@ def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
     labs = commands.add_parser("labs", help=text("labs"))
     labs.set_defaults(handler=cmd_labs)
     if importlib.util.find_spec("grader.semester") is not None:  # the student kit has none
-        from grader.semester.command_line import (  # not in the student kit: instructors' semester tools
+        from grader.semester.command_parser import (  # not in the student kit: instructors' semester tools
             add_semester_parser,
         )
 

@@ -130,3 +130,12 @@ def test_an_extension_moves_the_due_date_and_late_days_go_to_the_earliest_lab() 
     extended = [*ledger, Entry("extension", "b", "lab02_ops", detail={
         "until": "2026-09-24T00:00:00Z", "reason": "medical"}, seq=3)]
     assert semester_grades(extended, policy)[1].final == 100
+
+
+def test_a_penalty_per_hour_counts_started_hours_up_to_the_cap() -> None:
+    hourly = Policy(due={"lab01_graph": DUE}, penalty_percent=2, penalty_per="hour",
+                    penalty_cap_percent=25)
+    late = lateness(hourly, DUE, "2026-09-15T02:00:00Z", 0)  # 2 h 1 min: 3 started hours
+    assert (late.percent, late.capped) == (6, False)
+    assert describe(late, Catalogue.load("en")) == "late by 2 h 1 min: -6%"
+    assert lateness(hourly, DUE, "2026-09-15T23:59:00Z", 0).percent == 25  # 24 h: 48% capped

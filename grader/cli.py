@@ -1,4 +1,4 @@
-"""The command line: `python -m grader check | grade | merge | export | render | build-labs | labs`.
+"""The command line: `python -m grader check | grade | merge | export | render | build-labs | labs | semester`.
 
 Exit codes: 0 the command finished (whatever the scores), 1 `build-labs --check` found
 stale stubs, 2 usage error, 3 the grader failed, 130 (143) stopped by Ctrl-C (SIGTERM).
@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import importlib.util
 import json
 import os
 import signal
@@ -686,6 +687,12 @@ def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
 
     labs = commands.add_parser("labs", help=text("labs"))
     labs.set_defaults(handler=cmd_labs)
+    if importlib.util.find_spec("grader.semester") is not None:  # the student kit has none
+        from grader.semester.command_parser import (  # not in the student kit: instructors' semester tools
+            add_semester_parser,
+        )
+
+        add_semester_parser(commands, parser_class, text, language)
     return parser
 
 

@@ -50,6 +50,8 @@ SLOW_MODULES = frozenset({
     "tests/sandbox/test_sandbox_memory.py", "tests/sandbox/test_busy_machine.py",
     "tests/test_redteam_boundary.py", "tests/sandbox/test_given_files.py",
     "tests/test_trusted_time.py",
+    "tests/semester/test_semester.py", "tests/semester/test_semester_docs.py",
+    "tests/semester/test_semester_commands.py",
 })
 # Single tests of unit-test modules that grade a class or walk a huge graph (slow tier only).
 SLOW_TESTS = frozenset({

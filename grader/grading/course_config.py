@@ -16,12 +16,12 @@ recorded in each score document. Side: trusted process.
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from grader.common.labs import LABS, Lab
+from grader.common.toml_file import read_toml
 from grader.grading.checking.declared import declared_checks
 
 SECTIONS = ("weights", "pitfall_weights")
@@ -70,12 +70,7 @@ def _numbers(path: Path, section: str, table: Any, known: set[str], what: str) -
 
 def load_course_config(path: Path) -> CourseConfig:
     """Read and validate a course file; ConfigError names what is wrong and where."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    data = read_toml(path, ConfigError)
     unknown = sorted(set(data) - set(SECTIONS))
     if unknown:
         raise ConfigError(f"{path}: unknown section(s) {unknown}; allowed: {list(SECTIONS)}")

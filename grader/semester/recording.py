@@ -1,0 +1,132 @@
+"""From a grading run's report folder to ledger rows: one `grade` (or `regrade`) row per score document.
+
+Side: trusted process. Each row keeps what replaying the grading needs: the document's digest
+and path, the submission's source (absolute, when it is still on disk) and digest, the seed (the
+document records only its hash, so the seed given is checked against it), the options, the
+isolation, and the suite version (the grader's version and a digest of the lab's suite files).
+Submission times come from a CSV the instructor provides (`student,submitted_at`), else they
+are unknown; the LMS's late flag is the one the document recorded.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader import __version__
+from grader.common.labs import Lab
+from grader.grading.batch import report_options
+from grader.grading.shard import GradingPlan, suites_for
+from grader.semester.ledger import Entry
+from grader.semester.policy import utc_text
+
+
+class RecordRefused(ValueError):
+    """A report folder or times file that cannot be recorded as given; one line saying why."""
+
+
+@dataclass(frozen=True)
+class ScoreDocument:
+    """A score document read from a report folder, with its path and digest."""
+
+    path: Path
+    doc: dict[str, Any]
+    digest: str
+
+    @property
+    def student(self) -> str:
+        """The student: the id the LMS gave, else the submission id."""
+        submission = self.doc["submission"]
+        return str(submission.get("student_id") or submission["id"])
+
+
+def document_digest(raw: bytes) -> str:
+    """The digest of a score document's file."""
+    return "sha256:" + hashlib.sha256(raw).hexdigest()
+
+
+def read_documents(out_dir: Path, lab: str) -> list[ScoreDocument]:
+    """The graded score documents of `lab` in a report folder (`<id>/scores.json`), by id."""
+    found = []
+    for path in sorted(out_dir.glob("*/scores.json")):
+        raw = path.read_bytes()
+        doc = json.loads(raw)
+        if doc.get("lab") != lab:
+            raise RecordRefused(f"{path} is a document of {doc.get('lab')}, not {lab}")
+        found.append(ScoreDocument(path.resolve(), doc, document_digest(raw)))
+    if not found:
+        raise RecordRefused(f"{out_dir} holds no score document (<submission>/scores.json)")
+    return found
+
+
+def suite_version(lab: Lab, public_only: bool = False) -> str:
+    """The grader's version and a digest of the suite files a grading of `lab` runs."""
+    digest = hashlib.sha256()
+    for suite in suites_for(lab, hidden=not public_only):
+        for path in sorted(p for p in suite.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            digest.update(str(path.relative_to(suite.parent)).encode("utf-8") + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+    return f"{__version__}+sha256:{digest.hexdigest()[:16]}"
+
+
+def plan_of(lab: Lab, doc: Mapping[str, Any], seed: str) -> GradingPlan:
+    """The grading plan that produced `doc`, with `seed` (course weights as the document recorded)."""
+    public_only = bool(doc.get("options", {}).get("public_only"))
+    config = doc.get("config")
+    return GradingPlan(lab, suites_for(lab, hidden=not public_only), seed, doc["lang"],
+                       in_process=doc["isolation"]["how"] == "in-process",
+                       weights=dict(config["weights"]) if config else {}, config=config)
+
+
+def check_seed(lab: Lab, document: ScoreDocument, seed: str) -> None:
+    """RecordRefused unless the document was graded with `seed` and the options it records."""
+    if report_options(plan_of(lab, document.doc, seed)) != document.doc.get("options"):
+        raise RecordRefused(f"{document.path} was not graded with this seed (or these options); "
+                            "give --seed as given to grade")
+
+
+def read_times(path: Path) -> dict[str, str]:
+    """student -> submitted_at (ISO 8601 UTC) from the instructor's CSV (`student,submitted_at`)."""
+    times = {}
+    with path.open(newline="", encoding="utf-8") as handle:
+        for line, row in enumerate(csv.DictReader(handle), 2):
+            try:
+                times[row["student"]] = utc_text(row["submitted_at"])
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise RecordRefused(f"{path}:{line}: needs student and submitted_at, an ISO 8601 "
+                                    f"time with a zone ({exc})") from None
+    return times
+
+
+def checks_of(doc: Mapping[str, Any]) -> dict[str, str]:
+    """Each check's status in a document."""
+    return {check["id"]: check["status"] for check in doc.get("checks", [])}
+
+
+def source_of(doc: Mapping[str, Any], base: Path) -> str | None:
+    """The submission's folder or file, absolute, if it is still on disk (a replay needs it)."""
+    source = base / doc["submission"]["source"]
+    return str(source.resolve()) if source.exists() else None
+
+
+def entry_of(lab: Lab, document: ScoreDocument, seed: str, submitted_at: str | None,
+             base: Path, kind: str = "grade", regrades: int | None = None) -> Entry:
+    """The ledger row of one score document."""
+    doc = document.doc
+    detail: dict[str, Any] = {
+        "checks": checks_of(doc), "status": doc["status"], "submission_id": doc["submission"]["id"],
+        "submission_digest": doc["submission"]["digest"], "source": source_of(doc, base),
+        "grader_version": doc["grader_version"], "options": doc.get("options")}
+    if regrades is not None:
+        detail["regrades"] = regrades
+    public_only = bool(doc.get("options", {}).get("public_only"))
+    return Entry(kind, document.student, lab.name, submitted_at=submitted_at,
+                 late=doc["submission"].get("late"), doc_digest=document.digest,
+                 doc_path=str(document.path), score=doc.get("score"), max_score=doc.get("max_score"),
+                 suite_version=suite_version(lab, public_only), seed=seed,
+                 isolation=json.dumps(doc["isolation"], sort_keys=True), detail=detail)

@@ -1,0 +1,122 @@
+"""Replay: grade recorded submissions again with the recorded seed and options; compare the documents.
+
+Side: trusted process (the submissions run in the sandbox, through `grading`). Two gradings of
+the same submission differ only in when they ran and how long they took (`VOLATILE`); any other
+difference is reported by field. A recorded grade made by another grader version is replayed all
+the same, and its result says so.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader import __version__
+from grader.common.labs import LABS
+from grader.grading.batch import BatchOptions, grade_class
+from grader.intake.collect import Submission
+from grader.results.build import SUBMISSION_EXTRAS
+from grader.semester.ledger import Entry
+from grader.semester.recording import document_digest, plan_of
+
+VOLATILE = ("graded_at", "duration_s")  # when a grading ran and how long it took
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """The outcome of replaying one recorded grading."""
+
+    entry: Entry
+    outcome: str  # identical | differs | document_changed | source_missing
+    fields: tuple[str, ...] = ()  # the top-level fields that differ
+    version: str = ""  # the grader version that recorded it, when not this one
+
+
+def comparable(doc: dict[str, Any]) -> dict[str, Any]:
+    """A document less its VOLATILE fields."""
+    return {key: value for key, value in doc.items() if key not in VOLATILE}
+
+
+def sample(entries: Sequence[Entry], count: int | None, seed: int = 0) -> list[Entry]:
+    """The recorded gradings to replay: all, or `count` of them drawn with `seed`."""
+    graded = [e for e in entries if e.kind in ("grade", "regrade") and e.doc_path]
+    if count is None or count >= len(graded):
+        return graded
+    return sorted(random.Random(seed).sample(graded, count), key=lambda e: e.seq)
+
+
+def _submission(doc: dict[str, Any], source: str) -> Submission:
+    """The submission as graded: its id, its recorded source label and what the LMS said."""
+    record = doc["submission"]
+    meta = {key: record[key] for key in SUBMISSION_EXTRAS if key in record}
+    return Submission(record["id"], Path(source), {**meta, "label": record["source"]})
+
+
+def _other_version(entry: Entry) -> str:
+    """The grader version that recorded the entry, when it is not this one; else ''."""
+    recorded = str(entry.detail.get("grader_version"))
+    return "" if recorded == __version__ else recorded
+
+
+def _checked(entry: Entry) -> tuple[Replayed | None, dict[str, Any]]:
+    """The recorded document, or why the entry cannot be replayed (changed document, no source)."""
+    version = _other_version(entry)
+    try:
+        raw = Path(entry.doc_path or "").read_bytes()
+    except OSError:
+        return Replayed(entry, "document_changed", version=version), {}
+    if document_digest(raw) != entry.doc_digest:
+        return Replayed(entry, "document_changed", version=version), {}
+    source = entry.detail.get("source")
+    if not source or not Path(source).exists():
+        return Replayed(entry, "source_missing", version=version), {}
+    return None, json.loads(raw)
+
+
+def _batches(entries: Sequence[tuple[Entry, dict[str, Any]]]) -> list[list[tuple[Entry, dict[str, Any]]]]:
+    """The entries grouped by how they were graded (lab, seed, options, language, isolation,
+    weights), each group cut into batches where no submission id appears twice."""
+    groups: dict[str, list[list[tuple[Entry, dict[str, Any]]]]] = {}
+    for entry, doc in entries:
+        key = json.dumps([entry.lab, entry.seed, doc.get("options"), doc["lang"],
+                          doc["isolation"]["how"], doc.get("config")], sort_keys=True)
+        rounds = groups.setdefault(key, [])
+        target = next((r for r in rounds if all(d["submission"]["id"] != doc["submission"]["id"]
+                                                for _, d in r)), None)
+        if target is None:
+            rounds.append(target := [])
+        target.append((entry, doc))
+    return [batch for rounds in groups.values() for batch in rounds]
+
+
+def _compare(entry: Entry, recorded: dict[str, Any], new: dict[str, Any]) -> Replayed:
+    version = _other_version(entry)
+    old, again = comparable(recorded), comparable(new)
+    fields = tuple(sorted(k for k in set(old) | set(again) if old.get(k) != again.get(k)))
+    return Replayed(entry, "differs" if fields else "identical", fields, version)
+
+
+def replay(entries: Sequence[Entry], count: int | None = None, seed: int = 0,
+           workers: int = 1) -> list[Replayed]:
+    """Replay a sample of the recorded gradings (all when count is None), in recorded order."""
+    results: dict[int, Replayed] = {}
+    ready = []
+    for entry in sample(entries, count, seed):
+        refused, doc = _checked(entry)
+        if refused is not None:
+            results[entry.seq] = refused
+        else:
+            ready.append((entry, doc))
+    for batch in _batches(ready):
+        first_entry, first_doc = batch[0]
+        plan = plan_of(LABS[first_entry.lab], first_doc, first_entry.seed or "")
+        items = [_submission(doc, str(entry.detail["source"])) for entry, doc in batch]
+        new_docs = grade_class(plan, items, BatchOptions(out_dir=None, workers=workers),
+                               lambda *_: None)
+        for (entry, doc), new in zip(batch, new_docs, strict=True):
+            results[entry.seq] = _compare(entry, doc, new)
+    return [results[seq] for seq in sorted(results)]

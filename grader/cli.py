@@ -440,9 +440,7 @@ def cmd_similarity(args: argparse.Namespace) -> int:
         SimilarityRun,
         write_similarity,
     )
-    from grader.similarity.report import (
-        ReportOptions,  # not in the student kit: instructors compare
-    )
+    from grader.similarity.report import ReportOptions  # not in the student kit: staff only
 
     lab = _lab(args.lab)
     paths = [Path(p) for p in args.submissions]

@@ -60,20 +60,43 @@ def public_checks_by_todo(lab: Lab) -> dict[int, tuple[str, ...]]:
     """The ids of the lab's public checks per TODO, from the `todo=` of their markers.
 
     The suite's source is read, not imported or collected: the markers' keywords are literals
+    or module-level names bound to literals
     (`spec_from_marker` validates the same values when pytest collects them).
     """
     found: dict[int, list[str]] = {}
     for path in sorted(lab.public_tests.glob("test_*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        constants = _module_literals(tree)
+        for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue
             keywords = {k.arg: k.value for k in node.keywords if k.arg in ("id", "todo")}
             if len(keywords) < 2 or not _declares_check(node.func):
                 continue
-            todo = ast.literal_eval(keywords["todo"])
+            todo = _literal(keywords["todo"], constants)
             for number in todo if isinstance(todo, tuple) else (todo,):
-                found.setdefault(number, []).append(ast.literal_eval(keywords["id"]))
+                found.setdefault(number, []).append(_literal(keywords["id"], constants))
     return {number: tuple(ids) for number, ids in sorted(found.items())}
+
+
+def _module_literals(tree: ast.Module) -> dict[str, Any]:
+    """The module's top-level names bound to a literal (`ALL_TODOS = (1, 2, 3)`)."""
+    found: dict[str, Any] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            try:
+                found[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+    return found
+
+
+def _literal(node: ast.expr, constants: dict[str, Any]) -> Any:
+    """A marker keyword's value: a literal, or a module-level name bound to one."""
+    if isinstance(node, ast.Name) and node.id in constants:
+        return constants[node.id]
+    return ast.literal_eval(node)
 
 
 def _declares_check(func: ast.expr) -> bool:

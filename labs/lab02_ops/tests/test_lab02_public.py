@@ -344,7 +344,7 @@ def test_example_value_and_number(sandboxed, op, inputs, expected):
 # do not see: each defers to all of them.
 
 CONTRACT = contract_grid.DIMENSIONS["lab02_ops"]
-ALL_TODOS = tuple(range(1, 18))
+ALL_TODOS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17)  # every TODO of the stub
 SEEN_ABOVE = (
     "example-neg-forward", "example-neg-derivative", "example-sub-forward",
     "example-sub-derivative", "example-sub-number-on-left", "example-pow-forward",

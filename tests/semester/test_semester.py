@@ -42,13 +42,13 @@ GRADED = {"lab01_graph": ("bfs-order", "grad-overwrite-in-add"),
           "lab04_xor": ("backward-on-summed-error", "zero-grad-after-update")}
 # What the grader gives each (checked from the documents before anything else): the inputs of
 # the hand computation below.
-RAW = {"lab01_graph": {"solution": 67, "bfs-order": 62, "grad-overwrite-in-add": 60, "max": 67},
-       "lab02_ops": {"solution": 119, "exp-ignores-upstream": 117,
-                     "pow-accepts-value-exponent": 117, "max": 119},
+RAW = {"lab01_graph": {"solution": 79, "bfs-order": 74, "grad-overwrite-in-add": 64, "max": 79},
+       "lab02_ops": {"solution": 230, "exp-ignores-upstream": 216,
+                     "pow-accepts-value-exponent": 228, "max": 230},
        "lab03_backprop": {"solution": 100, "backward-resets-grads": 90,
                           "check-grad-loose-floor": 98, "max": 100},
-       "lab04_xor": {"solution": 50, "backward-on-summed-error": 45,
-                     "zero-grad-after-update": 43, "max": 50}}
+       "lab04_xor": {"solution": 56, "backward-on-summed-error": 51,
+                     "zero-grad-after-update": 49, "max": 56}}
 DUE = {"lab01_graph": "2026-09-14T23:59:00Z", "lab02_ops": "2026-09-28T23:59:00Z",
        "lab03_backprop": "2026-10-12T23:59:00Z", "lab04_xor": "2026-10-26T23:59:00Z"}
 POLICY = """
@@ -111,21 +111,23 @@ FIXED_CHECK = "learns-xor"  # lab04's check the mid-semester fix corrects (weigh
 # 10% per started day late, at most 30%; one late day per student per semester, spent on the
 # first late lab; later than 168 h after the due date: not accepted; the last accepted counts.
 EXPECTED = {
-    ("1002", "lab01_graph"): "67",  # last attempt 2 h late: its one late day covers it
-    ("1003", "lab01_graph"): "54",  # 60; 27 h late, the late day covers 24 h, 3 h: -10%
-    ("1004", "lab01_graph"): "67",  # three attempts, the last on time
-    ("1002", "lab02_ops"): "95.2",  # 119; 27 h late, no late day left: 2 started days, -20%
-    ("1005", "lab02_ops"): "83.3",  # 119; 5 days 1 min less the late day: 5 days, capped 30%
-    ("1006", "lab02_ops"): "117",  # the solution came after the cut-off: the first attempt counts
-    ("1007", "lab02_ops"): "119",  # on time by the extension
-    ("1008", "lab02_ops"): "117",  # the last of three, 5 h late, covered by the late day
+    ("1002", "lab01_graph"): "79",  # last attempt 2 h late: its one late day covers it
+    ("1003", "lab01_graph"): "57.6",  # 64 * 0.9; 27 h late, the late day covers 24 h, 3 h: -10%
+    ("1004", "lab01_graph"): "79",  # three attempts, the last on time
+    ("1002", "lab02_ops"): "184",  # 230 * 0.8; 27 h late, no late day left: 2 started days, -20%
+    ("1005", "lab02_ops"): "161",  # 230 * 0.7; 5 days 1 min less the late day: 5 days, capped 30%
+    ("1006", "lab02_ops"): "216",  # the solution came after the cut-off: the first attempt
+    #                                (exp-ignores-upstream, 216) counts
+    ("1007", "lab02_ops"): "230",  # on time by the extension
+    ("1008", "lab02_ops"): "216",  # the last of three (exp-ignores-upstream), 5 h late, covered
+    #                                by the late day
     ("1009", "lab03_backprop"): "88.2",  # 98; 30 h late, late day covers 24 h, 6 h: -10%
     ("1010", "lab03_backprop"): "90",  # time unknown: no penalty
     ("1011", "lab03_backprop"): "95",  # the grader's 90, overridden
     ("1012", "lab03_backprop"): "90",  # on time by the extension
-    ("1013", "lab04_xor"): "49",  # 45 + the fixed check's 4
-    ("1014", "lab04_xor"): "47",  # 43 + 4
-    ("1015", "lab04_xor"): "39.2",  # 49; 2 days 1 min late, late day: 1 day 1 min, -20%
+    ("1013", "lab04_xor"): "55",  # 51 + the fixed check's 4
+    ("1014", "lab04_xor"): "53",  # 49 + 4
+    ("1015", "lab04_xor"): "44",  # (51 + 4) * 0.8; 2 days 1 min late, late day: 1 day 1 min, -20%
 }
 
 
@@ -292,17 +294,18 @@ def test_the_grades_say_why_in_their_notes(semester: dict[str, Any]) -> None:
 
 def test_the_regrade_diff_names_exactly_the_students_and_checks_that_moved(
         semester: dict[str, Any]) -> None:
-    expected_lines = ["1013: 45 / 50 → 49 / 50; learns-xor failed → passed",
-                      "1014: 43 / 50 → 47 / 50; learns-xor not-run → passed",
-                      "1015: 45 / 50 → 49 / 50; learns-xor failed → passed",
+    # RAW's lab04 scores, plus the fixed check's 4 points (out of RAW's maximum, 56).
+    expected_lines = ["1013: 51 / 56 → 55 / 56; learns-xor failed → passed",
+                      "1014: 49 / 56 → 53 / 56; learns-xor not-run → passed",
+                      "1015: 51 / 56 → 55 / 56; learns-xor failed → passed",
                       "3 students moved, 27 unchanged."]
     assert semester["dry"].splitlines()[:4] == expected_lines, semester["dry"]
     assert semester["wet"].splitlines()[:4] == expected_lines, semester["wet"]
     rows = list(csv.DictReader((semester["regrade"] / "regrade-diff.csv").open(encoding="utf-8")))
     assert [(r["student"], r["old_score"], r["new_score"], r["changed_checks"]) for r in rows] == [
-        ("1013", "45", "49", "learns-xor:failed->passed"),
-        ("1014", "43", "47", "learns-xor:not-run->passed"),  # its prerequisite failed before
-        ("1015", "45", "49", "learns-xor:failed->passed")]
+        ("1013", "51", "55", "learns-xor:failed->passed"),
+        ("1014", "49", "53", "learns-xor:not-run->passed"),  # its prerequisite failed before
+        ("1015", "51", "55", "learns-xor:failed->passed")]
 
 
 def test_the_dry_run_records_nothing_and_the_regrade_adds_rows(semester: dict[str, Any]) -> None:

@@ -424,3 +424,36 @@ def expect_new_values(result: Any, programs: list[Program], pitfall: str) -> Non
         kind = "returned-operand" if found.get("returned") == "operand" else "returned-not-value"
         fail(kind, pitfall=pitfall, program=as_python(cut).rsplit("; ", 1)[0],
              expression=expression, returned=str(found.get("returned"))[:60])
+
+
+def edge_cover(dimensions: tuple[Dimension, ...], public: bool = False) -> list[Program]:
+    """One program per edge value of each row of `dimensions`, not one per pair: the t-th
+    first operand with the (t+1)-th second one (so 0 meets an operand that is not 0), the
+    output alone and scaled in turn. Every edge value on each side of every operation, in a
+    number of backward() calls that a correct but slow engine (0.05 s a call) finishes within
+    the check's time: every pair of edges would be hundreds of calls."""
+    found: list[Program] = []
+    for row in dimensions:
+        if row.group != "edges":
+            continue
+        firsts, seconds = row.first, row.second
+        if public:
+            firsts = tuple(v for v in firsts if v in PUBLIC_FIRST) or firsts[:2]
+            seconds = tuple(v for v in seconds if v in PUBLIC_SECOND) or seconds[:2]
+        for t in range(max(len(firsts), len(seconds))):
+            a = firsts[t % len(firsts)]
+            b = seconds[(t + 1) % len(seconds)] if seconds else None
+            if row.kind == "same value":
+                program: Program = {"leaves": [a], "nodes": [[row.op, 0, 0, None]]}
+            elif row.kind == "two values":
+                program = {"leaves": [a, b], "nodes": [[row.op, 0, 1, None]]}
+            elif row.kind == "number":
+                program = {"leaves": [a], "nodes": [[row.op, 0, None, b]]}
+            else:
+                program = {"leaves": [a], "nodes": [[row.op, 0, None, None]]}
+            variants = (program, scaled(program))
+            for variant in (variants if t % 2 == 0 else variants[::-1]):
+                if model(variant) is not None:
+                    found.append(variant)
+                    break
+    return found

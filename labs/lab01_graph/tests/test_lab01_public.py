@@ -294,38 +294,6 @@ SEEN_ABOVE = ("example-add-accumulates", "example-mul-accumulates",
               "example-repeated-parent-each-node-once", "example-number-operands-backward")
 
 
-def _edge_cover(dimensions, public=False):
-    """One program per edge value of each row of `dimensions`, not one per pair: the t-th
-    first operand with the (t+1)-th second one (so 0 meets an operand that is not 0), the
-    output alone and scaled in turn. Every edge value on each side of every operation, in a
-    number of backward() calls that a correct but slow engine (0.05 s a call) finishes within
-    the check's time: every pair of edges would be hundreds of calls."""
-    found = []
-    for row in dimensions:
-        if row.group != "edges":
-            continue
-        firsts, seconds = row.first, row.second
-        if public:
-            firsts = tuple(v for v in firsts if v in contract_grid.PUBLIC_FIRST) or firsts[:2]
-            seconds = tuple(v for v in seconds if v in contract_grid.PUBLIC_SECOND) or seconds[:2]
-        for t in range(max(len(firsts), len(seconds))):
-            a = firsts[t % len(firsts)]
-            b = seconds[(t + 1) % len(seconds)] if seconds else None
-            if row.kind == "same value":
-                program = {"leaves": [a], "nodes": [[row.op, 0, 0, None]]}
-            elif row.kind == "two values":
-                program = {"leaves": [a, b], "nodes": [[row.op, 0, 1, None]]}
-            elif row.kind == "number":
-                program = {"leaves": [a], "nodes": [[row.op, 0, None, b]]}
-            else:
-                program = {"leaves": [a], "nodes": [[row.op, 0, None, None]]}
-            variants = (program, contract_grid.scaled(program))
-            for variant in (variants if t % 2 == 0 else variants[::-1]):
-                if contract_grid.model(variant) is not None:
-                    found.append(variant)
-                    break
-    return found
-
 
 # timeout: 60 programs, each with its backward(), in one scenario
 @pytest.mark.check(id="example-graphs-keep-no-state", todo=8, pitfall="shared-state", weight=1,
@@ -342,8 +310,8 @@ def test_example_graphs_built_in_any_order_keep_their_own_numbers(sandboxed):
                    timeout=5)
 def test_example_operands_at_the_edges_of_the_domain(sandboxed):
     # 0, -1, 1e-300 and 1e100 with 0, 1, 2.5, 1e100 (a Value or a number, either side), each
-    # edge value once on each side of each operation (_edge_cover)
-    sessions = contract_grid.one_by_one(_edge_cover(CONTRACT, public=True))
+    # edge value once on each side of each operation (contract_grid.edge_cover)
+    sessions = contract_grid.one_by_one(contract_grid.edge_cover(CONTRACT, public=True))
     contract_grid.judge_sessions(sandboxed, None, scenarios.state_sessions, sessions,
                                  "domain-edge")
 

@@ -304,38 +304,6 @@ NUMBERS_JUDGED = ("diamond-accumulates", "self-add-accumulates", "self-mul-accum
                   "random-graphs-match-reference")
 
 
-def _edge_cover(dimensions, public=False):
-    """One program per edge value of each row of `dimensions`, not one per pair: the t-th
-    first operand with the (t+1)-th second one (so 0 meets an operand that is not 0), the
-    output alone and scaled in turn. Every edge value on each side of every operation, in a
-    number of backward() calls that a correct but slow engine (0.05 s a call) finishes within
-    the check's time: every pair of edges would be hundreds of calls."""
-    found = []
-    for row in dimensions:
-        if row.group != "edges":
-            continue
-        firsts, seconds = row.first, row.second
-        if public:
-            firsts = tuple(v for v in firsts if v in contract_grid.PUBLIC_FIRST) or firsts[:2]
-            seconds = tuple(v for v in seconds if v in contract_grid.PUBLIC_SECOND) or seconds[:2]
-        for t in range(max(len(firsts), len(seconds))):
-            a = firsts[t % len(firsts)]
-            b = seconds[(t + 1) % len(seconds)] if seconds else None
-            if row.kind == "same value":
-                program = {"leaves": [a], "nodes": [[row.op, 0, 0, None]]}
-            elif row.kind == "two values":
-                program = {"leaves": [a, b], "nodes": [[row.op, 0, 1, None]]}
-            elif row.kind == "number":
-                program = {"leaves": [a], "nodes": [[row.op, 0, None, b]]}
-            else:
-                program = {"leaves": [a], "nodes": [[row.op, 0, None, None]]}
-            variants = (program, contract_grid.scaled(program))
-            for variant in (variants if t % 2 == 0 else variants[::-1]):
-                if contract_grid.model(variant) is not None:
-                    found.append(variant)
-                    break
-    return found
-
 
 # timeout: 90 programs, each with its backward(), in one scenario
 @pytest.mark.check(id="values-keep-no-state-between-graphs", pitfall="shared-state", weight=3,
@@ -355,8 +323,9 @@ def test_graphs_built_in_any_order_keep_their_own_numbers(sandboxed, reference, 
                    clause="domain", timeout=8)
 def test_operations_at_the_edges_of_the_domain_give_the_reference_numbers(sandboxed, reference):
     # every operation x operand kind x edge value (0, 1, -1, tiny, large, negative), each
-    # value once on each side, alone or scaled (_edge_cover): the same programs under every seed
-    programs = _edge_cover(CONTRACT)
+    # value once on each side, alone or scaled (contract_grid.edge_cover): the same programs
+    # under every seed
+    programs = contract_grid.edge_cover(CONTRACT)
     random_graphs.judge(sandboxed, reference, scenarios.random_graphs, programs,
                         default_pitfall="domain-edge", diagnosed=False)
 

@@ -28,7 +28,7 @@ def main() -> None:
     eq_csv = HERE / "before_equivalent.csv"
     if eq_csv.exists():
         for row in csv.DictReader(eq_csv.open()):
-            eq[row["engine"]] = row
+            eq[row["submission"]] = row
     order = {"correct": 0, "bug": 1, "equivalent": 2}
     for lab in LABS:
         notes = []

@@ -56,6 +56,7 @@ SLOW_MODULES = frozenset({
 })
 # Single tests of unit-test modules that grade a class or walk a huge graph (slow tier only).
 SLOW_TESTS = frozenset({
+    "tests/test_other_lab.py::test_graded_for_the_next_lab_it_is_said_and_no_pitfall_is_counted",
     "tests/test_stubgen.py::test_lab01_solution_backward_survives_a_chain_of_100000_nodes",
     "tests/results/test_build.py::test_every_submission_gets_a_document_in_order",
     "tests/results/test_build.py::test_resume_keeps_unchanged_reports_and_regrades_changed_ones",

@@ -85,7 +85,7 @@ ESTIMATED_S = {
     "tests/platforms/test_image_build.py": 90,  # debootstrap when cold
     "tests/test_redteam_boundary.py": 150, "tests/test_trusted_time.py": 45,
     "tests/sandbox/test_given_files.py": 20,
-    "tests/test_kit_jupyter.py": 150,  # three pip installs from the index
+    "tests/test_kit_jupyter.py": 200,  # three pip installs from the index
 }
 # What a lone test of these modules costs (seconds), so they start before the unit tests.
 UNGROUPED_ESTIMATED_S = {"tests/test_interrupt.py": 30, "tests/test_seed_stability.py": 20,

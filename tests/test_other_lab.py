@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from grader.authoring.stubgen import generate_stub
+from grader.common import todo_format as marks
 from grader.common.labs import LABS, Lab
 from grader.common.todo_format import UNTOUCHED_TODO
 from grader.grading.batch import BatchOptions, grade_class
@@ -75,6 +76,21 @@ def test_marks_of_two_other_labs_or_of_this_lab_decide_nothing() -> None:
     assert other_lab(lab03, two, notebook_bytes) is None
     mine = handed_in(lab01)["finished"] + b"\n# TODO(lab02_ops): a line of lab02's stub kept\n"
     assert other_lab(lab02, mine, notebook_bytes) is None
+
+
+@pytest.mark.parametrize(("given", "graded"), NEXT)
+def test_a_file_carried_forward_with_the_next_labs_work_in_it_is_that_labs(
+        given: str, graded: str) -> None:
+    """A student who began the next lab from their own file (its header kept) and wrote the
+    next lab's work into it: the next lab's finished file under the earlier lab's header."""
+    carried = finished(LABS[graded])
+    for form in (marks.HEADER_EN, marks.HEADER_ES):
+        carried = carried.replace(form.format(lab=graded), form.format(lab=given))
+    assert marks.HEADER_EN.format(lab=given) in carried and graded not in carried.split("\n")[0]
+    assert other_lab(LABS[graded], carried.encode("utf-8"), notebook_bytes) is None
+    # the same header over the earlier lab's finished file alone is the earlier lab's file
+    assert other_lab(LABS[graded], handed_in(LABS[given])["finished"],
+                     notebook_bytes) is not None
 
 
 @pytest.mark.parametrize(("given", "graded"), NEXT)

@@ -10,14 +10,19 @@ carries marks that only the stubs of one lab write (grader.common.todo_format):
 - `given`: the code is, byte for byte once normalised, what another lab gave (its stub or
   notebook: `candidates.untouched_code`).
 
-A submission is another lab's when those marks name exactly one other lab and none names the
-lab it is graded for (nor is it this lab's given code). An engine written from scratch carries
-no marks: it is graded as it is, whatever it lacks.
+A submission is another lab's when those marks name exactly one other lab, none names the lab
+it is graded for (nor is it this lab's given code), and it defines none of the names this lab's
+stub adds to that lab's (lab02's `exp`, `tanh`, ...; lab03's `zero_grad`, `check_grad`, ...): a
+student who started lab02 from their own lab01 file, header and all, and wrote lab02's methods
+into it is graded as usual. An engine written from scratch carries no marks: it is graded as it
+is, whatever it lacks.
 """
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from grader.common import todo_format as marks
@@ -62,5 +67,38 @@ def other_lab(lab: Lab, code: bytes,
     if len(evidence) != 1:
         return None
     (name, kinds), = evidence.items()
+    written = defined_names(text)
+    if written is None or written & _added_names(lab, LABS[name]):
+        return None
     return {"lab": name, "evidence": kinds}
+
+
+def defined_names(text: str) -> set[str] | None:
+    """The module-level functions and classes `text` defines, and each class's methods as
+    `Class.method`; None when it does not parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        if isinstance(node, ast.ClassDef):
+            names |= {f"{node.name}.{item.name}" for item in node.body
+                      if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)}
+    return names
+
+
+def _stub_names(path: Path) -> set[str]:
+    """What a lab's stub defines (nothing when the stub is not here, as a later lab in a kit)."""
+    if not path.is_file():
+        return set()
+    return defined_names(path.read_text(encoding="utf-8", errors="replace")) or set()
+
+
+def _added_names(lab: Lab, other: Lab) -> set[str]:
+    """The names `lab`'s stub defines that `other`'s does not: `lab`'s own work."""
+    return (_stub_names(lab.student_dir / lab.main_file)
+            - _stub_names(other.student_dir / other.main_file))
 

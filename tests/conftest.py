@@ -52,9 +52,11 @@ SLOW_MODULES = frozenset({
     "tests/test_trusted_time.py",
     "tests/semester/test_semester.py", "tests/semester/test_semester_docs.py",
     "tests/semester/test_semester_commands.py",
+    "tests/test_kit_jupyter.py",
 })
 # Single tests of unit-test modules that grade a class or walk a huge graph (slow tier only).
 SLOW_TESTS = frozenset({
+    "tests/test_other_lab.py::test_graded_for_the_next_lab_it_is_said_and_no_pitfall_is_counted",
     "tests/test_stubgen.py::test_lab01_solution_backward_survives_a_chain_of_100000_nodes",
     "tests/results/test_build.py::test_every_submission_gets_a_document_in_order",
     "tests/results/test_build.py::test_resume_keeps_unchanged_reports_and_regrades_changed_ones",
@@ -83,6 +85,7 @@ ESTIMATED_S = {
     "tests/platforms/test_image_build.py": 90,  # debootstrap when cold
     "tests/test_redteam_boundary.py": 150, "tests/test_trusted_time.py": 45,
     "tests/sandbox/test_given_files.py": 20,
+    "tests/test_kit_jupyter.py": 200,  # three pip installs from the index
 }
 # What a lone test of these modules costs (seconds), so they start before the unit tests.
 UNGROUPED_ESTIMATED_S = {"tests/test_interrupt.py": 30, "tests/test_seed_stability.py": 20,

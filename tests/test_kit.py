@@ -286,7 +286,12 @@ def test_the_unzipped_kit_checks_the_file_the_student_edited(
         assert score[1] == score[2], f"{edited}: the edited file was not checked\n{done.stdout[:2000]}"
         assert _not_written("en") not in done.stdout, done.stdout[:2000]
     assert (notebook_note in _flat(done.stdout)) == (edited == "both"), done.stdout[:2000]
-    if edited == "both":
+    if edited == "both":  # the note in Spanish too
+        spanish = kits.make(student, "check", "GRADER_LANG=es")
+        _assert_graded(spanish, "es")
+        said = _flat(Catalogue.load("es").text("ui.unchecked_notebook", files=f"{release}.ipynb",
+                                               checked=lab.main_file, lab=release))
+        assert said in _flat(spanish.stdout), spanish.stdout[:2000]
         notebook = kits.make(student, "check", "NOTEBOOK=1")
         _assert_graded(notebook)
         file_note = _flat(catalogue.text("ui.unchecked_file", files=lab.main_file,

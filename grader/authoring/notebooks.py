@@ -68,7 +68,8 @@ for what to implement, and fill in every `TODO({lab})`.
   - Local Jupyter (JupyterLab, Notebook, VS Code): use the kit's environment as the kernel.
     In a terminal at the root of the kit: `make venv`, then
     `.venv/bin/python -m pip install jupyterlab` and `.venv/bin/jupyter lab`
-    (in VS Code, pick the kit's `.venv` as the notebook's kernel instead).
+    (in VS Code, pick the kit's `.venv` as the notebook's kernel instead). With a Jupyter of
+    your own, register the kit's environment as a kernel once: the kit's README.md, "Jupyter".
   - Colab (no kit folder, no `make`): upload this notebook{support}, then run once per
     runtime, in a cell of its own: `%pip install -q <kit>.zip` (the kit's zip, uploaded) or
     `%pip install -q <address>` (the wheel your course hosts). A cell of `%` and `!` lines
@@ -95,7 +96,8 @@ para saber qué implementar y completa cada `TODO({lab})`.
   - Jupyter local (JupyterLab, Notebook, VS Code): usa el entorno del kit como kernel.
     En una terminal en la raíz del kit: `make venv`, y luego
     `.venv/bin/python -m pip install jupyterlab` y `.venv/bin/jupyter lab`
-    (en VS Code, elige el `.venv` del kit como kernel del cuaderno).
+    (en VS Code, elige el `.venv` del kit como kernel del cuaderno). Con un Jupyter propio,
+    registra una vez el entorno del kit como kernel: README.md del kit, "Jupyter".
   - Colab (sin carpeta del kit ni `make`): sube este cuaderno{support_es} y ejecuta una vez
     por entorno, en una celda aparte: `%pip install -q <kit>.zip` (el zip del kit, subido) o
     `%pip install -q <dirección>` (la rueda que publica tu curso). Una celda con solo líneas

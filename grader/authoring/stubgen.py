@@ -52,21 +52,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from grader.common.todo_format import TODO_MESSAGE
+from grader.common.todo_format import (
+    GIVEN_HEADER_EN,
+    GIVEN_HEADER_ES,
+    HEADER_EN,
+    HEADER_ES,
+    TODO_EN,
+    TODO_ES,
+    TODO_MESSAGE,
+)
 
 BEGIN_MARKER = "# BEGIN SOLUTION"
 END_MARKER = "# END SOLUTION"
 CONTINUATION = "#    "
-# The stub's TODO lines (after the region's indentation); grader.authoring.notebooks reads them back.
-TODO_EN = "# TODO({lab}): "
-TODO_ES = "# TODO({lab}) es: "
-# The stub's first lines, for the student who opens it (the kit has no solutions/ and no
-# `make labs`): what to do, and the command that checks it, true in the repository and in kits.
-HEADER_EN = "# {lab}: write the TODOs below, in order; `make check LAB={lab}` checks them."
-HEADER_ES = "# {lab}: escribe los TODO de abajo, en orden; `make check LAB={lab}` los comprueba."
-# A file with no solution regions is given to students complete (a support file).
-GIVEN_HEADER_EN = "# {lab}: this file is given complete; you do not need to edit it."
-GIVEN_HEADER_ES = "# {lab}: este archivo se entrega completo; no necesitas editarlo."
 
 # Anything a hurried author might type for a marker; only the exact forms above are markers.
 _MARKER_LIKE = re.compile(r"#\s*(BEGIN|END)[\s_-]*SOLUTIONS?\b", re.IGNORECASE)

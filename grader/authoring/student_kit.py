@@ -60,6 +60,9 @@ KIT_PACKAGE_DIRS = {"grader": "grader", "labs": "grader.course.labs",
 # a fresh `make check` in the kit, virtual environment included.
 KIT_VENV_MB = 49
 KIT_FIRST_CHECK_S = 60
+# The Jupyter kernel the kit's README registers from the kit's environment (kit/jupyter.*.md.j2).
+KERNEL_NAME = "minigrad-labs"
+KERNEL_DISPLAY = "minigrad labs (kit)"
 
 
 class KitError(RuntimeError):
@@ -201,6 +204,27 @@ def _render(name: str, **context: object) -> str:
     return env.get_template(name).render(context)
 
 
+def jupyter_section(lang: str, release: str) -> str:
+    """The kit README's Jupyter section in one language (docs/students.md quotes the English one)."""
+    return _render(f"jupyter.{lang}.md.j2", release=release, kernel_name=KERNEL_NAME,
+                   kernel_display=KERNEL_DISPLAY)
+
+
+# docs/students.md holds the English section between these lines, rendered for any release.
+JUPYTER_REGION = ("<!-- kit-jupyter: the kit README's section, grader/authoring/kit/jupyter.en.md.j2; "
+                  "written by grader.authoring.student_kit.with_jupyter_section -->",
+                  "<!-- /kit-jupyter -->")
+
+
+def with_jupyter_section(page: str) -> str:
+    """`page` (docs/students.md) with its kit-jupyter region holding the kit README's English
+    Jupyter section as a student of any release reads it."""
+    begin, end = JUPYTER_REGION
+    before, rest = page.split(begin, 1)
+    after = rest.split(end, 1)[1]
+    return f"{before}{begin}\n{jupyter_section('en', '<release>')}{end}{after}"
+
+
 def _kit_packages(out_dir: Path) -> list[str]:
     """Every folder of the kit's grader, labs and templates as a package name of the wheel."""
     packages = []
@@ -242,6 +266,7 @@ def build_kit(out_dir: Path, release: str, root: Path = COURSE_ROOT) -> Path:
     shutil.copytree(root / "templates", out_dir / "templates", ignore=ignore)
     context = {"release": release, "labs": [lab.name for lab in labs],
                "venv_mb": KIT_VENV_MB, "first_check_s": KIT_FIRST_CHECK_S,
+               "kernel_name": KERNEL_NAME, "kernel_display": KERNEL_DISPLAY,
                "setting_up": {lang: Catalogue.load(lang).text("kit.setting_up")
                               for lang in LANGUAGES}}
     (out_dir / "Makefile").write_text(_render("Makefile.j2", **context), encoding="utf-8")

@@ -119,7 +119,8 @@ def pytest_command(plan: GradingPlan, manifest: Path, quiet: bool = True,
 
 def _as_record(sub: PreparedSubmission) -> dict[str, Any]:
     return {**sub.meta, "id": sub.id, "source": sub.source, "digest": sub.digest,
-            "notebook": sub.notebook, "unchecked": list(sub.unchecked)}
+            "notebook": sub.notebook, "unchecked": list(sub.unchecked),
+            "other_lab": dict(sub.other_lab) if sub.other_lab else None}
 
 
 def _grader_error(plan: GradingPlan, sub: PreparedSubmission,

@@ -40,6 +40,7 @@ from grader.intake.notebook_module import (
     NotebookTooDeep,
     notebook_module,
 )
+from grader.intake.other_lab import other_lab
 from grader.intake.policy import scan_files
 
 # The largest lab file read, from a folder, a zip or on its own (other files are never read).
@@ -86,6 +87,8 @@ class PreparedSubmission:
     notebook: str = ""  # the notebook the main file came from, if it came from one
     cells: tuple[CellStart, ...] = ()  # where its code cells start (grader.intake.notebook_module)
     unchecked: tuple[str, ...] = ()  # edited files a student's check left out (see `prepare`)
+    # another lab's file handed in for this one, with the evidence (grader.intake.other_lab)
+    other_lab: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -386,7 +389,9 @@ def prepare(submission: Submission, lab: Lab, scratch_root: Path,
     return PreparedSubmission(submission.id, source_label(submission), digest(files), workdir,
                               tuple(flags), submission.meta,
                               notebook=found.notebook.rsplit("/", 1)[-1], cells=found.cells,
-                              unchecked=found.unchecked)
+                              unchecked=found.unchecked,
+                              other_lab=other_lab(lab, files[lab.main_file], notebook_bytes)
+                              if lab.main_file in files else None)
 
 
 def _read_within_budget(submission: Submission, lab: Lab, student: bool) -> tuple[

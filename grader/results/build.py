@@ -154,7 +154,8 @@ def _check(entry: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
 # What an LMS or platform says of a submission, kept when the intake knows it.
 # And where the code came from: the notebook the main file was taken from, and the edited
 # files a student's own check left out.
-SUBMISSION_EXTRAS = ("student_id", "name", "lms", "late", "duplicates", "notebook", "unchecked")
+SUBMISSION_EXTRAS = ("student_id", "name", "lms", "late", "duplicates", "notebook", "unchecked",
+                     "other_lab")
 
 
 def _envelope(lab: str, submission: Mapping[str, Any], lang: str,
@@ -248,8 +249,9 @@ def _graded(lab: str, submission: Mapping[str, Any], entries: Sequence[Mapping[s
             config: Mapping[str, Any] | None, flags: list[dict[str, Any]]) -> dict[str, Any]:
     lang = catalogue.lang
     # A module that cannot be imported, or code not written yet, fails the checks that run it
-    # but has fallen into no pitfall: the pitfall list names only failures of written code.
-    pitfalls = [] if problem else list(dict.fromkeys(
+    # but has fallen into no pitfall: the pitfall list names only failures of written code; so
+    # has another lab's file (grader.intake.other_lab), whose failures say nothing of this lab.
+    pitfalls = [] if problem or submission.get("other_lab") else list(dict.fromkeys(
         c["pitfall"] for c in checks if c["status"] == "failed" and names_a_pitfall(c["detail"])))
     return _clean({
         **_envelope(lab, submission, lang, isolation),

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from grader.results.i18n import Catalogue
-from grader.results.messages import describe_detail
+from grader.results.messages import NOT_WRITTEN_KINDS, describe_detail
 
 # The isolation level every submission should have run under (issue 8's `doc["isolation"]`);
 # anything else is listed as a warning.
@@ -90,6 +90,26 @@ def _check_stats(graded: Sequence[Mapping[str, Any]], catalogue: Catalogue) -> l
         rows.append({**entry, "total": total, "rate": round(rate, 1),
                      "rate_text": catalogue.number(round(rate))})
     return sorted(rows, key=lambda row: (row["rate"], row["order"]))
+
+
+def working_code(graded: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The graded submissions whose code loaded (no `problem`), is this lab's file (no
+    `submission.other_lab`) and was written (no check met a TODO not written yet)."""
+    return [doc for doc in graded
+            if not doc.get("problem") and not doc["submission"].get("other_lab")
+            and not any((check.get("detail") or {}).get("kind") in NOT_WRITTEN_KINDS
+                        for check in doc["checks"])]
+
+
+def _with_working_rates(rows: list[dict[str, Any]], working: Sequence[Mapping[str, Any]],
+                        catalogue: Catalogue) -> list[dict[str, Any]]:
+    """Each check's row with its pass rate over the working submissions (`working_rate`,
+    None for a check none of them ran)."""
+    over_working = {row["id"]: row for row in _check_stats(working, catalogue)}
+    return [{**row, "working_rate": over_working[row["id"]]["rate"]
+             if row["id"] in over_working else None,
+             "working_rate_text": over_working[row["id"]]["rate_text"]
+             if row["id"] in over_working else ""} for row in rows]
 
 
 def _text(catalogue: Catalogue, key: str, fallback: str) -> str:
@@ -210,7 +230,9 @@ def class_view(docs: Sequence[Mapping[str, Any]], catalogue: Catalogue) -> dict[
         "median": catalogue.number(round(statistics.median(percentages), 1)) if graded else None,
         "full_marks": sum(value >= 100 for value in percentages),
         "histogram": histogram(percentages),
-        "checks": _check_stats(graded, catalogue),
+        "checks": _with_working_rates(_check_stats(graded, catalogue), working_code(graded),
+                                      catalogue),
+        "working": len(working_code(graded)),
         "pitfalls": pitfalls,
         "pitfall_chart": pitfall_chart(pitfalls, len(docs)),
         "import_failures": _import_failures(graded, catalogue),

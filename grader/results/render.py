@@ -27,6 +27,7 @@ from grader.results.messages import (
     problem_where,
     unchecked_note,
 )
+from grader.results.other_lab_note import other_lab_note
 
 FEEDBACK_TEMPLATES: Mapping[str, str] = {
     "terminal": "feedback.terminal.j2",
@@ -225,8 +226,11 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue,
     localised = localise_document(doc, catalogue)
     checks = localised["checks"]
     problem = localised.get("problem")
-    # a submission that cannot be loaded says so once, not once per check
-    attention = [] if problem else [check for check in checks if check["status"] != "passed"]
+    other_lab = other_lab_note(localised, catalogue)
+    # a submission that cannot be loaded, or is another lab's file, says so once, not once per
+    # check
+    attention = [] if problem or other_lab else [check for check in checks
+                                                 if check["status"] != "passed"]
     waiting: list[Any] = []
     if brief is not None:
         attention, waiting = first_screen(attention, brief)
@@ -237,6 +241,7 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue,
         "problem_where": problem_where(problem, catalogue) if problem else "",
         "problem_notice": problem_notice(localised, catalogue) if problem else "",
         "unchecked": unchecked_note(localised, catalogue),
+        "other_lab": other_lab,
         "attempt_notes": attempt_notes(localised, catalogue),
         "attention": attention,
         "waiting": waiting,

@@ -10,6 +10,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from grader.grading.checking.graph_shape import GraphShape, graph_on_failure
 from grader.grading.checking.verdict import (
     CheckFailed,
     NotRun,
@@ -31,6 +32,25 @@ from grader.grading.child.scenarios.lab03_backprop import (
 # The expression of `expression_tree`: every leaf is used once, so any traversal that starts
 # at the output and seeds it reaches each node after its only consumer.
 TREE_GRAPH = "out = (a*b - c)**2 + tanh(d) / 2"
+# Its drawing, with the node names of `expression_tree`'s `nodes` facts.
+TREE_SHAPE = GraphShape(
+    nodes=(("a", ""), ("b", ""), ("c", ""), ("d", ""), ("a*b", "*"), ("a*b - c", "-"),
+           ("(a*b - c)**2", "**2"), ("tanh(d)", "tanh"), ("tanh(d) / 2", "/2"), ("out", "+")),
+    edges=(("a", "a*b"), ("b", "a*b"), ("a*b", "a*b - c"), ("c", "a*b - c"),
+           ("a*b - c", "(a*b - c)**2"), ("d", "tanh(d)"), ("tanh(d)", "tanh(d) / 2"),
+           ("(a*b - c)**2", "out"), ("tanh(d) / 2", "out")),
+    output="out",
+    operations=(("a*b - c", "sub", None), ("(a*b - c)**2", "pow", 2), ("tanh(d)", "tanh", None),
+                ("tanh(d) / 2", "truediv-number-on-right", 2)))
+
+
+def expect_tree_gradients(result: Any, expected: dict[str, Any], leaves: dict[str, float],
+                          inputs: dict[str, Any], source: str) -> None:
+    """The leaves' gradients on `TREE_GRAPH` close to `expected` (a reference run's `nodes`
+    facts aside); a failure draws the tree with the student's numbers and the expected ones."""
+    wanted = {quantity: value for quantity, value in expected.items() if quantity != "nodes"}
+    with graph_on_failure(TREE_SHAPE, result, leaves):
+        expect_results_close(result, wanted, inputs=inputs, source=source)
 
 # `sibling_ladder`: x[0] = a, then per level k: x[k+1] = x[k]*c + x[k]*d. Every x[k] below
 # the top has two consumers, x[k]*c and x[k]*d, neither of which consumes the other, so a walk

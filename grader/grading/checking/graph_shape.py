@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from grader.grading.checking.verdict import CheckFailed, close
+from grader.grading.checking.verdict import CheckFailed, close, expect_results_close
 from grader.grading.child.graph import OPERATIONS
 from grader.results.score_schema import GRAPH_CAPS
 
@@ -127,3 +127,14 @@ def graph_on_failure(shape: GraphShape, result: Any, leaves: Mapping[str, float]
             marked = frozenset({named}) & shape.names if isinstance(named, str) else frozenset()
             exc.detail["graph"] = graph_detail(shape, result, leaves, calls=calls, marked=marked)
         raise
+
+
+def expect_graph_results(result: Any, expected: Mapping[str, Any], *, shape: GraphShape,
+                         leaves: Mapping[str, float], inputs: dict[str, Any], source: str,
+                         quantity_nodes: Mapping[str, str] | None = None) -> None:
+    """expect_results_close on the numbers of `expected` (a reference run's own `nodes` facts
+    aside); a failure carries the graph of `shape` with the student's numbers and the expected
+    ones."""
+    wanted = {quantity: value for quantity, value in expected.items() if quantity != "nodes"}
+    with graph_on_failure(shape, result, leaves, quantity_nodes=quantity_nodes):
+        expect_results_close(result, wanted, inputs=inputs, source=source)

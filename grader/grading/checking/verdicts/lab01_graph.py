@@ -9,7 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from grader.grading.checking.graph_shape import GraphShape, graph_on_failure
+from grader.grading.checking.graph_shape import (
+    GraphShape,
+    expect_graph_results,
+    graph_on_failure,
+)
 from grader.grading.checking.verdict import (
     CheckFailed,
     NotRun,
@@ -99,9 +103,8 @@ def expect_gradients(result: Any, expected: dict[str, Any], *, shape: GraphShape
                      leaves: dict[str, float], inputs: dict[str, Any], source: str) -> None:
     """The student's gradients close to `expected` (its `nodes` facts aside); a failure
     carries the graph of `shape`, with the student's numbers and the expected ones."""
-    wanted = {quantity: value for quantity, value in expected.items() if quantity != "nodes"}
-    with graph_on_failure(shape, result, leaves):
-        expect_results_close(result, wanted, inputs=inputs, source=source)
+    expect_graph_results(result, expected, shape=shape, leaves=leaves, inputs=inputs,
+                         source=source)
 
 
 def expect_topological_calls(result: Any, leaves: dict[str, float], inputs: dict,

@@ -10,7 +10,11 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from grader.grading.checking.graph_shape import GraphShape, graph_on_failure
+from grader.grading.checking.graph_shape import (
+    GraphShape,
+    expect_graph_results,
+    graph_on_failure,
+)
 from grader.grading.checking.random_graphs.programs import number_text
 from grader.grading.checking.verdict import (
     CheckFailed,
@@ -78,18 +82,30 @@ def op_shape(op: str, around: str, params: Mapping[str, Any]) -> tuple[GraphShap
     return shape, roles
 
 
-@contextmanager
-def op_graph_on_failure(op: str, around: str, params: Mapping[str, Any],
-                        result: Any) -> Iterator[None]:
-    """Draw the graph of `op` `around` its node, with the numbers the student's engine left on
-    it, on a failure about its gradients or its output's data raised inside the block."""
+def _drawn(op: str, around: str, params: Mapping[str, Any], result: Any
+           ) -> tuple[GraphShape, dict[str, Any], dict[str, float]]:
+    """The shape of `op` `around` its node, the student's `nodes` facts under its names, and
+    its leaves."""
     shape, roles = op_shape(op, around, params)
     facts = result.get("nodes") if isinstance(result, dict) else None
     drawn = {"nodes": {roles[role]: pair for role, pair in facts.items() if role in roles}
              if isinstance(facts, dict) else None}
     leaves = {name: params[key] for key, name in (("x", "a"), ("y", "b"), ("z", "c"))
               if params.get(key) is not None}
-    with graph_on_failure(shape, drawn, leaves, quantity_nodes={"data": "out"}):
+    return shape, drawn, leaves
+
+
+# The output's own data is quoted as `data`: a failure about it outlines out.
+DATA_NODE = {"data": "out"}
+
+
+@contextmanager
+def op_graph_on_failure(op: str, around: str, params: Mapping[str, Any],
+                        result: Any) -> Iterator[None]:
+    """Draw the graph of `op` `around` its node, with the numbers the student's engine left on
+    it, on a failure about its gradients or its output's data raised inside the block."""
+    shape, drawn, leaves = _drawn(op, around, params, result)
+    with graph_on_failure(shape, drawn, leaves, quantity_nodes=DATA_NODE):
         yield
 
 
@@ -97,12 +113,13 @@ def expect_op_results(result: Any, expected: Mapping[str, float], *, op: str, ar
                       params: Mapping[str, Any], inputs: dict[str, Any], source: str) -> None:
     """expect_results_close on the numbers of `expected` (a reference run's `nodes` facts
     aside); a failure after a backward() draws the expression's graph."""
-    wanted = {quantity: value for quantity, value in expected.items() if quantity != "nodes"}
-    if around == "forward":
-        expect_results_close(result, wanted, inputs=inputs, source=source)
+    if around == "forward":  # no backward(): a value, not a graph, is judged
+        expect_results_close(result, dict(expected), inputs=inputs, source=source)
         return
-    with op_graph_on_failure(op, around, params, result):
-        expect_results_close(result, wanted, inputs=inputs, source=source)
+    shape, drawn, leaves = _drawn(op, around, params, result)
+    expect_graph_results({**result, **drawn} if isinstance(result, dict) else result, expected,
+                         shape=shape, leaves=leaves, inputs=inputs, source=source,
+                         quantity_nodes=DATA_NODE)
 
 def run_or_not_run(sandboxed: Callable[..., Any], what: str, op: str, **params: Any) -> Any:
     """run_op, but an exception in the student's code makes the check not run, not fail.

@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from grader.grading.checking.graph_shape import GraphShape, graph_on_failure
+from grader.grading.checking.graph_shape import GraphShape, expect_graph_results
 from grader.grading.checking.verdict import (
     CheckFailed,
     NotRun,
@@ -48,9 +48,8 @@ def expect_tree_gradients(result: Any, expected: dict[str, Any], leaves: dict[st
                           inputs: dict[str, Any], source: str) -> None:
     """The leaves' gradients on `TREE_GRAPH` close to `expected` (a reference run's `nodes`
     facts aside); a failure draws the tree with the student's numbers and the expected ones."""
-    wanted = {quantity: value for quantity, value in expected.items() if quantity != "nodes"}
-    with graph_on_failure(TREE_SHAPE, result, leaves):
-        expect_results_close(result, wanted, inputs=inputs, source=source)
+    expect_graph_results(result, expected, shape=TREE_SHAPE, leaves=leaves, inputs=inputs,
+                         source=source)
 
 # `sibling_ladder`: x[0] = a, then per level k: x[k+1] = x[k]*c + x[k]*d. Every x[k] below
 # the top has two consumers, x[k]*c and x[k]*d, neither of which consumes the other, so a walk

@@ -41,21 +41,21 @@ def written(op: str, around: str = "alone", k: float | None = None) -> str:
         around = "reused-both"
     return AROUND[around].format(op=expression)
 
-def _built_around(around: str, params: Mapping[str, Any]) -> str:
+def built_around(around: str, params: Mapping[str, Any]) -> str:
     """What `apply_op` builds: reused binary operations add back both operands."""
     return "reused-both" if around == "reused" and params.get("y") is not None else around
 
 
 def run_op(sandboxed: Callable[..., Any], op: str, around: str = "alone", **params: Any) -> Any:
     """Run `apply_op`; reused binary operations add back both operands."""
-    return sandboxed(apply_op, op=op, around=_built_around(around, params), **params)
+    return sandboxed(apply_op, op=op, around=built_around(around, params), **params)
 
 
 def op_shape(op: str, around: str, params: Mapping[str, Any]) -> tuple[GraphShape, dict[str, str]]:
     """The graph `apply_op` builds for `op` `around` its node (not "forward": no backward() is
     called there), and the name each role of its `nodes` facts is drawn under: the operation's
     node is `out` when it is the output, its expression (`a.exp()`) when something is built on it."""
-    around = _built_around(around, params)
+    around = built_around(around, params)
     k = params.get("k")
     expression = OPERATIONS[op].code.format(a="a", b="b", k=k)
     roles = {"a": "a", "b": "b", "c": "c", "op": expression, "op + a": f"({expression}) + a",

@@ -28,9 +28,9 @@ SPANISH_ID = "grad-overwrite-in-mul"  # its feedback is also rendered in Spanish
 CLASS_SIZE = 300
 WIDTHS = (375, 1280)
 # Fixtures of the later labs whose failures draw a graph: an operation's small graph (lab02),
-# the expression tree and a shrunk random counterexample (lab03).
+# the expression tree, an order check's ladder and a shrunk random counterexample (lab03).
 LATER_FIXTURES = {"lab02_ops": ("sub-overwrites-grad", "tanh-derivative-sign"),
-                  "lab03_backprop": ("forward-order", "kahn-counts-parents-once")}
+                  "lab03_backprop": ("forward-order", "kahn-counts-parents-once", "preorder-dfs")}
 
 
 # Module scope: the browser is gone before the rest of the suite runs, whose sandbox tests

@@ -89,13 +89,14 @@ def test_wrong_nodes_are_highlighted_inside_their_drawing(
 
 
 # The checks of the later labs' fixtures that must draw their graph with a wrong node outlined:
-# an operation's expression (lab02, public and hidden), the expression tree and the shrunk
-# random counterexample (lab03).
+# an operation's expression (lab02, public and hidden), the expression tree, the ladder of an
+# order check and the shrunk random counterexample (lab03).
 LATER_DRAWN = {
     "lab02_ops/sub-overwrites-grad": {"example-sub-reused-input", "sub-accumulates"},
     "lab02_ops/tanh-derivative-sign": {"example-tanh-derivative", "tanh-local-derivative"},
     "lab03_backprop/forward-order": {"example-tree-gradients", "backward-on-expression-tree"},
     "lab03_backprop/kahn-counts-parents-once": {"random-dags-match-reference"},
+    "lab03_backprop/preorder-dfs": {"example-ladder-order", "ladder-backward-in-topological-order"},
 }
 
 

@@ -186,3 +186,15 @@ def test_the_expression_tree_evaluates_like_the_reference_solution() -> None:
     assert set(facts) == lab03_verdicts.TREE_SHAPE.names
     for name, (data, grad) in lab03_verdicts.TREE_SHAPE.evaluate(leaves).items():
         assert close(facts[name][0], data) and close(facts[name][1], grad), name
+
+
+@pytest.mark.parametrize("depth", [1, 3, 12])
+def test_lab03_ladder_evaluates_like_the_reference_solution(depth: int) -> None:
+    reference = load_reference_class(get_lab("lab03_backprop"))
+    leaves = {"a": 0.75, "c": 0.5, "d": 0.625}
+    facts = run_reference(reference, lab03_scenarios.sibling_ladder,
+                          {"depth": depth, "x": 0.75, "y": 0.5, "z": 0.625})["nodes"]
+    shape = lab03_verdicts.ladder_shape(depth)
+    assert set(facts) == shape.names and shape.output == f"x[{depth}]"
+    for name, (data, grad) in shape.evaluate(leaves).items():
+        assert close(facts[name][0], data) and close(facts[name][1], grad), name

@@ -6,6 +6,7 @@ scenario of `grader.grading.child.scenarios.lab01_graph` returned and raise Chec
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -250,13 +251,20 @@ SECOND_BACKWARD_SHAPE = GraphShape(
 LADDER_GRAPH = "x0 = a; x[k+1] = x[k]*c + x[k]*d; out = x[depth]"
 
 
-def ladder_shape(depth: int) -> GraphShape:
-    """The drawing of `ladder_calls` with `depth` levels."""
+def _ladder_names(k: int) -> tuple[str, str, str]:
+    """`ladder_calls`' names of level k (1, 2, ...): x[k-1]*c, x[k-1]*d and x[k]."""
+    return f"p{k}", f"q{k}", f"x{k}"
+
+
+def ladder_shape(depth: int, names: Callable[[int], tuple[str, str, str]] = _ladder_names
+                 ) -> GraphShape:
+    """The drawing of `ladder_calls` with `depth` levels (`names`: the names of the products
+    and the sum of level k, from 1; lab03's ladder names them otherwise)."""
     nodes: list[tuple[str, str]] = [("a", ""), ("c", ""), ("d", "")]
     edges: list[tuple[str, str]] = []
     below = "a"
     for k in range(1, depth + 1):
-        p, q, x = f"p{k}", f"q{k}", f"x{k}"
+        p, q, x = names(k)
         nodes += [(p, "*"), (q, "*"), (x, "+")]
         edges += [(below, p), ("c", p), (below, q), ("d", q), (p, x), (q, x)]
         below = x

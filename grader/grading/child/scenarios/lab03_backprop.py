@@ -126,7 +126,7 @@ def sibling_ladder(engine, depth, x, y, z):
     for position, name in enumerate(calls):
         counts[name] = counts.get(name, 0) + 1
         last[name] = position
-    return {"counts": counts, "last": last}
+    return {"counts": counts, "last": last, "nodes": node_facts({"a": a, "c": c, "d": d, **named})}
 
 
 @scenario

@@ -431,6 +431,28 @@ def test_a_failed_checks_title_names_the_graph_it_built(
 
 
 @pytest.mark.parametrize("folder", LAB_FOLDERS)
+def test_a_failed_checks_title_uses_the_names_of_its_message(
+    graded: Callable[[str], LabRun], folder: str
+) -> None:
+    """Issue 35: a title that says `y` where the message says `out` (tests/title_names.py)."""
+    from title_names import NAMING_KINDS, names_missing_from
+
+    from grader.results.i18n import Catalogue
+
+    catalogue = Catalogue.load("en")
+    differing: dict[str, tuple[list[str], str]] = {}
+    for doc in graded(folder).fixtures.values():
+        for check in doc["checks"]:
+            if check["status"] != "failed" or check["detail"]["kind"] not in NAMING_KINDS:
+                continue
+            missing = names_missing_from(check["message"],
+                                         catalogue.text(f"checks.{check['id']}.title"))
+            if missing:
+                differing[check["id"]] = (missing, check["message"])
+    assert differing == {}, f"{folder}: titles naming what their messages do not: {differing}"
+
+
+@pytest.mark.parametrize("folder", LAB_FOLDERS)
 def test_a_gradescope_student_sees_every_load_problem(
     graded: Callable[[str], LabRun], folder: str
 ) -> None:

@@ -191,3 +191,25 @@ def test_the_first_message_on_the_stub_says_where_to_start(written_in_order: Any
     todo = first["detail"]["params"]["todo"]
     assert todo == 1 or first["hint"].startswith(f"This check needs TODO {todo} of "), first["hint"]
     assert "What you implement" in first["section"], first["section"]
+
+
+@pytest.mark.parametrize("lab", sorted(LABS))
+def test_every_not_written_hint_names_its_todo_in_both_languages(written_in_order: Any,
+                                                                 lab: str) -> None:
+    """Issue 35: on the stub and on every partly written lab, each check that ran into a TODO
+    has a hint naming that TODO and its file (not only the first screen's check)."""
+    from grader.results.i18n import LANGUAGES, Catalogue
+    from grader.results.messages import localise_document
+
+    seen = 0
+    for written, doc in enumerate(written_in_order(lab)):
+        for lang in LANGUAGES:
+            for check in localise_document(doc, Catalogue.load(lang))["checks"]:
+                if (check.get("detail") or {}).get("kind") != "not-written":
+                    continue
+                seen += 1
+                todo, file = check["detail"]["params"]["todo"], check["detail"]["params"]["file"]
+                named = rf"\bTODO {todo}\b[^.]* {re.escape(file)}"
+                assert re.search(named, check["hint"]), (lab, written, lang, check["id"],
+                                                         check["hint"])
+    assert seen, f"{lab}: no check ran into a TODO"

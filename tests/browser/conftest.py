@@ -16,7 +16,9 @@ from typing import Any
 import headless
 import pytest
 
-from grader.grading.batch import write_reports
+from grader.common.labs import LABS
+from grader.grading.batch import BatchOptions, grade_class, write_reports
+from grader.grading.shard import GradingPlan, suites_for
 from grader.results.render import render_dashboard
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,6 +27,10 @@ LAB01_FIXTURES = sorted(p for p in (ROOT / "tests" / "fixtures" / "lab01_graph")
 SPANISH_ID = "grad-overwrite-in-mul"  # its feedback is also rendered in Spanish
 CLASS_SIZE = 300
 WIDTHS = (375, 1280)
+# Fixtures of the later labs whose failures draw a graph: an operation's small graph (lab02),
+# the expression tree, an order check's ladder and a shrunk random counterexample (lab03).
+LATER_FIXTURES = {"lab02_ops": ("sub-overwrites-grad", "tanh-derivative-sign"),
+                  "lab03_backprop": ("forward-order", "kahn-counts-parents-once", "preorder-dfs")}
 
 
 # Module scope: the browser is gone before the rest of the suite runs, whose sandbox tests
@@ -96,3 +102,26 @@ def class_dashboard(lab01_pages: dict[str, tuple[Path, dict[str, Any]]],
     path = out / "dashboard.html"
     path.write_text(render_dashboard(docs, "en"), encoding="utf-8")
     return path
+
+
+@pytest.fixture(scope="session")
+def later_lab_pages(tmp_path_factory: pytest.TempPathFactory
+                    ) -> dict[str, tuple[Path, dict[str, Any]]]:
+    """{"<lab>/<fixture>": (feedback.html, its score document)} for LATER_FIXTURES, graded with
+    the hidden suite (a few submissions: the lab's whole class is test_lab_fixtures.py's), plus
+    the first lab02 page in Spanish (`<lab>/<fixture>.es`)."""
+    pages: dict[str, tuple[Path, dict[str, Any]]] = {}
+    for folder, names in LATER_FIXTURES.items():
+        lab = LABS[folder]
+        out = tmp_path_factory.mktemp(folder)
+        paths = [ROOT / "tests" / "fixtures" / folder / name for name in names]
+        docs = grade_class(GradingPlan(lab, suites_for(lab, hidden=True), "fixtures", "en"),
+                           paths, BatchOptions(out_dir=out, workers=1), lambda *_: None)
+        for name, doc in zip(names, docs, strict=True):
+            pages[f"{folder}/{name}"] = (out / doc["submission"]["id"] / "feedback.html", doc)
+    first = f"lab02_ops/{LATER_FIXTURES['lab02_ops'][0]}"
+    spanish = copy.deepcopy(pages[first][1])
+    spanish["lang"], spanish["submission"]["id"] = "es", f"{spanish['submission']['id']}.es"
+    folder = write_reports(_rerendered_in_spanish(spanish), pages[first][0].parents[1])
+    pages[f"{first}.es"] = (folder / "feedback.html", spanish)
+    return pages

@@ -10,9 +10,11 @@ from typing import Any
 
 import headless
 import pytest
-from conftest import CLASS_SIZE, LAB01_FIXTURES, SPANISH_ID, WIDTHS
+from conftest import CLASS_SIZE, LAB01_FIXTURES, LATER_FIXTURES, SPANISH_ID, WIDTHS
 
 PAGES = [p.name for p in LAB01_FIXTURES] + [f"{SPANISH_ID}.es"]
+LATER_PAGES = [f"{lab}/{name}" for lab, names in LATER_FIXTURES.items() for name in names]
+LATER_PAGES.append(f"{LATER_PAGES[0]}.es")
 # The highlight must be visible, not only present: the outline of a wrong node.
 HIGHLIGHT_STROKE = "rgb(207, 34, 46)"
 
@@ -57,13 +59,8 @@ def drawn_checks(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for c in doc["checks"] if (c.get("detail") or {}).get("graph")]
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("name", PAGES)
-def test_wrong_nodes_are_highlighted_inside_their_drawing(
-        viewers: dict[int, headless.Viewer], lab01_pages: dict[str, tuple[Path, dict[str, Any]]],
-        name: str, width: int) -> None:
-    path, doc = lab01_pages[name]
-    page, _log = viewers[width].open(path)
+def assert_wrong_nodes_highlighted(page: Any, doc: dict[str, Any]) -> None:
+    """Every drawn graph of the page outlines exactly its wrong nodes, visibly, inside it."""
     assert page.locator("figure.graph svg").count() == len(drawn_checks(doc))
     for check in drawn_checks(doc):
         wrong = {n["name"] for n in check["detail"]["graph"]["nodes"] if n["wrong"]}
@@ -79,6 +76,43 @@ def test_wrong_nodes_are_highlighted_inside_their_drawing(
             assert svg["top"] - 0.5 <= box["top"] and box["bottom"] <= svg["bottom"] + 0.5, (
                 check["id"], node, svg)
             assert node["stroke"] == HIGHLIGHT_STROKE, (check["id"], node)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", PAGES)
+def test_wrong_nodes_are_highlighted_inside_their_drawing(
+        viewers: dict[int, headless.Viewer], lab01_pages: dict[str, tuple[Path, dict[str, Any]]],
+        name: str, width: int) -> None:
+    path, doc = lab01_pages[name]
+    page, _log = viewers[width].open(path)
+    assert_wrong_nodes_highlighted(page, doc)
+
+
+# The checks of the later labs' fixtures that must draw their graph with a wrong node outlined:
+# an operation's expression (lab02, public and hidden), the expression tree, the ladder of an
+# order check and the shrunk random counterexample (lab03).
+LATER_DRAWN = {
+    "lab02_ops/sub-overwrites-grad": {"example-sub-reused-input", "sub-accumulates"},
+    "lab02_ops/tanh-derivative-sign": {"example-tanh-derivative", "tanh-local-derivative"},
+    "lab03_backprop/forward-order": {"example-tree-gradients", "backward-on-expression-tree"},
+    "lab03_backprop/kahn-counts-parents-once": {"random-dags-match-reference"},
+    "lab03_backprop/preorder-dfs": {"example-ladder-order", "ladder-backward-in-topological-order"},
+}
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", LATER_PAGES)
+def test_later_labs_draw_their_failing_graphs_with_the_wrong_node_outlined(
+        viewers: dict[int, headless.Viewer],
+        later_lab_pages: dict[str, tuple[Path, dict[str, Any]]], name: str, width: int) -> None:
+    path, doc = later_lab_pages[name]
+    page, log = viewers[width].open(path)
+    assert_self_contained_and_fits(page, log, width)
+    expected = LATER_DRAWN[name.removesuffix(".es")]
+    drawn = {check["id"] for check in drawn_checks(doc)
+             if any(node["wrong"] for node in check["detail"]["graph"]["nodes"])}
+    assert expected <= drawn, f"{name}: not drawn with a wrong node: {expected - drawn}"
+    assert_wrong_nodes_highlighted(page, doc)
 
 
 def test_some_fixture_pages_draw_graphs(lab01_pages: dict[str, tuple[Path, dict[str, Any]]]) -> None:

@@ -15,21 +15,27 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from grader.grading.checking.verdict import CheckFailed, close
+from grader.grading.checking.verdict import CheckFailed, close, expect_results_close
+from grader.grading.child.graph import OPERATIONS
 from grader.results.score_schema import GRAPH_CAPS
 
 # Failures about the graph's numbers or its traversal: the ones a drawing explains.
 GRAPH_KINDS = frozenset({"mismatch", "order-violation", "called-more-than-once", "not-called"})
+# The operation (a row of OPERATIONS) a drawn '+' or '*' stands for.
+LABELLED = {"+": "add", "*": "mul"}
 
 
 @dataclass(frozen=True)
 class GraphShape:
     """The graph a scenario builds: nodes (name, op) in the order they are built, leaves with
-    op '', and one edge (parent, child) per use of a parent, in operand order."""
+    op '', and one edge (parent, child) per use of a parent, in operand order. `operations`
+    names the row of OPERATIONS (and the plain number) of each node whose drawn op is not '+'
+    or '*' (lab02's `exp`, `**3`, `2-`, ...)."""
 
     nodes: tuple[tuple[str, str], ...]
     edges: tuple[tuple[str, str], ...]
     output: str
+    operations: tuple[tuple[str, str, float | None], ...] = ()
 
     @property
     def names(self) -> frozenset[str]:
@@ -37,21 +43,31 @@ class GraphShape:
         return frozenset(name for name, _op in self.nodes)
 
     def evaluate(self, leaves: Mapping[str, float]) -> dict[str, tuple[float, float]]:
-        """(data, grad) of every node by reverse mode on the shape itself ('+' and '*' nodes),
-        seeded at the output: what a correct engine leaves on the graph."""
+        """(data, grad) of every node by reverse mode on the shape itself, with the operation
+        table's values and local derivatives, seeded at the output: what a correct engine
+        leaves on the graph."""
         parents: dict[str, list[str]] = {name: [] for name, _op in self.nodes}
         for parent, child in self.edges:
             parents[child].append(parent)
+        rows = {name: (operation, k) for name, operation, k in self.operations}
         data: dict[str, float] = {}
+        operands: dict[str, tuple[float, float | None, float | None]] = {}
         for name, op in self.nodes:
+            if not op:
+                data[name] = leaves[name]
+                continue
+            operation, k = rows.get(name, (LABELLED.get(op, ""), None))
             values = [data[p] for p in parents[name]]
-            data[name] = leaves[name] if not op else (sum(values) if op == "+" else math.prod(values))
+            operands[name] = (values[0], values[1] if len(values) > 1 else None, k)
+            data[name] = OPERATIONS[operation].forward(*operands[name])
         grad = {name: 0.0 for name, _op in self.nodes}
         grad[self.output] = 1.0
         for name, op in reversed(self.nodes):
-            for index, parent in enumerate(parents[name]):
-                others = parents[name][:index] + parents[name][index + 1:]
-                local = 1.0 if op == "+" else math.prod(data[o] for o in others)
+            if not op:
+                continue
+            operation, _k = rows.get(name, (LABELLED.get(op, ""), None))
+            locals_ = OPERATIONS[operation].partials(*operands[name])
+            for parent, local in zip(parents[name], locals_, strict=False):
                 grad[parent] += local * grad[name]
         return {name: (data[name], grad[name]) for name, _op in self.nodes}
 
@@ -94,15 +110,31 @@ def graph_detail(shape: GraphShape, result: Any, leaves: Mapping[str, float], *,
 
 @contextmanager
 def graph_on_failure(shape: GraphShape, result: Any, leaves: Mapping[str, float], *,
-                     calls: Sequence[Any] | None = None) -> Iterator[None]:
+                     calls: Sequence[Any] | None = None,
+                     quantity_nodes: Mapping[str, str] | None = None) -> Iterator[None]:
     """Attach the drawn graph to a CheckFailed about the graph raised inside the block; the
-    node a failure names (`params.node`) is marked wrong."""
+    node a failure names (`params.node`, or the node `quantity_nodes` gives for the failure's
+    `params.quantity`, such as lab02's `data`) is marked wrong."""
     try:
         yield
     except CheckFailed as exc:
         if exc.detail["kind"] in GRAPH_KINDS:
             params: Any = exc.detail["params"]
             named = params.get("node")
+            quantity = params.get("quantity")
+            if named is None and quantity_nodes and isinstance(quantity, str):
+                named = quantity_nodes.get(quantity)
             marked = frozenset({named}) & shape.names if isinstance(named, str) else frozenset()
             exc.detail["graph"] = graph_detail(shape, result, leaves, calls=calls, marked=marked)
         raise
+
+
+def expect_graph_results(result: Any, expected: Mapping[str, Any], *, shape: GraphShape,
+                         leaves: Mapping[str, float], inputs: dict[str, Any], source: str,
+                         quantity_nodes: Mapping[str, str] | None = None) -> None:
+    """expect_results_close on the numbers of `expected` (a reference run's own `nodes` facts
+    aside); a failure carries the graph of `shape` with the student's numbers and the expected
+    ones."""
+    wanted = {quantity: value for quantity, value in expected.items() if quantity != "nodes"}
+    with graph_on_failure(shape, result, leaves, quantity_nodes=quantity_nodes):
+        expect_results_close(result, wanted, inputs=inputs, source=source)

@@ -297,10 +297,11 @@ def ladder_nodes(params: Mapping[str, Any]) -> Schema:
 
 
 def ladder_counts(params: Mapping[str, Any]) -> Schema:
-    """lab03's ladder: how often, and last when, each of its 3 x depth nodes' _backward ran."""
+    """lab03's ladder: how often, and last when, each of its 3 x depth nodes' _backward ran,
+    and the [data, grad] of its nodes (node_facts) for the drawing."""
     names = 3 * int(params.get("depth") or 0)
     return Obj({"counts": MapOf(Int(1, COUNTED_CAP), names),
-                "last": MapOf(Int(0, COUNTED_CAP - 1), names)})
+                "last": MapOf(Int(0, COUNTED_CAP - 1), names)}, {"nodes": NODES})
 
 
 def exactly(key: str, item: Schema, default: int = 0) -> Any:

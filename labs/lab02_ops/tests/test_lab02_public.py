@@ -12,7 +12,7 @@ import pytest
 
 from grader.grading.checking import contract_grid
 from grader.grading.checking.marker import check_case
-from grader.grading.checking.verdict import expect_results_close, field
+from grader.grading.checking.verdict import field
 from grader.grading.child.scenarios import lab02_ops as scenarios
 from grader.grading.checking.verdicts import lab02_ops as verdicts
 
@@ -32,7 +32,8 @@ def _expect(sandboxed, op, expected, inputs, around="alone"):
     shown = {"out": verdicts.written(op, around, inputs.get("k"))}
     shown.update({name: inputs[key] for key, name in (("x", "a"), ("y", "b"), ("z", "c"))
                   if key in inputs})
-    expect_results_close(result, expected, inputs=shown, source="literal")
+    verdicts.expect_op_results(result, expected, op=op, around=around, params=inputs,
+                               inputs=shown, source="literal")
 
 
 def _expect_derivative(sandboxed, op, x, slope, confused, check):
@@ -40,18 +41,21 @@ def _expect_derivative(sandboxed, op, x, slope, confused, check):
     value, read, instead = confused
     result = verdicts.run_op(sandboxed, op, x=x)
     shown = {"out": verdicts.written(op), "a": x}
-    verdicts.expect_gradient(field(result, "a.grad", float), slope, quantity="a.grad",
-                              inputs=shown, source="literal",
-                              confused=(value, read, instead, check))
+    with verdicts.op_graph_on_failure(op, "alone", {"x": x}, result):
+        verdicts.expect_gradient(field(result, "a.grad", float), slope, quantity="a.grad",
+                                 inputs=shown, source="literal",
+                                 confused=(value, read, instead, check))
 
 
 def _expect_not_confused(sandboxed, op, x, slope, confused):
     """The gradient of `op` at x is not the confused value."""
     what = f"out = {verdicts.written(op)}; out.backward()"
     result = verdicts.run_or_not_run(sandboxed, what, op, x=x)
-    verdicts.expect_not_confused(field(result, "a.grad", float), slope, confused,
-                                  quantity="a.grad", inputs={"out": verdicts.written(op), "a": x},
-                                  source="literal")
+    with verdicts.op_graph_on_failure(op, "alone", {"x": x}, result):
+        verdicts.expect_not_confused(field(result, "a.grad", float), slope, confused,
+                                     quantity="a.grad",
+                                     inputs={"out": verdicts.written(op), "a": x},
+                                     source="literal")
 
 
 # -- unary minus and subtraction -----------------------------------------------------------------

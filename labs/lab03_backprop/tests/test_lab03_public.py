@@ -41,8 +41,9 @@ def test_example_nodes_holding_the_same_number(sandboxed):
 def test_example_tree_gets_every_gradient(sandboxed):
     result = sandboxed(scenarios.expression_tree, x=A, y=B, z=C, w=D)
     expected = {"a.grad": 30.0, "b.grad": 20.0, "c.grad": -10.0, "d.grad": 0.3932238664829637}
-    expect_results_close(result, expected, inputs={"out": verdicts.TREE_GRAPH, "a": A, "b": B,
-                                                   "c": C, "d": D}, source="literal")
+    leaves = {"a": A, "b": B, "c": C, "d": D}
+    shown = {"graph": verdicts.TREE_GRAPH, **leaves}
+    verdicts.expect_tree_gradients(result, expected, leaves, shown, source="literal")
 
 
 @pytest.mark.check(id="example-ladder-order", todo=1, pitfall="topological-order", weight=1,

@@ -6,10 +6,15 @@ scenario of `grader.grading.child.scenarios.lab01_graph` returned and raise Chec
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from grader.grading.checking.graph_shape import GraphShape, graph_on_failure
+from grader.grading.checking.graph_shape import (
+    GraphShape,
+    expect_graph_results,
+    graph_on_failure,
+)
 from grader.grading.checking.verdict import (
     CheckFailed,
     NotRun,
@@ -99,9 +104,8 @@ def expect_gradients(result: Any, expected: dict[str, Any], *, shape: GraphShape
                      leaves: dict[str, float], inputs: dict[str, Any], source: str) -> None:
     """The student's gradients close to `expected` (its `nodes` facts aside); a failure
     carries the graph of `shape`, with the student's numbers and the expected ones."""
-    wanted = {quantity: value for quantity, value in expected.items() if quantity != "nodes"}
-    with graph_on_failure(shape, result, leaves):
-        expect_results_close(result, wanted, inputs=inputs, source=source)
+    expect_graph_results(result, expected, shape=shape, leaves=leaves, inputs=inputs,
+                         source=source)
 
 
 def expect_topological_calls(result: Any, leaves: dict[str, float], inputs: dict,
@@ -230,10 +234,11 @@ def expect_seeded(result: dict, leaves: dict[str, float], inputs: dict) -> None:
     expect_gradients(result, {"out.grad": 1.0}, shape=one_op_shape("*"), leaves=leaves,
                      inputs=inputs, source="literal")
     seen = field(result, "seen", list)
-    if seen:
-        expect_close(field({"seen": seen[0]}, "seen", float), 1.0,
-                     quantity=said("quantity-when-runs", code="out.grad", call="out._backward"), inputs=inputs,
-                     source="literal")
+    if seen:  # a seed set after the walk: the drawing shows the gradients it never passed on
+        with graph_on_failure(one_op_shape("*"), result, leaves):
+            expect_close(field({"seen": seen[0]}, "seen", float), 1.0,
+                         quantity=said("quantity-when-runs", code="out.grad", call="out._backward"),
+                         inputs=inputs, source="literal")
 
 
 # The graph of `second_backward`'s second pass: z = y*d, with y = (a*b)*c walked once before.
@@ -246,13 +251,20 @@ SECOND_BACKWARD_SHAPE = GraphShape(
 LADDER_GRAPH = "x0 = a; x[k+1] = x[k]*c + x[k]*d; out = x[depth]"
 
 
-def ladder_shape(depth: int) -> GraphShape:
-    """The drawing of `ladder_calls` with `depth` levels."""
+def _ladder_names(k: int) -> tuple[str, str, str]:
+    """`ladder_calls`' names of level k (1, 2, ...): x[k-1]*c, x[k-1]*d and x[k]."""
+    return f"p{k}", f"q{k}", f"x{k}"
+
+
+def ladder_shape(depth: int, names: Callable[[int], tuple[str, str, str]] = _ladder_names
+                 ) -> GraphShape:
+    """The drawing of `ladder_calls` with `depth` levels (`names`: the names of the products
+    and the sum of level k, from 1; lab03's ladder names them otherwise)."""
     nodes: list[tuple[str, str]] = [("a", ""), ("c", ""), ("d", "")]
     edges: list[tuple[str, str]] = []
     below = "a"
     for k in range(1, depth + 1):
-        p, q, x = f"p{k}", f"q{k}", f"x{k}"
+        p, q, x = names(k)
         nodes += [(p, "*"), (q, "*"), (x, "+")]
         edges += [(below, p), ("c", p), (below, q), ("d", q), (p, x), (q, x)]
         below = x

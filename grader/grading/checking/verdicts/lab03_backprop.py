@@ -8,8 +8,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
+from grader.grading.checking.graph_shape import (
+    GraphShape,
+    expect_graph_results,
+    graph_on_failure,
+)
 from grader.grading.checking.verdict import (
     CheckFailed,
     NotRun,
@@ -22,6 +28,7 @@ from grader.grading.checking.verdict import (
     said,
 )
 from grader.grading.checking.verdicts.lab01_graph import expect_a_walk, run_backward
+from grader.grading.checking.verdicts.lab01_graph import ladder_shape as lab01_ladder_shape
 from grader.grading.child.scenarios.lab03_backprop import (
     chain_comparisons,
     deep_chain,
@@ -31,6 +38,24 @@ from grader.grading.child.scenarios.lab03_backprop import (
 # The expression of `expression_tree`: every leaf is used once, so any traversal that starts
 # at the output and seeds it reaches each node after its only consumer.
 TREE_GRAPH = "out = (a*b - c)**2 + tanh(d) / 2"
+# Its drawing, with the node names of `expression_tree`'s `nodes` facts.
+TREE_SHAPE = GraphShape(
+    nodes=(("a", ""), ("b", ""), ("c", ""), ("d", ""), ("a*b", "*"), ("a*b - c", "-"),
+           ("(a*b - c)**2", "**2"), ("tanh(d)", "tanh"), ("tanh(d) / 2", "/2"), ("out", "+")),
+    edges=(("a", "a*b"), ("b", "a*b"), ("a*b", "a*b - c"), ("c", "a*b - c"),
+           ("a*b - c", "(a*b - c)**2"), ("d", "tanh(d)"), ("tanh(d)", "tanh(d) / 2"),
+           ("(a*b - c)**2", "out"), ("tanh(d) / 2", "out")),
+    output="out",
+    operations=(("a*b - c", "sub", None), ("(a*b - c)**2", "pow", 2), ("tanh(d)", "tanh", None),
+                ("tanh(d) / 2", "truediv-number-on-right", 2)))
+
+
+def expect_tree_gradients(result: Any, expected: dict[str, Any], leaves: dict[str, float],
+                          inputs: dict[str, Any], source: str) -> None:
+    """The leaves' gradients on `TREE_GRAPH` close to `expected` (a reference run's `nodes`
+    facts aside); a failure draws the tree with the student's numbers and the expected ones."""
+    expect_graph_results(result, expected, shape=TREE_SHAPE, leaves=leaves, inputs=inputs,
+                         source=source)
 
 # `sibling_ladder`: x[0] = a, then per level k: x[k+1] = x[k]*c + x[k]*d. Every x[k] below
 # the top has two consumers, x[k]*c and x[k]*d, neither of which consumes the other, so a walk
@@ -186,24 +211,39 @@ def _per_node(result: Any, key: str, depth: int, inputs: dict) -> dict[str, int]
         field(table, node, int)
     return table
 
+def ladder_shape(depth: int) -> GraphShape:
+    """The drawing of `sibling_ladder` with `depth` levels, under its node names (x[0] is a)."""
+    return lab01_ladder_shape(depth, lambda k: (f"x[{k - 1}]*c", f"x[{k - 1}]*d", f"x[{k}]"))
+
+
+def _ladder_drawn(result: Any, depth: int, inputs: dict) -> AbstractContextManager[None]:
+    """graph_on_failure for the ladder: its shape, with a, c and d as the inputs show them."""
+    leaves = {name: inputs[name] for name in "acd"}
+    return graph_on_failure(ladder_shape(depth), result, leaves)
+
+
 def expect_topological_calls(result: Any, depth: int, inputs: dict) -> None:
     """Fail unless every internal node ran, and each one last ran after all its consumers.
 
     `result["last"]` maps names to the position of each node's last `_backward` call; the
     last call is the one that counts (a node run twice is the visited-set check's business).
+    A failure draws the ladder with the node that ran too early outlined.
     """
     last = _per_node(result, "last", depth, inputs)
-    for node, consumers in ladder_consumers(depth).items():
-        for consumer in consumers:
-            if last[node] < last[consumer]:
-                fail("order-violation", node=node, consumer=consumer, inputs=inputs)
+    with _ladder_drawn(result, depth, inputs):
+        for node, consumers in ladder_consumers(depth).items():
+            for consumer in consumers:
+                if last[node] < last[consumer]:
+                    fail("order-violation", node=node, consumer=consumer, inputs=inputs)
 
 def expect_each_called_once(result: Any, depth: int, inputs: dict) -> None:
-    """Fail if some node's `_backward` never ran or ran more than once; name the worst one."""
+    """Fail if some node's `_backward` never ran or ran more than once; name the worst one,
+    outlined in the drawing of the ladder."""
     counts = _per_node(result, "counts", depth, inputs)
     worst = max(ladder_names(depth), key=lambda node: counts[node])
     if counts[worst] > 1:
-        fail("called-more-than-once", node=worst, count=counts[worst], inputs=inputs)
+        with _ladder_drawn(result, depth, inputs):
+            fail("called-more-than-once", node=worst, count=counts[worst], inputs=inputs)
 
 def run_explaining_timeout(sandboxed: Any, scen: Any, kind: str, detail: dict, **params: Any) -> Any:
     """run(scen, **params); on a timeout, fail with the detail `kind` (which says what a timeout

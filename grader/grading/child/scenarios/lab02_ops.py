@@ -6,10 +6,18 @@ A scenario may use only its parameters and the helpers of `grader.grading.child.
 globals do not travel with it. This module imports nothing of the trusted side.
 """
 
-from grader.grading.child.graph import OPERATIONS, data_of, grad_of, run_expressions, run_sessions
+from grader.grading.child.graph import (
+    OPERATIONS,
+    data_of,
+    grad_of,
+    node_facts,
+    run_expressions,
+    run_sessions,
+)
 from grader.grading.child.scenario import Scenario, scenario
 from grader.grading.child.schema import (
     ERROR_TEXT,
+    NODES,
     NULL,
     TYPE_NAME,
     Bool,
@@ -50,18 +58,27 @@ def apply_op(Value, op, x, y=None, k=None, around="alone", z=None):
             stack.extend(list(current._prev))
         result["reaches"] = sorted(reached)
         return result
+    # every node by its role, for the feedback's drawing (verdicts.lab02_ops.op_shape names them)
+    named = {"a": a} if b is None else {"a": a, "b": b}
     if around == "scaled":
-        out = node * Value(z)
+        c = Value(z)
+        named["c"] = c
+        out = node * c
     elif around == "reused":
         out = node + a
     elif around == "reused-both":
-        out = node + a + b
+        named["op + a"] = node + a
+        out = named["op + a"] + b
     else:
         out = node
+    if out is not node:
+        named["op"] = node
+    named["out"] = out
     out.backward()
     result["a.grad"] = grad_of(a, "a")
     if b is not None:
         result["b.grad"] = grad_of(b, "b")
+    result["nodes"] = node_facts(named)
     return result
 
 
@@ -92,7 +109,7 @@ def state_sessions(Value, sessions):
 # grader.grading.sandbox.reply_schemas).
 REPLIES: dict[Scenario, ReplySchema] = {
     apply_op: Obj({"data": Num()}, {"reaches": OneOf(ListOf(Str(1), 2), NULL), "a.grad": Num(),
-                                             "b.grad": Num()}),
+                                             "b.grad": Num(), "nodes": NODES}),
     pow_value_exponent: OneOf(
         Obj({"raised": Bool(), "accepted": Bool(), "type": TYPE_NAME, "message": ERROR_TEXT}),
         Obj({"raised": Bool(), "returned": TYPE_NAME})),

@@ -13,6 +13,7 @@ from grader.grading.child.graph import (
     build_expression,
     data_of,
     grad_of,
+    node_facts,
     number,
     record_calls,
     run_expressions,
@@ -23,6 +24,7 @@ from grader.grading.child.schema import (
     COUNT,
     ERROR_TEXT,
     NAME,
+    NODES,
     NUMBERS,
     SEEN,
     TYPE_NAME,
@@ -93,10 +95,18 @@ def equal_data(engine, x, y, z):
 def expression_tree(engine, x, y, z, w):
     Value = engine.Value
     a, b, c, d = Value(x), Value(y), Value(z), Value(w)
-    out = (a * b - c) ** 2 + d.tanh() / 2
+    ab = a * b
+    difference = ab - c
+    square = difference ** 2
+    tanh_d = d.tanh()
+    half = tanh_d / 2
+    out = square + half
     out.backward()
     return {"a.grad": grad_of(a, "a"), "b.grad": grad_of(b, "b"), "c.grad": grad_of(c, "c"),
-            "d.grad": grad_of(d, "d")}
+            "d.grad": grad_of(d, "d"),
+            "nodes": node_facts({"a": a, "b": b, "c": c, "d": d, "a*b": ab, "a*b - c": difference,
+                                 "(a*b - c)**2": square, "tanh(d)": tanh_d, "tanh(d) / 2": half,
+                                 "out": out})}
 
 
 @scenario
@@ -116,7 +126,7 @@ def sibling_ladder(engine, depth, x, y, z):
     for position, name in enumerate(calls):
         counts[name] = counts.get(name, 0) + 1
         last[name] = position
-    return {"counts": counts, "last": last}
+    return {"counts": counts, "last": last, "nodes": node_facts({"a": a, "c": c, "d": d, **named})}
 
 
 @scenario
@@ -456,7 +466,7 @@ NUMERICAL_CASE = Obj({"data": ListOf(Num(), 8), "returned": TYPE_NAME},
 REPLIES: dict[Scenario, ReplySchema] = {
     seed: grads("out", "a", "b", seen=SEEN),
     equal_data: Obj({"distinct": GRADS_OR_ERROR, "equal": GRADS_OR_ERROR}),
-    expression_tree: grads("a", "b", "c", "d"),
+    expression_tree: grads("a", "b", "c", "d", nodes=NODES),
     sibling_ladder: ladder_counts,
     wide_shared_graph: grads("a", "c", "d"),
     wide_shared_zero_grad: Obj({"not_reset": COUNT}),

@@ -89,7 +89,8 @@ def test_parents_are_kept_under_prev(sandboxed, rng):
 def test_backward_seeds_the_output_with_one(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
     result = verdicts.run_backward(sandboxed, scenarios.seed, **inputs)
-    verdicts.expect_seeded(result, {"a": inputs["x"], "b": inputs["y"]}, inputs)
+    verdicts.expect_seeded(result, {"a": inputs["x"], "b": inputs["y"]},
+                           {"out": "a * b", "a": inputs["x"], "b": inputs["y"]})
 
 
 STALE_GRAD = 2.5  # what the output holds before backward(): a seed that adds ends at 3.5

@@ -154,10 +154,11 @@ def _check_local_derivative(sandboxed, reference, rng, op):
             if op in CONFUSED and key == "x":
                 formula, read, instead, check = CONFUSED[op]
                 confused = (formula(inputs["x"]), read, instead, check)
-            verdicts.expect_gradient(actual, expected[quantity], quantity=quantity, inputs=shown,
-                                      source="reference", confused=confused)
-            expect_close(actual, slope, quantity=quantity, inputs=shown,
-                         source="central-difference")
+            with verdicts.op_graph_on_failure(op, "alone", inputs, result):
+                verdicts.expect_gradient(actual, expected[quantity], quantity=quantity,
+                                         inputs=shown, source="reference", confused=confused)
+                expect_close(actual, slope, quantity=quantity, inputs=shown,
+                             source="central-difference")
 
 
 def _check_reads_the_right_value(sandboxed, reference, rng, op):
@@ -168,9 +169,10 @@ def _check_reads_the_right_value(sandboxed, reference, rng, op):
         raise ReferenceDisagrees(f"{op} at {inputs}: the confused derivative is the right one")
     what = f"out = {verdicts.written(op)}; out.backward()"
     result = verdicts.run_or_not_run(sandboxed, what, op, **inputs)
-    verdicts.expect_not_confused(field(result, "a.grad", float), expected, formula(inputs["x"]),
-                                  quantity="a.grad", inputs=_shown(op, "alone", inputs),
-                                  source="reference")
+    with verdicts.op_graph_on_failure(op, "alone", inputs, result):
+        verdicts.expect_not_confused(field(result, "a.grad", float), expected,
+                                     formula(inputs["x"]), quantity="a.grad",
+                                     inputs=_shown(op, "alone", inputs), source="reference")
 
 
 def _check_around(sandboxed, reference, rng, op, around):
@@ -180,8 +182,8 @@ def _check_around(sandboxed, reference, rng, op, around):
             inputs["z"] = _number(rng, 1.5, 3.0)  # c, far from 1
         result = verdicts.run_op(sandboxed, op, around=around, **inputs)
         expected = verdicts.run_op(reference, op, around=around, **inputs)
-        expect_results_close(result, expected, inputs=_shown(op, around, inputs),
-                             source="reference")
+        verdicts.expect_op_results(result, expected, op=op, around=around, params=inputs,
+                                   inputs=_shown(op, around, inputs), source="reference")
 
 
 def _check_number_operand(sandboxed, reference, rng, op):
@@ -189,8 +191,8 @@ def _check_number_operand(sandboxed, reference, rng, op):
     for inputs in ({"x": x, "k": k}, {"x": -x, "k": k}):  # a of each sign, under every seed
         result = verdicts.run_op(sandboxed, op, **inputs)
         expected = verdicts.run_op(reference, op, **inputs)
-        expect_results_close(result, expected, inputs=_shown(op, "alone", inputs),
-                             source="reference")
+        verdicts.expect_op_results(result, expected, op=op, around="alone", params=inputs,
+                                   inputs=_shown(op, "alone", inputs), source="reference")
 
 
 def _check_negative_base(sandboxed, reference, rng, op):
@@ -204,8 +206,8 @@ def _check_negative_base(sandboxed, reference, rng, op):
         try:
             result = verdicts.run_op(sandboxed, "pow", **inputs)
             expected = verdicts.run_op(reference, "pow", **inputs)
-            expect_results_close(result, expected, inputs=_shown("pow", "alone", inputs),
-                                 source="reference")
+            verdicts.expect_op_results(result, expected, op="pow", around="alone", params=inputs,
+                                       inputs=_shown("pow", "alone", inputs), source="reference")
         except CheckFailed as exc:  # the value is right: what fails is the derivative
             exc.pitfall = exc.pitfall or "wrong-local-derivative"
             raise
@@ -217,8 +219,8 @@ def _check_zero_base(sandboxed, reference, rng, op):
     inputs = {"x": 0.0, "k": rng.choice(ZERO_BASE_EXPONENTS)}
     result = verdicts.run_op(sandboxed, "pow", **inputs)
     expected = verdicts.run_op(reference, "pow", **inputs)
-    expect_results_close(result, expected, inputs=_shown("pow", "alone", inputs),
-                         source="reference")
+    verdicts.expect_op_results(result, expected, op="pow", around="alone", params=inputs,
+                               inputs=_shown("pow", "alone", inputs), source="reference")
 
 
 def _check_rejects_value_exponent(sandboxed, reference, rng, op):

@@ -76,9 +76,9 @@ def test_backward_fills_every_gradient_of_a_tree(sandboxed, reference, rng):
     inputs = distinct_values(rng, "x y z w")
     result = sandboxed(scenarios.expression_tree, **inputs)
     expected = reference(scenarios.expression_tree, **inputs)
-    shown = {"out": verdicts.TREE_GRAPH, "a": inputs["x"], "b": inputs["y"], "c": inputs["z"],
-             "d": inputs["w"]}
-    expect_results_close(result, expected, inputs=shown, source="reference")
+    leaves = {"a": inputs["x"], "b": inputs["y"], "c": inputs["z"], "d": inputs["w"]}
+    shown = {"graph": verdicts.TREE_GRAPH, **leaves}
+    verdicts.expect_tree_gradients(result, expected, leaves, shown, source="reference")
 
 
 @pytest.mark.check(id="ladder-backward-in-topological-order", pitfall="topological-order",

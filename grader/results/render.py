@@ -27,6 +27,7 @@ from grader.results.messages import (
     problem_where,
     unchecked_note,
 )
+from grader.results.semester_note import note_lines
 
 FEEDBACK_TEMPLATES: Mapping[str, str] = {
     "terminal": "feedback.terminal.j2",
@@ -238,6 +239,7 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue,
         "problem_notice": problem_notice(localised, catalogue) if problem else "",
         "unchecked": unchecked_note(localised, catalogue),
         "attempt_notes": attempt_notes(localised, catalogue),
+        "semester_note": note_lines(doc.get("semester"), catalogue),
         "attention": attention,
         "waiting": waiting,
         "graphs": {check_id: view for check_id, view in graphs.items() if view is not None},

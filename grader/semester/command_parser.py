@@ -57,7 +57,10 @@ def add_semester_parser(commands: Any, parser_class: type, text: Callable[[str],
     override = action("override")
     override.add_argument("student", help=text("semester_student"))
     override.add_argument("lab", help=text("lab"))
-    override.add_argument("--score", required=True, type=float, help=text("semester_score"))
+    override.add_argument("--score", type=float, default=None, help=text("semester_score"))
+    override.add_argument("--check", default=None, metavar="CHECK_ID", help=text("semester_check"))
+    override.add_argument("--status", default=None, choices=("passed", "failed"),
+                          help=text("semester_status"))
     override.add_argument("--reason", required=True, help=text("semester_reason"))
 
     regrade = action("regrade")

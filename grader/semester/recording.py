@@ -4,8 +4,10 @@ Side: trusted process. Each row keeps what replaying the grading needs: the docu
 and path, the submission's source (absolute, when it is still on disk) and digest, the seed (the
 document records only its hash, so the seed given is checked against it), the options, the
 isolation, and the suite version (the grader's version and a digest of the lab's suite files).
-Submission times come from a CSV the instructor provides (`student,submitted_at`), else they
-are unknown; the LMS's late flag is the one the document recorded.
+Submission times come from a CSV the instructor provides (`student,submitted_at`), else from the
+document (`submission.submitted_at`: Gradescope's submission_metadata.json `created_at`), else they
+are unknown (Canvas's and Moodle's downloads carry no time: Canvas's names carry a LATE marker, the
+document's `late`, which the policy's `unknown_time` rule reads); the row says where its time came from.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from grader import __version__
 from grader.common.labs import Lab
 from grader.grading.batch import report_options
 from grader.grading.shard import GradingPlan, suites_for
+from grader.results.render import json_text
 from grader.semester.ledger import Entry
 from grader.semester.policy import utc_text
 
@@ -46,7 +49,16 @@ class ScoreDocument:
 
 
 def document_digest(raw: bytes) -> str:
-    """The digest of a score document's file."""
+    """The digest of a score document: of its JSON as `grade` writes it (json_text), less its
+    `semester` section (added after the grading was recorded, see grader.semester.annotation);
+    a file that is not a JSON object: of its bytes."""
+    try:
+        doc = json.loads(raw)
+    except ValueError:
+        doc = None
+    if isinstance(doc, dict):
+        doc.pop("semester", None)
+        raw = json_text(doc).encode("utf-8")
     return "sha256:" + hashlib.sha256(raw).hexdigest()
 
 
@@ -103,9 +115,29 @@ def read_times(path: Path) -> dict[str, str]:
     return times
 
 
+def time_of(document: ScoreDocument, times: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """The attempt's time and where it came from: the instructor's CSV, else the platform's
+    (the document's `submission.submitted_at`), else (None, None): unknown, never guessed."""
+    if document.student in times:
+        return times[document.student], "times-csv"
+    given = document.doc["submission"].get("submitted_at")
+    if given:
+        return utc_text(given), str(document.doc["submission"].get("lms") or "document")
+    return None, None
+
+
 def checks_of(doc: Mapping[str, Any]) -> dict[str, str]:
     """Each check's status in a document."""
     return {check["id"]: check["status"] for check in doc.get("checks", [])}
+
+
+def check_points(doc_path: Path) -> dict[str, float]:
+    """Each check's points (its max_score) in a recorded document; RecordRefused if unreadable."""
+    try:
+        doc = json.loads(doc_path.read_bytes())
+    except (OSError, ValueError) as exc:
+        raise RecordRefused(f"{doc_path}: the recorded document cannot be read ({exc})") from None
+    return {check["id"]: float(check["max_score"]) for check in doc.get("checks", [])}
 
 
 def source_of(doc: Mapping[str, Any], base: Path) -> str | None:
@@ -115,10 +147,11 @@ def source_of(doc: Mapping[str, Any], base: Path) -> str | None:
 
 
 def entry_of(lab: Lab, document: ScoreDocument, seed: str, submitted_at: str | None,
-             base: Path, kind: str = "grade", regrades: int | None = None) -> Entry:
+             base: Path, kind: str = "grade", regrades: int | None = None,
+             time_source: str | None = None) -> Entry:
     """The ledger row of one score document."""
     doc = document.doc
-    detail: dict[str, Any] = {
+    detail: dict[str, Any] = {"time_source": time_source,
         "checks": checks_of(doc), "status": doc["status"], "submission_id": doc["submission"]["id"],
         "submission_digest": doc["submission"]["digest"], "source": source_of(doc, base),
         "grader_version": doc["grader_version"], "options": doc.get("options")}

@@ -24,6 +24,7 @@ from grader.semester.ledger import Entry
 from grader.semester.recording import document_digest, plan_of
 
 VOLATILE = ("graded_at", "duration_s")  # when a grading ran and how long it took
+APPLIED = ("semester",)  # what the semester's tools added after the grading (annotation.py)
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,8 @@ class Replayed:
 
 
 def comparable(doc: dict[str, Any]) -> dict[str, Any]:
-    """A document less its VOLATILE fields."""
-    return {key: value for key, value in doc.items() if key not in VOLATILE}
+    """A document less its VOLATILE fields and what was APPLIED after the grading."""
+    return {key: value for key, value in doc.items() if key not in (*VOLATILE, *APPLIED)}
 
 
 def sample(entries: Sequence[Entry], count: int | None, seed: int = 0) -> list[Entry]:

@@ -254,7 +254,7 @@ def _utc(created_at: Any) -> str:
         return ""
     if moment.tzinfo is None:
         return ""
-    return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def grade_submission(root: Path, config: Config) -> dict[str, Any]:

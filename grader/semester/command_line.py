@@ -23,7 +23,7 @@ from grader.semester.attempts import Attempt, attempts_by_student, semester_grad
 from grader.semester.export import ExportRefused, gradebook_text
 from grader.semester.grades_table import grades_csv
 from grader.semester.ledger import Entry, Ledger, LedgerDamaged, open_ledger
-from grader.semester.policy import Policy, PolicyError, load_policy, policy_from_record, utc_text
+from grader.semester.policy import Policy, PolicyError, load_policy, policy_in_force, utc_text
 from grader.semester.recording import (
     RecordRefused,
     check_points,
@@ -31,6 +31,7 @@ from grader.semester.recording import (
     entry_of,
     read_documents,
     read_times,
+    suite_files_of,
     time_of,
 )
 from grader.semester.regrade import compare, diff_lines, regrade_entries, write_diff
@@ -52,15 +53,9 @@ def _lab(name: str) -> str:
 
 def _policy(args: argparse.Namespace, ledger: Ledger) -> Policy | None:
     """The --policy file, recorded in the ledger when it changed; else the ledger's latest."""
-    rows = [e for e in ledger.entries() if e.kind == "policy"]
-    if getattr(args, "policy", None):
-        policy = load_policy(Path(args.policy))
-        if not rows or rows[-1].detail.get("digest") != policy.digest():
-            ledger.append([Entry("policy", "", "", detail={
-                "digest": policy.digest(), "source": str(args.policy), "policy": policy.record()})],
-                who=args.by)
-        return policy
-    return policy_from_record(rows[-1].detail["policy"]) if rows else None
+    given = getattr(args, "policy", None)
+    return policy_in_force(ledger, load_policy(Path(given)) if given else None,
+                           str(given) if given else None, args.by)
 
 
 def _seed(args: argparse.Namespace) -> str:
@@ -82,7 +77,7 @@ def cmd_record(args: argparse.Namespace, ledger: Ledger) -> int:
             when, source = time_of(document, times)
             rows.append(entry_of(lab, document, seed, when, Path.cwd(), time_source=source))
     _policy(args, ledger)
-    ledger.append(rows, who=args.by)
+    ledger.append(rows, who=args.by, suite_files=suite_files_of(lab, rows))
     _annotate(args, ledger)
     say("semester.cli.recorded", args.lang, stream=sys.stdout, count=str(len(rows)),
         lab=lab.name, known=str(len(documents) - len(rows)), ledger=str(ledger.path))
@@ -180,7 +175,7 @@ def cmd_regrade(args: argparse.Namespace, ledger: Ledger) -> int:
         say("semester.cli.dry_run", args.lang, stream=sys.stdout, diff=str(written))
         return EXIT_OK
     rows = regrade_entries(lab, regrade, seed, Path.cwd())
-    ledger.append(rows, who=args.by)
+    ledger.append(rows, who=args.by, suite_files=suite_files_of(lab, rows))
     _annotate(args, ledger)
     say("semester.cli.regraded", args.lang, stream=sys.stdout, count=str(len(rows)),
         diff=str(written), ledger=str(ledger.path))
@@ -208,7 +203,8 @@ def cmd_export(args: argparse.Namespace, ledger: Ledger) -> int:
 
 def cmd_verify(args: argparse.Namespace, ledger: Ledger) -> int:
     """Replay recorded gradings and report any document that differs."""
-    results = replay(ledger.entries(), args.sample, args.sample_seed)
+    results = replay(ledger.entries(), args.sample, args.sample_seed,
+                     suite_file=ledger.suite_file)
     bad = 0
     for result in results:
         entry = result.entry

@@ -37,6 +37,7 @@ from typing import Any
 
 from grader.common.labs import LABS
 from grader.common.toml_file import read_toml
+from grader.semester.ledger import Entry, Ledger
 
 COUNTS = ("last", "best", "last_before_deadline")
 UNITS = {"day": 86400, "hour": 3600}
@@ -180,3 +181,15 @@ def load_policy(path: Path) -> Policy:
                        for lab, when in due.items()},
                   extensions=_extensions(path, data.get("extension", [])),
                   **_semester(path, data.get("semester", {})))
+
+
+def policy_in_force(ledger: Ledger, given: Policy | None, source: str | None,
+                    who: str | None) -> Policy | None:
+    """The policy given (recorded in the ledger as a `policy` row when it changed), else the
+    ledger's latest, else None."""
+    if given is not None:
+        ledger.append_policy(Entry("policy", "", "", detail={
+            "digest": given.digest(), "source": source, "policy": given.record()}), who=who)
+        return given
+    rows = [e for e in ledger.entries() if e.kind == "policy"]
+    return policy_from_record(rows[-1].detail["policy"]) if rows else None

@@ -15,7 +15,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from grader.common.labs import Lab
 from grader.grading.batch import report_options
 from grader.grading.shard import GradingPlan, suites_for
 from grader.results.render import json_text
-from grader.semester.ledger import Entry
+from grader.semester.ledger import Entry, content_digest
 from grader.semester.policy import utc_text
 
 
@@ -76,21 +76,38 @@ def read_documents(out_dir: Path, lab: str) -> list[ScoreDocument]:
     return found
 
 
+def _suite_paths(suite: Path) -> list[Path]:
+    """A suite folder's files, in a stable order (compiled caches left out)."""
+    return sorted(p for p in suite.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+
+
 def suite_version(lab: Lab, public_only: bool = False) -> str:
     """The grader's version and a digest of the suite files a grading of `lab` runs."""
     digest = hashlib.sha256()
     for suite in suites_for(lab, hidden=not public_only):
-        for path in sorted(p for p in suite.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        for path in _suite_paths(suite):
             digest.update(str(path.relative_to(suite.parent)).encode("utf-8") + b"\0")
             digest.update(path.read_bytes() + b"\0")
     return f"{__version__}+sha256:{digest.hexdigest()[:16]}"
 
 
-def plan_of(lab: Lab, doc: Mapping[str, Any], seed: str) -> GradingPlan:
-    """The grading plan that produced `doc`, with `seed` (course weights as the document recorded)."""
+def hidden_suite_files(lab: Lab) -> dict[str, bytes]:
+    """The hidden suite's files as a grading runs them now, by path in the suite's folder: what
+    the ledger keeps so that the grading replays with them after the suite changed."""
+    return {path.relative_to(lab.hidden_tests).as_posix(): path.read_bytes()
+            for path in _suite_paths(lab.hidden_tests)}
+
+
+def plan_of(lab: Lab, doc: Mapping[str, Any], seed: str,
+            hidden_suite: Path | None = None) -> GradingPlan:
+    """The grading plan that produced `doc`, with `seed` (course weights as the document recorded);
+    `hidden_suite`: a folder holding the hidden suite as it was then, in place of today's."""
     public_only = bool(doc.get("options", {}).get("public_only"))
     config = doc.get("config")
-    return GradingPlan(lab, suites_for(lab, hidden=not public_only), seed, doc["lang"],
+    suites = suites_for(lab, hidden=not public_only)
+    if hidden_suite is not None and not public_only:
+        suites = (*suites_for(lab, hidden=False), hidden_suite)
+    return GradingPlan(lab, suites, seed, doc["lang"],
                        in_process=doc["isolation"]["how"] == "in-process",
                        weights=dict(config["weights"]) if config else {}, config=config)
 
@@ -158,8 +175,16 @@ def entry_of(lab: Lab, document: ScoreDocument, seed: str, submitted_at: str | N
     if regrades is not None:
         detail["regrades"] = regrades
     public_only = bool(doc.get("options", {}).get("public_only"))
+    if not public_only:  # the suite's files are kept in the ledger by their digests (replay)
+        detail["suite_files"] = {name: content_digest(content)
+                                 for name, content in hidden_suite_files(lab).items()}
     return Entry(kind, document.student, lab.name, submitted_at=submitted_at,
                  late=doc["submission"].get("late"), doc_digest=document.digest,
                  doc_path=str(document.path), score=doc.get("score"), max_score=doc.get("max_score"),
                  suite_version=suite_version(lab, public_only), seed=seed,
                  isolation=json.dumps(doc["isolation"], sort_keys=True), detail=detail)
+
+
+def suite_files_of(lab: Lab, rows: Sequence[Entry]) -> list[bytes]:
+    """The hidden suite's files to keep with rows that name them (none when no row does)."""
+    return list(hidden_suite_files(lab).values()) if any("suite_files" in r.detail for r in rows) else []

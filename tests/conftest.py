@@ -51,7 +51,7 @@ SLOW_MODULES = frozenset({
     "tests/test_redteam_boundary.py", "tests/sandbox/test_given_files.py",
     "tests/test_trusted_time.py",
     "tests/semester/test_semester.py", "tests/semester/test_semester_docs.py",
-    "tests/semester/test_semester_commands.py",
+    "tests/semester/test_semester_commands.py", "tests/semester/test_grade_ledger.py",
 })
 # Single tests of unit-test modules that grade a class or walk a huge graph (slow tier only).
 SLOW_TESTS = frozenset({
@@ -83,6 +83,7 @@ ESTIMATED_S = {
     "tests/platforms/test_image_build.py": 90,  # debootstrap when cold
     "tests/test_redteam_boundary.py": 150, "tests/test_trusted_time.py": 45,
     "tests/sandbox/test_given_files.py": 20,
+    "tests/semester/test_semester.py": 150,
 }
 # What a lone test of these modules costs (seconds), so they start before the unit tests.
 UNGROUPED_ESTIMATED_S = {"tests/test_interrupt.py": 30, "tests/test_seed_stability.py": 20,

@@ -60,7 +60,10 @@ def check_override_delta(attempt: Attempt, overrides: Sequence[Entry]) -> float:
         was, now = statuses.get(check), override.detail["status"]
         if was is None or (was == "passed") == (now == "passed"):
             continue
-        points = float(override.detail["points"])
+        # the check's points in this grading (a regrade may weigh it differently), else as
+        # the override found them
+        points = float(attempt.graded.detail.get("check_points", {}).get(
+            check, override.detail["points"]))
         delta += points if now == "passed" else -points
     return delta
 

@@ -148,13 +148,18 @@ def checks_of(doc: Mapping[str, Any]) -> dict[str, str]:
     return {check["id"]: check["status"] for check in doc.get("checks", [])}
 
 
+def check_points_of(doc: Mapping[str, Any]) -> dict[str, float]:
+    """Each check's points (its max_score) in a document."""
+    return {check["id"]: float(check["max_score"]) for check in doc.get("checks", [])}
+
+
 def check_points(doc_path: Path) -> dict[str, float]:
-    """Each check's points (its max_score) in a recorded document; RecordRefused if unreadable."""
+    """Each check's points in a recorded document; RecordRefused if it cannot be read."""
     try:
         doc = json.loads(doc_path.read_bytes())
     except (OSError, ValueError) as exc:
         raise RecordRefused(f"{doc_path}: the recorded document cannot be read ({exc})") from None
-    return {check["id"]: float(check["max_score"]) for check in doc.get("checks", [])}
+    return check_points_of(doc)
 
 
 def source_of(doc: Mapping[str, Any], base: Path) -> str | None:
@@ -169,7 +174,7 @@ def entry_of(lab: Lab, document: ScoreDocument, seed: str, submitted_at: str | N
     """The ledger row of one score document."""
     doc = document.doc
     detail: dict[str, Any] = {"time_source": time_source,
-        "checks": checks_of(doc), "status": doc["status"], "submission_id": doc["submission"]["id"],
+        "checks": checks_of(doc), "check_points": check_points_of(doc), "status": doc["status"], "submission_id": doc["submission"]["id"],
         "submission_digest": doc["submission"]["digest"], "source": source_of(doc, base),
         "grader_version": doc["grader_version"], "options": doc.get("options")}
     if regrades is not None:

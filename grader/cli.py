@@ -201,6 +201,21 @@ def _say_what_goes_back(out_dir: Path, lang: str) -> None:
     say_what_goes_back(out_dir, read_reports(out_dir), lang)
 
 
+def _ledger_run(args: argparse.Namespace) -> Any:
+    """The semester ledger `grade --ledger` records into, opened and checked before grading."""
+    if not getattr(args, "ledger", None):
+        return None
+    from grader.semester.grading_run import (  # not in the student kit: the semester's tools
+        LedgerRun,
+        RunRefused,
+    )
+
+    try:
+        return LedgerRun.open(args)
+    except RunRefused as exc:
+        raise UsageError("semester_ledger", message=str(exc)) from None
+
+
 def cmd_grade(args: argparse.Namespace) -> int:
     """Hidden and public checks on every submission; reports per submission and class files."""
     lab = _lab(args.lab)
@@ -239,6 +254,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if not args.lms:
         _refuse_classes(lab, paths)
     _gradebook_options(args, lab, args.lms if args.lms in ("canvas", "moodle") else None)
+    ledger_run = _ledger_run(args)  # a damaged ledger or a bad policy: nothing is graded
     out_dir = _writable_out(args.out)  # last: a usage error leaves no folder behind
     seed = args.seed or os.environ.get("GRADER_SEED") or ""
     plan = GradingPlan(lab, suites, seed or DEFAULT_SEED, args.lang,
@@ -272,6 +288,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
         finally:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
         display.close()
+        if ledger_run is not None:  # the semester's ledger: this run's documents are attempts
+            ledger_run.record(lab, out_dir, docs, plan.seed, args.lang)
         if args.similarity:  # inside the export's scratch folder: it reads the submissions again
             _similarity_after_grading(args, lab, items, out_dir)
     elapsed = time.perf_counter() - started
@@ -687,10 +705,12 @@ def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
     labs.set_defaults(handler=cmd_labs)
     if importlib.util.find_spec("grader.semester") is not None:  # the student kit has none
         from grader.semester.command_parser import (  # not in the student kit: instructors' semester tools
+            add_ledger_options,
             add_semester_parser,
         )
 
         add_semester_parser(commands, parser_class, text, language)
+        add_ledger_options(grade, text)
     return parser
 
 

@@ -51,7 +51,7 @@ SLOW_MODULES = frozenset({
     "tests/test_redteam_boundary.py", "tests/sandbox/test_given_files.py",
     "tests/test_trusted_time.py",
     "tests/semester/test_semester.py", "tests/semester/test_semester_docs.py",
-    "tests/semester/test_semester_commands.py",
+    "tests/semester/test_semester_commands.py", "tests/semester/test_grade_ledger.py",
     "tests/test_kit_jupyter.py",
 })
 # Single tests of unit-test modules that grade a class or walk a huge graph (slow tier only).
@@ -86,6 +86,7 @@ ESTIMATED_S = {
     "tests/test_redteam_boundary.py": 150, "tests/test_trusted_time.py": 45,
     "tests/sandbox/test_given_files.py": 20,
     "tests/test_kit_jupyter.py": 200,  # three pip installs from the index
+    "tests/semester/test_semester.py": 150,
 }
 # What a lone test of these modules costs (seconds), so they start before the unit tests.
 UNGROUPED_ESTIMATED_S = {"tests/test_interrupt.py": 30, "tests/test_seed_stability.py": 20,

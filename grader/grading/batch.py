@@ -172,7 +172,7 @@ def report_options(plan: GradingPlan) -> dict[str, Any]:
     """The options that change a report, as recorded in its document (the seed only hashed)."""
     seed = hashlib.sha256(b"minigrad-labs seed\0" + plan.seed.encode("utf-8")).hexdigest()
     options: dict[str, Any] = {"seed": f"sha256:{seed[:16]}",
-                               "public_only": plan.lab.hidden_tests not in plan.suites}
+                               "public_only": plan.suites == suites_for(plan.lab, hidden=False)}
     if plan.config:  # a course file's weights: a report scored with others is not kept
         weights = json.dumps(plan.weights, sort_keys=True).encode("utf-8")
         options["config"] = f"sha256:{hashlib.sha256(weights).hexdigest()[:16]}"

@@ -23,6 +23,7 @@ everywhere, where the rounded checks add up to 8.26).
 
 from __future__ import annotations
 
+import datetime
 import json
 import shlex
 import shutil
@@ -226,8 +227,8 @@ def export_bundle(lab: Lab, out: Path, config: Config) -> Path:
 
 
 def _metadata(root: Path) -> dict[str, Any]:
-    """Submission id and its users' names and ids (all of a group's, joined) from
-    submission_metadata.json (docs/submission_metadata.md), if any."""
+    """Submission id, its users' names and ids (all of a group's, joined) and its time (UTC)
+    from submission_metadata.json (docs/submission_metadata.md), if any."""
     try:
         meta = json.loads((root / "submission_metadata.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -239,8 +240,21 @@ def _metadata(root: Path) -> dict[str, Any]:
     def joined(key: str) -> str:
         return ", ".join(str(user[key]) for user in users if user.get(key) not in (None, ""))
 
-    found = {"id": str(meta.get("id") or ""), "student_id": joined("id"), "name": joined("name")}
+    found = {"id": str(meta.get("id") or ""), "student_id": joined("id"), "name": joined("name"),
+             "submitted_at": _utc(meta.get("created_at"))}
     return {key: value for key, value in found.items() if value}
+
+
+def _utc(created_at: Any) -> str:
+    """Gradescope's `created_at` ("2018-07-01T14:22:32.365935-07:00") in UTC to the second, as
+    the semester's ledger reads times; '' when it is absent or not such a time (never guessed)."""
+    try:
+        moment = datetime.datetime.fromisoformat(str(created_at))
+    except ValueError:
+        return ""
+    if moment.tzinfo is None:
+        return ""
+    return moment.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def grade_submission(root: Path, config: Config) -> dict[str, Any]:

@@ -154,8 +154,8 @@ def _check(entry: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
 # What an LMS or platform says of a submission, kept when the intake knows it.
 # And where the code came from: the notebook the main file was taken from, and the edited
 # files a student's own check left out.
-SUBMISSION_EXTRAS = ("student_id", "name", "lms", "late", "duplicates", "notebook", "unchecked",
-                     "other_lab")
+SUBMISSION_EXTRAS = ("student_id", "name", "lms", "late", "submitted_at", "duplicates", "notebook",
+                     "unchecked", "other_lab")
 
 
 def _envelope(lab: str, submission: Mapping[str, Any], lang: str,

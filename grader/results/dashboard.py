@@ -14,6 +14,7 @@ from typing import Any
 
 from grader.results.i18n import Catalogue
 from grader.results.messages import NOT_WRITTEN_KINDS, describe_detail
+from grader.results.semester_note import note_lines
 
 # The isolation level every submission should have run under (issue 8's `doc["isolation"]`);
 # anything else is listed as a warning.
@@ -211,6 +212,7 @@ def _row(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
         "flags": len(doc.get("flags", [])),
         "isolation": _isolation(doc),
         "late": bool(doc["submission"].get("late")),  # as the LMS marked it
+        "semester": "; ".join(note_lines(doc.get("semester"), catalogue)),
     }
 
 

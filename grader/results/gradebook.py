@@ -34,9 +34,10 @@ from grader.results.messages import localise_document
 from grader.results.moodle_strings import MOODLE_STRINGS
 from grader.results.render import render_template
 from grader.results.rounding import rounded_total
+from grader.results.semester_note import SEMESTER_COLUMNS, note_lines, semester_cells
 
 CLASS_COLUMNS = ("submission", "student_id", "name", "lab", "status", "score", "max_score",
-                 "pitfalls", "reason", "late")
+                 "pitfalls", "reason", "late", *SEMESTER_COLUMNS)
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 # Assignment.title_and_id (app/models/assignment.rb): the column header that names an assignment.
 CANVAS_TITLE_AND_ID = re.compile(r"\A(.*)\s\((\d+)\)\Z", re.DOTALL)
@@ -57,8 +58,10 @@ def one_line(text: str) -> str:
 
 def scaled(doc: Mapping[str, Any], out_of: float) -> float:
     """The document's score as points out of `out_of`, to two decimals (what both LMSs show),
-    rounded once as every platform rounds it (grader.results.rounding.rounded_total)."""
-    return float(rounded_total(doc["score"], doc["max_score"], out_of))
+    rounded once as every platform rounds it (grader.results.rounding.rounded_total); the grade
+    that counts when the semester's ledger gave one (after the penalty and any override)."""
+    score = doc["semester"]["counted_score"] if doc.get("semester") else doc["score"]
+    return float(rounded_total(score, doc["max_score"], out_of))
 
 
 def comment(doc: Mapping[str, Any]) -> str:
@@ -68,7 +71,8 @@ def comment(doc: Mapping[str, Any]) -> str:
     checks = localised["checks"]
     text = render_template(
         "platforms/gradebook_comment.txt.j2", doc=localised, t=catalogue.text, lang=catalogue.lang, failed=sum(c["status"] != "passed" for c in checks),
-        total=len(checks), pitfalls=", ".join(localised["pitfalls"]))
+        total=len(checks), pitfalls=", ".join(localised["pitfalls"]),
+        semester_note=note_lines(doc.get("semester"), catalogue))
     return one_line(text)
 
 
@@ -93,7 +97,8 @@ def class_csv(docs: Sequence[Mapping[str, Any]]) -> str:
                      format_number(doc["score"]) if graded else "",
                      format_number(doc["max_score"]) if graded else "",
                      " ".join(doc["pitfalls"]), text_cell(reason),
-                     "yes" if record.get("late") else ""])  # as the LMS marked it
+                     "yes" if record.get("late") else "",  # as the LMS marked it
+                     *semester_cells(doc.get("semester"))])
     return _rows_csv(CLASS_COLUMNS, rows)
 
 

@@ -28,6 +28,7 @@ from grader.results.messages import (
     unchecked_note,
 )
 from grader.results.other_lab_note import other_lab_note
+from grader.results.semester_note import note_lines
 
 FEEDBACK_TEMPLATES: Mapping[str, str] = {
     "terminal": "feedback.terminal.j2",
@@ -243,6 +244,7 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue,
         "unchecked": unchecked_note(localised, catalogue),
         "other_lab": other_lab,
         "attempt_notes": attempt_notes(localised, catalogue),
+        "semester_note": note_lines(doc.get("semester"), catalogue),
         "attention": attention,
         "waiting": waiting,
         "graphs": {check_id: view for check_id, view in graphs.items() if view is not None},

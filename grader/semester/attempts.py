@@ -3,13 +3,14 @@
 Side: trusted process. A `grade` row is an attempt; a `regrade` row replaces the score of the
 attempt it names (`detail.regrades`, that attempt's row); an `extension` row (or the policy's
 [[extension]]) moves a student's due date; an `override` row sets the final grade, keeping the
-grader's. Labs are taken in due-date order, so late days are spent on the earliest labs first.
+grader's, or (with `detail.check`) one check's status, which moves every attempt's score by that
+check's points. Labs are taken in due-date order, so late days are spent on the earliest labs first.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from grader.semester.late import Lateness, lateness, penalised
 from grader.semester.ledger import Entry
@@ -43,6 +44,33 @@ class Grade:
     final: float  # after the penalty, or the override
     override: Entry | None = None
     extension: Extension | None = None
+    # every attempt's lateness and its score after check overrides and penalty, by grade row seq
+    each: dict[int, tuple[Lateness, float]] = field(default_factory=dict)
+    check_overrides: tuple[Entry, ...] = ()
+
+
+def check_override_delta(attempt: Attempt, overrides: Sequence[Entry]) -> float:
+    """The points the instructor's check overrides move an attempt's score by: a check set to
+    passed gains its points where it had not passed; set to anything else, it loses them where it
+    had (the latest override of each check wins)."""
+    statuses = attempt.graded.detail.get("checks", {})
+    latest = {o.detail["check"]: o for o in overrides}
+    delta = 0.0
+    for check, override in latest.items():
+        was, now = statuses.get(check), override.detail["status"]
+        if was is None or (was == "passed") == (now == "passed"):
+            continue
+        # the check's points in this grading (a regrade may weigh it differently), else as
+        # the override found them
+        points = float(attempt.graded.detail.get("check_points", {}).get(
+            check, override.detail["points"]))
+        delta += points if now == "passed" else -points
+    return delta
+
+
+def attempt_score(attempt: Attempt, overrides: Sequence[Entry]) -> float:
+    """An attempt's score with the instructor's check overrides applied (before any penalty)."""
+    return (attempt.graded.score or 0.0) + check_override_delta(attempt, overrides)
 
 
 def attempts_by_student(entries: Sequence[Entry], lab: str) -> dict[str, list[Attempt]]:
@@ -78,27 +106,30 @@ def _counted(policy: Policy, scored: list[tuple[Attempt, Lateness, float]]) -> i
 
 
 def grade_of(policy: Policy, due: str, attempts: list[Attempt], late_days_left: int,
-             extension: Extension | None) -> Grade:
+             extension: Extension | None, check_overrides: Sequence[Entry] = ()) -> Grade:
     """The grade of one student's attempts at one lab (at least one attempt)."""
     first = attempts[0].row
     deadline = extension.until if extension else due
     ordered = sorted(attempts, key=lambda a: (a.when, a.row.seq))
     scored = []
+    each = {}
     last_late = None
     for attempt in ordered:
         late = lateness(policy, deadline, attempt.row.submitted_at, late_days_left,
                         attempt.row.late)
         last_late = late
+        each[attempt.row.seq] = (late, penalised(attempt_score(attempt, check_overrides), late))
         if late.accepted:
-            scored.append((attempt, late, penalised(attempt.graded.score or 0.0, late)))
+            scored.append((attempt, late, each[attempt.row.seq][1]))
     maximum = attempts[-1].graded.max_score or 0.0
+    kept = tuple(check_overrides)
     if not scored:
         return Grade(first.student, first.lab, len(attempts), None, last_late, 0.0, maximum, 0.0,
-                     extension=extension)
+                     extension=extension, each=each, check_overrides=kept)
     attempt, late, final = scored[_counted(policy, scored)]
     return Grade(first.student, first.lab, len(attempts), attempt, late,
-                 attempt.graded.score or 0.0, attempt.graded.max_score or 0.0, final,
-                 extension=extension)
+                 attempt_score(attempt, check_overrides), attempt.graded.max_score or 0.0, final,
+                 extension=extension, each=each, check_overrides=kept)
 
 
 def semester_grades(entries: Sequence[Entry], policy: Policy) -> list[Grade]:
@@ -109,7 +140,12 @@ def semester_grades(entries: Sequence[Entry], policy: Policy) -> list[Grade]:
     if missing:
         raise PolicyError(f"the policy gives no due date for {', '.join(missing)}")
     granted = extensions(entries, policy)
-    overrides = {(e.student, e.lab): e for e in entries if e.kind == "override"}
+    overrides = {(e.student, e.lab): e for e in entries
+                 if e.kind == "override" and "check" not in e.detail}
+    check_overrides: dict[tuple[str, str], list[Entry]] = {}
+    for entry in entries:
+        if entry.kind == "override" and "check" in entry.detail:
+            check_overrides.setdefault((entry.student, entry.lab), []).append(entry)
     by_lab = {lab: attempts_by_student(entries, lab) for lab in labs}
     students = sorted({student for attempts in by_lab.values() for student in attempts})
     grades = []
@@ -119,7 +155,8 @@ def semester_grades(entries: Sequence[Entry], policy: Policy) -> list[Grade]:
             attempts = by_lab[lab].get(student)
             if not attempts:
                 continue
-            grade = grade_of(policy, policy.due[lab], attempts, left, granted.get((student, lab)))
+            grade = grade_of(policy, policy.due[lab], attempts, left, granted.get((student, lab)),
+                             check_overrides.get((student, lab), ()))
             left -= grade.late.late_days_used if grade.late and grade.counted else 0
             override = overrides.get((student, lab))
             if override is not None:

@@ -18,17 +18,21 @@ from grader.common.labs import LABS
 from grader.grading.batch import DEFAULT_SEED
 from grader.results.console import say
 from grader.results.i18n import Catalogue, format_number
-from grader.semester.attempts import attempts_by_student, semester_grades
+from grader.semester.annotation import annotate_recorded
+from grader.semester.attempts import Attempt, attempts_by_student, semester_grades
 from grader.semester.export import ExportRefused, gradebook_text
 from grader.semester.grades_table import grades_csv
 from grader.semester.ledger import Entry, Ledger, LedgerDamaged, open_ledger
-from grader.semester.policy import Policy, PolicyError, load_policy, policy_from_record, utc_text
+from grader.semester.policy import Policy, PolicyError, load_policy, policy_in_force, utc_text
 from grader.semester.recording import (
     RecordRefused,
+    check_points,
     check_seed,
     entry_of,
     read_documents,
     read_times,
+    suite_files_of,
+    time_of,
 )
 from grader.semester.regrade import compare, diff_lines, regrade_entries, write_diff
 from grader.semester.replay import replay
@@ -49,15 +53,9 @@ def _lab(name: str) -> str:
 
 def _policy(args: argparse.Namespace, ledger: Ledger) -> Policy | None:
     """The --policy file, recorded in the ledger when it changed; else the ledger's latest."""
-    rows = [e for e in ledger.entries() if e.kind == "policy"]
-    if getattr(args, "policy", None):
-        policy = load_policy(Path(args.policy))
-        if not rows or rows[-1].detail.get("digest") != policy.digest():
-            ledger.append([Entry("policy", "", "", detail={
-                "digest": policy.digest(), "source": str(args.policy), "policy": policy.record()})],
-                who=args.by)
-        return policy
-    return policy_from_record(rows[-1].detail["policy"]) if rows else None
+    given = getattr(args, "policy", None)
+    return policy_in_force(ledger, load_policy(Path(given)) if given else None,
+                           str(given) if given else None, args.by)
 
 
 def _seed(args: argparse.Namespace) -> str:
@@ -73,10 +71,14 @@ def cmd_record(args: argparse.Namespace, ledger: Ledger) -> int:
         check_seed(lab, document, seed)
     times = read_times(Path(args.times)) if args.times else {}
     known = {(e.student, e.doc_digest) for e in ledger.entries(lab.name) if e.kind == "grade"}
-    rows = [entry_of(lab, d, seed, times.get(d.student), Path.cwd()) for d in documents
-            if (d.student, d.digest) not in known]
+    rows = []
+    for document in documents:
+        if (document.student, document.digest) not in known:
+            when, source = time_of(document, times)
+            rows.append(entry_of(lab, document, seed, when, Path.cwd(), time_source=source))
     _policy(args, ledger)
-    ledger.append(rows, who=args.by)
+    ledger.append(rows, who=args.by, suite_files=suite_files_of(lab, rows))
+    _annotate(args, ledger)
     say("semester.cli.recorded", args.lang, stream=sys.stdout, count=str(len(rows)),
         lab=lab.name, known=str(len(documents) - len(rows)), ledger=str(ledger.path))
     return EXIT_OK
@@ -106,15 +108,21 @@ def cmd_extend(args: argparse.Namespace, ledger: Ledger) -> int:
                          detail={"until": until, "reason": args.reason})], who=args.by)
     say("semester.cli.extended", args.lang, stream=sys.stdout, student=args.student, lab=args.lab,
         until=until)
+    _annotate(args, ledger)
     return EXIT_OK
 
 
 def cmd_override(args: argparse.Namespace, ledger: Ledger) -> int:
-    """Set a student's grade for a lab, with a reason; the grader's stays in the ledger."""
+    """Set a student's grade for a lab, or one check's status, with a reason; the grader's stays
+    in the ledger."""
     lab = _lab(args.lab)
     attempts = attempts_by_student(ledger.entries(lab), lab).get(args.student)
     if not attempts:
         raise SemesterUsage(f"{args.student} has no recorded attempt of {lab}")
+    if (args.score is None) == (args.check is None) or (args.check is None) != (args.status is None):
+        raise SemesterUsage("give either --score, or --check with --status")
+    if args.check is not None:
+        return _override_check(args, ledger, lab, attempts[-1])
     maximum = attempts[-1].graded.max_score or 0.0
     if not 0 <= args.score <= maximum:
         raise SemesterUsage(f"--score {args.score} is outside 0..{format_number(maximum)}")
@@ -122,7 +130,33 @@ def cmd_override(args: argparse.Namespace, ledger: Ledger) -> int:
                          detail={"reason": args.reason})], who=args.by)
     say("semester.cli.overridden", args.lang, stream=sys.stdout, student=args.student, lab=lab,
         score=format_number(args.score, args.lang))
+    _annotate(args, ledger)
     return EXIT_OK
+
+
+def _override_check(args: argparse.Namespace, ledger: Ledger, lab: str, latest: Attempt) -> int:
+    """An override of one check's status: its points come from the latest attempt's document."""
+    checks = check_points(Path(latest.graded.doc_path or ""))
+    if args.check not in checks:
+        raise SemesterUsage(f"{args.student}'s latest attempt of {lab} has no check {args.check!r}")
+    was = latest.graded.detail.get("checks", {}).get(args.check, "absent")
+    ledger.append([Entry("override", args.student, lab, detail={
+        "check": args.check, "status": args.status, "was": was, "points": checks[args.check],
+        "reason": args.reason})], who=args.by)
+    say("semester.cli.check_overridden", args.lang, stream=sys.stdout, student=args.student,
+        lab=lab, check=args.check, status=args.status, was=was)
+    _annotate(args, ledger)
+    return EXIT_OK
+
+
+def _annotate(args: argparse.Namespace, ledger: Ledger) -> None:
+    """Write the recorded reports again with their semester notes (the ledger's policy), and say so."""
+    policy = _policy(args, ledger)
+    if policy is None:
+        return
+    count = annotate_recorded(ledger.entries(), policy)
+    if count:
+        say("semester.cli.annotated", args.lang, stream=sys.stdout, count=str(count))
 
 
 def cmd_regrade(args: argparse.Namespace, ledger: Ledger) -> int:
@@ -141,7 +175,8 @@ def cmd_regrade(args: argparse.Namespace, ledger: Ledger) -> int:
         say("semester.cli.dry_run", args.lang, stream=sys.stdout, diff=str(written))
         return EXIT_OK
     rows = regrade_entries(lab, regrade, seed, Path.cwd())
-    ledger.append(rows, who=args.by)
+    ledger.append(rows, who=args.by, suite_files=suite_files_of(lab, rows))
+    _annotate(args, ledger)
     say("semester.cli.regraded", args.lang, stream=sys.stdout, count=str(len(rows)),
         diff=str(written), ledger=str(ledger.path))
     return EXIT_OK
@@ -168,7 +203,8 @@ def cmd_export(args: argparse.Namespace, ledger: Ledger) -> int:
 
 def cmd_verify(args: argparse.Namespace, ledger: Ledger) -> int:
     """Replay recorded gradings and report any document that differs."""
-    results = replay(ledger.entries(), args.sample, args.sample_seed)
+    results = replay(ledger.entries(), args.sample, args.sample_seed,
+                     suite_file=ledger.suite_file)
     bad = 0
     for result in results:
         entry = result.entry

@@ -57,7 +57,10 @@ def add_semester_parser(commands: Any, parser_class: type, text: Callable[[str],
     override = action("override")
     override.add_argument("student", help=text("semester_student"))
     override.add_argument("lab", help=text("lab"))
-    override.add_argument("--score", required=True, type=float, help=text("semester_score"))
+    override.add_argument("--score", type=float, default=None, help=text("semester_score"))
+    override.add_argument("--check", default=None, metavar="CHECK_ID", help=text("semester_check"))
+    override.add_argument("--status", default=None, choices=("passed", "failed"),
+                          help=text("semester_status"))
     override.add_argument("--reason", required=True, help=text("semester_reason"))
 
     regrade = action("regrade")
@@ -82,3 +85,11 @@ def add_semester_parser(commands: Any, parser_class: type, text: Callable[[str],
     verify.add_argument("--sample", type=int, default=None, metavar="N",
                         help=text("semester_sample"))
     verify.add_argument("--sample-seed", type=int, default=0, help=argparse.SUPPRESS)
+
+
+def add_ledger_options(grade: Any, text: Callable[[str], str]) -> None:
+    """`grade --ledger FILE [--policy ...] [--times ...] [--by ...]`: record the run's documents."""
+    grade.add_argument("--ledger", metavar="FILE", help=text("grade_ledger"))
+    grade.add_argument("--policy", metavar="SEMESTER_TOML", help=text("semester_policy"))
+    grade.add_argument("--times", metavar="CSV", help=text("semester_times"))
+    grade.add_argument("--by", default=None, metavar="WHO", help=text("semester_by"))

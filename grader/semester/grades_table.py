@@ -11,6 +11,8 @@ import io
 from collections.abc import Sequence
 
 from grader.results.i18n import Catalogue, format_number
+from grader.results.semester_note import note_lines
+from grader.semester.annotation import section_of
 from grader.semester.attempts import Grade
 from grader.semester.late import describe
 
@@ -19,10 +21,10 @@ COLUMNS = ("student", "lab", "attempts", "counted_submission", "submitted_at", "
 
 
 def note(grade: Grade, catalogue: Catalogue) -> str:
-    """What the grade's reader needs to know: lateness, extension, override."""
-    parts = []
-    if grade.counted is None:
-        parts.append(catalogue.text("semester.grades.none_accepted"))
+    """What the grade's reader needs to know: lateness, extension, overrides (as the feedback says)."""
+    if grade.counted is not None:
+        return "; ".join(note_lines(section_of(grade, grade.counted), catalogue, with_counted=False))
+    parts = [catalogue.text("semester.grades.none_accepted")]
     if grade.late is not None:
         parts.append(describe(grade.late, catalogue))
     if grade.extension is not None:
@@ -31,8 +33,7 @@ def note(grade: Grade, catalogue: Catalogue) -> str:
     if grade.override is not None:
         parts.append(catalogue.text(
             "semester.grades.override", who=grade.override.who,
-            reason=str(grade.override.detail.get("reason", "")),
-            was=format_number(grade.score if grade.counted else 0.0, catalogue.lang)))
+            reason=str(grade.override.detail.get("reason", "")), was="0"))
     return "; ".join(parts)
 
 

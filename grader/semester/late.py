@@ -3,15 +3,18 @@
 Side: trusted process. Pure functions of the policy and the times: each started unit (day or
 hour) late costs `penalty_percent`, up to `penalty_cap_percent`; a student's late days cover
 whole started days first; an attempt later than `cutoff_hours` after its due date is not
-accepted. An attempt whose time is unknown gets no penalty, and its sentence says so.
+accepted. An attempt whose time is unknown gets no penalty (or, if the policy says
+`unknown_time = "cap_if_marked_late"`, the cap when the LMS marks it late), and its sentence says so.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
-from grader.results.i18n import Catalogue, format_number
+from grader.results.i18n import Catalogue
+from grader.results.semester_note import lateness_sentence
 from grader.semester.policy import UNITS, Policy, parse_time
 
 DAY = 86400
@@ -37,8 +40,10 @@ class Lateness:
 def lateness(policy: Policy, due: str, submitted_at: str | None, late_days_left: int,
              lms_late: bool | None = None) -> Lateness:
     """The lateness of an attempt submitted at `submitted_at` against `due` (ISO 8601 UTC)."""
-    if submitted_at is None:
-        return Lateness(None, lms_late=lms_late)
+    if submitted_at is None:  # nothing is guessed; the policy's rule for an LMS late flag
+        marked = bool(lms_late) and policy.unknown_time == "cap_if_marked_late"
+        return Lateness(None, percent=policy.penalty_cap_percent if marked else 0.0,
+                        lms_late=lms_late)
     seconds = (parse_time(submitted_at) - parse_time(due)).total_seconds()
     if seconds <= 0:
         return Lateness(seconds)
@@ -59,36 +64,11 @@ def penalised(score: float, late: Lateness) -> float:
     return round(score * (1 - late.percent / 100), 6)
 
 
-def duration_text(seconds: float, catalogue: Catalogue) -> str:
-    """`1 day 3 h`, `5 h 1 min`, `40 min`: the lateness rounded up to the minute, in the reader's words."""
-    minutes = math.ceil(seconds / 60)
-    days, rest = divmod(minutes, 24 * 60)
-    hours, minutes = divmod(rest, 60)
-    parts = []
-    if days:
-        parts.append(catalogue.text("semester.late.days", days=str(days)))
-    if hours:
-        parts.append(catalogue.text("semester.late.hours", hours=str(hours)))
-    if minutes or not parts:
-        parts.append(catalogue.text("semester.late.minutes", minutes=str(minutes)))
-    return " ".join(parts)
+def record(late: Lateness) -> dict[str, Any]:
+    """The lateness as a document's `semester` section keeps it (language-free)."""
+    return asdict(late)
 
 
 def describe(late: Lateness, catalogue: Catalogue) -> str:
     """The sentence the student and the class CSV read about the attempt's time."""
-    lang = catalogue.lang
-    if late.seconds is None:
-        key = "semester.late.unknown_marked_late" if late.lms_late else "semester.late.unknown"
-        return catalogue.text(key)
-    if late.seconds <= 0:
-        return catalogue.text("semester.late.on_time")
-    duration = duration_text(late.seconds, catalogue)
-    if not late.accepted:
-        return catalogue.text("semester.late.cut_off", duration=duration)
-    params = {"duration": duration, "percent": format_number(late.percent, lang),
-              "days": str(late.late_days_used)}
-    key = "semester.late.penalty"
-    if late.late_days_used:
-        key = "semester.late.penalty_late_days" if late.percent else "semester.late.late_days_only"
-    text = catalogue.text(key, **params)
-    return text + catalogue.text("semester.late.capped_suffix") if late.capped else text
+    return lateness_sentence(record(late), catalogue)

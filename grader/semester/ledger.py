@@ -7,6 +7,13 @@ file. On top of it: triggers refuse UPDATE and DELETE, every row carries a hash 
 before (an edited or removed row breaks the chain), a schema-version table, and before each write
 transaction a copy of the ledger is written beside it (`<ledger>.bak`, by one rename), so a file
 damaged later still has its last good state. A damaged ledger is refused whole, never half-read.
+
+The hidden suite files each grading ran are kept in the ledger too (`suite_files`: content by its
+SHA-256, written once, checked on open), so that a grade recorded before a mid-semester fix to a
+check replays with the suite it was graded with. In the ledger rather than in files beside it:
+the ledger stays the one file the instructor copies and backs up, its transactions record a
+grading and its suite together or not at all, and a suite is small (tens of kilobytes, stored once
+per version whatever the number of rows that name it).
 """
 
 from __future__ import annotations
@@ -23,12 +30,19 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2 added suite_files; a version 1 ledger is upgraded when opened
 KINDS = ("grade", "regrade", "override", "extension", "policy")
 GENESIS = "0" * 64  # the hash the first row chains to
 BUSY_TIMEOUT_MS = 60_000
 BACKUP_SUFFIX = ".bak"
 
+SUITE_FILES_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS suite_files (digest TEXT PRIMARY KEY, content BLOB NOT NULL)",
+    """CREATE TRIGGER IF NOT EXISTS suite_files_no_update BEFORE UPDATE ON suite_files
+    BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: suite files are never updated'); END""",
+    """CREATE TRIGGER IF NOT EXISTS suite_files_no_delete BEFORE DELETE ON suite_files
+    BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: suite files are never deleted'); END""",
+)
 SCHEMA = (
     "CREATE TABLE schema_version (version INTEGER NOT NULL)",
     f"""CREATE TABLE entries (
@@ -54,6 +68,7 @@ SCHEMA = (
     BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: rows are never updated'); END""",
     """CREATE TRIGGER entries_no_delete BEFORE DELETE ON entries
     BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: rows are never deleted'); END""",
+    *SUITE_FILES_SCHEMA,
 )
 
 COLUMNS = ("kind", "student", "lab", "submitted_at", "late", "doc_digest", "doc_path", "score",
@@ -106,6 +121,11 @@ def _values(entry: Entry) -> tuple[Any, ...]:
     return tuple(record[name] for name in COLUMNS)
 
 
+def content_digest(content: bytes) -> str:
+    """The key a suite file is kept under: its SHA-256."""
+    return "sha256:" + hashlib.sha256(content).hexdigest()
+
+
 def row_hash(prev_hash: str, values: Sequence[Any]) -> str:
     """The hash of a row: SHA-256 over the previous row's hash and this row's columns."""
     text = json.dumps([prev_hash, *values], ensure_ascii=False, separators=(",", ":"))
@@ -151,7 +171,7 @@ class Ledger:
             if result != "ok":
                 raise self._refuse(f"SQLite integrity check: {result}")
             versions = [r[0] for r in self._connection.execute("SELECT version FROM schema_version")]
-            if versions != [SCHEMA_VERSION]:
+            if versions not in ([1], [SCHEMA_VERSION]):
                 raise self._refuse(f"schema version {versions}, expected [{SCHEMA_VERSION}]")
             previous = GENESIS
             for row in self._connection.execute("SELECT * FROM entries ORDER BY seq"):
@@ -160,8 +180,31 @@ class Ledger:
                     raise self._refuse(f"row {row['seq']} does not match its hash chain: "
                                        "edited, removed or reordered")
                 previous = row["hash"]
+            if versions == [SCHEMA_VERSION]:
+                for kept in self._connection.execute("SELECT digest, content FROM suite_files"):
+                    if content_digest(kept["content"]) != kept["digest"]:
+                        raise self._refuse(f"suite file {kept['digest']} does not match its digest")
         except sqlite3.DatabaseError as exc:
             raise self._refuse(f"SQLite: {exc}") from None
+        if versions == [1]:
+            self._upgrade()
+
+    def _upgrade(self) -> None:
+        """A version 1 ledger (no suite files) becomes version 2, in one transaction."""
+        with self._write():
+            for statement in SUITE_FILES_SCHEMA:
+                self._connection.execute(statement)
+            self._connection.execute("DELETE FROM schema_version")
+            self._connection.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
+
+    def suite_file(self, digest: str) -> bytes:
+        """A kept suite file's content (checked against its digest when the ledger was opened);
+        LedgerDamaged if the ledger holds no such file."""
+        row = self._connection.execute("SELECT content FROM suite_files WHERE digest = ?",
+                                       (digest,)).fetchone()
+        if row is None:
+            raise self._refuse(f"no suite file {digest}, which a row names")
+        return bytes(row["content"])
 
     def entries(self, lab: str | None = None) -> list[Entry]:
         """Every row, in the order appended (only `lab`'s when given)."""
@@ -170,24 +213,43 @@ class Ledger:
             query, params = "SELECT * FROM entries WHERE lab = ? ORDER BY seq", (lab,)
         return [_entry(row) for row in self._connection.execute(query, params)]
 
-    def append(self, entries: Sequence[Entry], who: str | None = None) -> int:
-        """Append the rows in one transaction (all or none), after backing the ledger up; the
-        number appended."""
-        who = who or current_user()
-        at = now_utc()
+    def append(self, entries: Sequence[Entry], who: str | None = None,
+               suite_files: Sequence[bytes] = ()) -> int:
+        """Append the rows, and keep the suite files they name, in one transaction (all or none),
+        after backing the ledger up; the number of rows appended."""
+        with self._write():
+            for content in suite_files:
+                self._connection.execute("INSERT OR IGNORE INTO suite_files VALUES (?, ?)",
+                                         (content_digest(content), content))
+            self._insert(entries, who)
+        return len(entries)
+
+    def append_policy(self, entry: Entry, who: str | None = None) -> bool:
+        """Append a `policy` row unless the latest one has the same digest, deciding in the write
+        transaction (two graders giving one policy at once record it once); whether it did."""
         with self._write():
             last = self._connection.execute(
-                "SELECT hash FROM entries ORDER BY seq DESC LIMIT 1").fetchone()
-            previous = last[0] if last else GENESIS
-            for entry in entries:
-                values = _values(Entry(**{**asdict(entry), "who": entry.who or who,
-                                          "at": entry.at or at}))
-                digest = row_hash(previous, values)
-                self._connection.execute(
-                    f"INSERT INTO entries ({', '.join(COLUMNS)}, prev_hash, hash) "
-                    f"VALUES ({', '.join('?' * (len(COLUMNS) + 2))})", (*values, previous, digest))
-                previous = digest
-        return len(entries)
+                "SELECT detail FROM entries WHERE kind = 'policy' ORDER BY seq DESC LIMIT 1").fetchone()
+            if last is not None and json.loads(last[0]).get("digest") == entry.detail["digest"]:
+                return False
+            self._insert([entry], who)
+        return True
+
+    def _insert(self, entries: Sequence[Entry], who: str | None) -> None:
+        """Insert the rows, each chained to the one before (inside a write transaction)."""
+        who = who or current_user()
+        at = now_utc()
+        last = self._connection.execute(
+            "SELECT hash FROM entries ORDER BY seq DESC LIMIT 1").fetchone()
+        previous = last[0] if last else GENESIS
+        for entry in entries:
+            values = _values(Entry(**{**asdict(entry), "who": entry.who or who,
+                                      "at": entry.at or at}))
+            digest = row_hash(previous, values)
+            self._connection.execute(
+                f"INSERT INTO entries ({', '.join(COLUMNS)}, prev_hash, hash) "
+                f"VALUES ({', '.join('?' * (len(COLUMNS) + 2))})", (*values, previous, digest))
+            previous = digest
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[None]:

@@ -12,6 +12,7 @@ penalty_per = "day"        # day | hour
 penalty_cap_percent = 30   # the penalty never exceeds this
 late_days = 2              # whole late days each student may use in the semester, no penalty
 cutoff_hours = 120         # an attempt later than this after its due date is not accepted
+unknown_time = "no_penalty"  # no time known: no_penalty | cap_if_marked_late (the LMS's flag)
 
 [due]                      # every lab the course grades, ISO 8601 with a time zone
 lab01_graph = "2026-09-14T23:59:00Z"
@@ -36,11 +37,13 @@ from typing import Any
 
 from grader.common.labs import LABS
 from grader.common.toml_file import read_toml
+from grader.semester.ledger import Entry, Ledger
 
 COUNTS = ("last", "best", "last_before_deadline")
 UNITS = {"day": 86400, "hour": 3600}
+UNKNOWN_TIME = ("no_penalty", "cap_if_marked_late")
 SEMESTER_KEYS = ("counts", "penalty_percent", "penalty_per", "penalty_cap_percent", "late_days",
-                 "cutoff_hours")
+                 "cutoff_hours", "unknown_time")
 EXTENSION_KEYS = ("student", "lab", "until", "reason")
 
 
@@ -69,6 +72,7 @@ class Policy:
     penalty_cap_percent: float = 100.0
     late_days: int = 0
     cutoff_hours: float | None = None
+    unknown_time: str = "no_penalty"  # an attempt with no known time: never a guessed penalty
     extensions: tuple[Extension, ...] = field(default_factory=tuple)
 
     def record(self) -> dict[str, Any]:
@@ -151,6 +155,11 @@ def _semester(path: Path, table: Any) -> dict[str, Any]:
             raise PolicyError(f"{path}: [semester] penalty_per = {table['penalty_per']!r}; "
                               f"one of {list(UNITS)}")
         rules["penalty_per"] = table["penalty_per"]
+    if "unknown_time" in table:
+        if table["unknown_time"] not in UNKNOWN_TIME:
+            raise PolicyError(f"{path}: [semester] unknown_time = {table['unknown_time']!r}; "
+                              f"one of {list(UNKNOWN_TIME)}")
+        rules["unknown_time"] = table["unknown_time"]
     for key in ("penalty_percent", "penalty_cap_percent", "cutoff_hours"):
         if key in table:
             rules[key] = _number(path, key, table[key])
@@ -172,3 +181,15 @@ def load_policy(path: Path) -> Policy:
                        for lab, when in due.items()},
                   extensions=_extensions(path, data.get("extension", [])),
                   **_semester(path, data.get("semester", {})))
+
+
+def policy_in_force(ledger: Ledger, given: Policy | None, source: str | None,
+                    who: str | None) -> Policy | None:
+    """The policy given (recorded in the ledger as a `policy` row when it changed), else the
+    ledger's latest, else None."""
+    if given is not None:
+        ledger.append_policy(Entry("policy", "", "", detail={
+            "digest": given.digest(), "source": source, "policy": given.record()}), who=who)
+        return given
+    rows = [e for e in ledger.entries() if e.kind == "policy"]
+    return policy_from_record(rows[-1].detail["policy"]) if rows else None

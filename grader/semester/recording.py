@@ -4,8 +4,10 @@ Side: trusted process. Each row keeps what replaying the grading needs: the docu
 and path, the submission's source (absolute, when it is still on disk) and digest, the seed (the
 document records only its hash, so the seed given is checked against it), the options, the
 isolation, and the suite version (the grader's version and a digest of the lab's suite files).
-Submission times come from a CSV the instructor provides (`student,submitted_at`), else they
-are unknown; the LMS's late flag is the one the document recorded.
+Submission times come from a CSV the instructor provides (`student,submitted_at`), else from the
+document (`submission.submitted_at`: Gradescope's submission_metadata.json `created_at`), else they
+are unknown (Canvas's and Moodle's downloads carry no time: Canvas's names carry a LATE marker, the
+document's `late`, which the policy's `unknown_time` rule reads); the row says where its time came from.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,8 @@ from grader import __version__
 from grader.common.labs import Lab
 from grader.grading.batch import report_options
 from grader.grading.shard import GradingPlan, suites_for
-from grader.semester.ledger import Entry
+from grader.results.render import json_text
+from grader.semester.ledger import Entry, content_digest
 from grader.semester.policy import utc_text
 
 
@@ -46,7 +49,16 @@ class ScoreDocument:
 
 
 def document_digest(raw: bytes) -> str:
-    """The digest of a score document's file."""
+    """The digest of a score document: of its JSON as `grade` writes it (json_text), less its
+    `semester` section (added after the grading was recorded, see grader.semester.annotation);
+    a file that is not a JSON object: of its bytes."""
+    try:
+        doc = json.loads(raw)
+    except ValueError:
+        doc = None
+    if isinstance(doc, dict):
+        doc.pop("semester", None)
+        raw = json_text(doc).encode("utf-8")
     return "sha256:" + hashlib.sha256(raw).hexdigest()
 
 
@@ -64,21 +76,38 @@ def read_documents(out_dir: Path, lab: str) -> list[ScoreDocument]:
     return found
 
 
+def _suite_paths(suite: Path) -> list[Path]:
+    """A suite folder's files, in a stable order (compiled caches left out)."""
+    return sorted(p for p in suite.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+
+
 def suite_version(lab: Lab, public_only: bool = False) -> str:
     """The grader's version and a digest of the suite files a grading of `lab` runs."""
     digest = hashlib.sha256()
     for suite in suites_for(lab, hidden=not public_only):
-        for path in sorted(p for p in suite.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        for path in _suite_paths(suite):
             digest.update(str(path.relative_to(suite.parent)).encode("utf-8") + b"\0")
             digest.update(path.read_bytes() + b"\0")
     return f"{__version__}+sha256:{digest.hexdigest()[:16]}"
 
 
-def plan_of(lab: Lab, doc: Mapping[str, Any], seed: str) -> GradingPlan:
-    """The grading plan that produced `doc`, with `seed` (course weights as the document recorded)."""
+def hidden_suite_files(lab: Lab) -> dict[str, bytes]:
+    """The hidden suite's files as a grading runs them now, by path in the suite's folder: what
+    the ledger keeps so that the grading replays with them after the suite changed."""
+    return {path.relative_to(lab.hidden_tests).as_posix(): path.read_bytes()
+            for path in _suite_paths(lab.hidden_tests)}
+
+
+def plan_of(lab: Lab, doc: Mapping[str, Any], seed: str,
+            hidden_suite: Path | None = None) -> GradingPlan:
+    """The grading plan that produced `doc`, with `seed` (course weights as the document recorded);
+    `hidden_suite`: a folder holding the hidden suite as it was then, in place of today's."""
     public_only = bool(doc.get("options", {}).get("public_only"))
     config = doc.get("config")
-    return GradingPlan(lab, suites_for(lab, hidden=not public_only), seed, doc["lang"],
+    suites = suites_for(lab, hidden=not public_only)
+    if hidden_suite is not None and not public_only:
+        suites = (*suites_for(lab, hidden=False), hidden_suite)
+    return GradingPlan(lab, suites, seed, doc["lang"],
                        in_process=doc["isolation"]["how"] == "in-process",
                        weights=dict(config["weights"]) if config else {}, config=config)
 
@@ -103,9 +132,34 @@ def read_times(path: Path) -> dict[str, str]:
     return times
 
 
+def time_of(document: ScoreDocument, times: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """The attempt's time and where it came from: the instructor's CSV, else the platform's
+    (the document's `submission.submitted_at`), else (None, None): unknown, never guessed."""
+    if document.student in times:
+        return times[document.student], "times-csv"
+    given = document.doc["submission"].get("submitted_at")
+    if given:
+        return utc_text(given), str(document.doc["submission"].get("lms") or "document")
+    return None, None
+
+
 def checks_of(doc: Mapping[str, Any]) -> dict[str, str]:
     """Each check's status in a document."""
     return {check["id"]: check["status"] for check in doc.get("checks", [])}
+
+
+def check_points_of(doc: Mapping[str, Any]) -> dict[str, float]:
+    """Each check's points (its max_score) in a document."""
+    return {check["id"]: float(check["max_score"]) for check in doc.get("checks", [])}
+
+
+def check_points(doc_path: Path) -> dict[str, float]:
+    """Each check's points in a recorded document; RecordRefused if it cannot be read."""
+    try:
+        doc = json.loads(doc_path.read_bytes())
+    except (OSError, ValueError) as exc:
+        raise RecordRefused(f"{doc_path}: the recorded document cannot be read ({exc})") from None
+    return check_points_of(doc)
 
 
 def source_of(doc: Mapping[str, Any], base: Path) -> str | None:
@@ -115,18 +169,27 @@ def source_of(doc: Mapping[str, Any], base: Path) -> str | None:
 
 
 def entry_of(lab: Lab, document: ScoreDocument, seed: str, submitted_at: str | None,
-             base: Path, kind: str = "grade", regrades: int | None = None) -> Entry:
+             base: Path, kind: str = "grade", regrades: int | None = None,
+             time_source: str | None = None) -> Entry:
     """The ledger row of one score document."""
     doc = document.doc
-    detail: dict[str, Any] = {
-        "checks": checks_of(doc), "status": doc["status"], "submission_id": doc["submission"]["id"],
+    detail: dict[str, Any] = {"time_source": time_source,
+        "checks": checks_of(doc), "check_points": check_points_of(doc), "status": doc["status"], "submission_id": doc["submission"]["id"],
         "submission_digest": doc["submission"]["digest"], "source": source_of(doc, base),
         "grader_version": doc["grader_version"], "options": doc.get("options")}
     if regrades is not None:
         detail["regrades"] = regrades
     public_only = bool(doc.get("options", {}).get("public_only"))
+    if not public_only:  # the suite's files are kept in the ledger by their digests (replay)
+        detail["suite_files"] = {name: content_digest(content)
+                                 for name, content in hidden_suite_files(lab).items()}
     return Entry(kind, document.student, lab.name, submitted_at=submitted_at,
                  late=doc["submission"].get("late"), doc_digest=document.digest,
                  doc_path=str(document.path), score=doc.get("score"), max_score=doc.get("max_score"),
                  suite_version=suite_version(lab, public_only), seed=seed,
                  isolation=json.dumps(doc["isolation"], sort_keys=True), detail=detail)
+
+
+def suite_files_of(lab: Lab, rows: Sequence[Entry]) -> list[bytes]:
+    """The hidden suite's files to keep with rows that name them (none when no row does)."""
+    return list(hidden_suite_files(lab).values()) if any("suite_files" in r.detail for r in rows) else []

@@ -93,7 +93,8 @@ def regrade_entries(lab: Lab, regrade: Regrade, seed: str, base: Path) -> list[E
     rows = []
     for change in regrade.changes:
         entry = entry_of(lab, change.document, seed, change.attempt.row.submitted_at, base,
-                         kind="regrade", regrades=change.attempt.row.seq)
+                         kind="regrade", regrades=change.attempt.row.seq,
+                         time_source=change.attempt.row.detail.get("time_source"))
         rows.append(entry)
     return rows
 

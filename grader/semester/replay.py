@@ -2,15 +2,18 @@
 
 Side: trusted process (the submissions run in the sandbox, through `grading`). Two gradings of
 the same submission differ only in when they ran and how long they took (`VOLATILE`); any other
-difference is reported by field. A recorded grade made by another grader version is replayed all
-the same, and its result says so.
+difference is reported by field. Each grading replays with the hidden suite files it was graded
+with, as the ledger kept them (`detail.suite_files`), so a grade recorded before a fix to a check
+reproduces; a row recorded without them replays with today's suite. A recorded grade made by
+another grader version is replayed all the same, and its result says so.
 """
 
 from __future__ import annotations
 
 import json
 import random
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +27,7 @@ from grader.semester.ledger import Entry
 from grader.semester.recording import document_digest, plan_of
 
 VOLATILE = ("graded_at", "duration_s")  # when a grading ran and how long it took
+APPLIED = ("semester",)  # what the semester's tools added after the grading (annotation.py)
 
 
 @dataclass(frozen=True)
@@ -37,8 +41,8 @@ class Replayed:
 
 
 def comparable(doc: dict[str, Any]) -> dict[str, Any]:
-    """A document less its VOLATILE fields."""
-    return {key: value for key, value in doc.items() if key not in VOLATILE}
+    """A document less its VOLATILE fields and what was APPLIED after the grading."""
+    return {key: value for key, value in doc.items() if key not in (*VOLATILE, *APPLIED)}
 
 
 def sample(entries: Sequence[Entry], count: int | None, seed: int = 0) -> list[Entry]:
@@ -83,7 +87,8 @@ def _batches(entries: Sequence[tuple[Entry, dict[str, Any]]]) -> list[list[tuple
     groups: dict[str, list[list[tuple[Entry, dict[str, Any]]]]] = {}
     for entry, doc in entries:
         key = json.dumps([entry.lab, entry.seed, doc.get("options"), doc["lang"],
-                          doc["isolation"]["how"], doc.get("config")], sort_keys=True)
+                          doc["isolation"]["how"], doc.get("config"),
+                          entry.detail.get("suite_files")], sort_keys=True)
         rounds = groups.setdefault(key, [])
         target = next((r for r in rounds if all(d["submission"]["id"] != doc["submission"]["id"]
                                                 for _, d in r)), None)
@@ -100,9 +105,19 @@ def _compare(entry: Entry, recorded: dict[str, Any], new: dict[str, Any]) -> Rep
     return Replayed(entry, "differs" if fields else "identical", fields, version)
 
 
+def write_suite(files: Mapping[str, str], suite_file: Callable[[str], bytes], folder: Path) -> Path:
+    """The kept hidden suite (name -> digest) written out under `folder`; the suite's folder."""
+    for name, digest in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(suite_file(digest))
+    return folder
+
+
 def replay(entries: Sequence[Entry], count: int | None = None, seed: int = 0,
-           workers: int = 1) -> list[Replayed]:
-    """Replay a sample of the recorded gradings (all when count is None), in recorded order."""
+           workers: int = 1, suite_file: Callable[[str], bytes] | None = None) -> list[Replayed]:
+    """Replay a sample of the recorded gradings (all when count is None), in recorded order, each
+    with its kept hidden suite (`suite_file`: a kept file's content by digest, the ledger's)."""
     results: dict[int, Replayed] = {}
     ready = []
     for entry in sample(entries, count, seed):
@@ -111,12 +126,16 @@ def replay(entries: Sequence[Entry], count: int | None = None, seed: int = 0,
             results[entry.seq] = refused
         else:
             ready.append((entry, doc))
-    for batch in _batches(ready):
-        first_entry, first_doc = batch[0]
-        plan = plan_of(LABS[first_entry.lab], first_doc, first_entry.seed or "")
-        items = [_submission(doc, str(entry.detail["source"])) for entry, doc in batch]
-        new_docs = grade_class(plan, items, BatchOptions(out_dir=None, workers=workers),
-                               lambda *_: None)
-        for (entry, doc), new in zip(batch, new_docs, strict=True):
-            results[entry.seq] = _compare(entry, doc, new)
+    with tempfile.TemporaryDirectory(prefix="minigrad-replay-") as scratch:
+        for index, batch in enumerate(_batches(ready)):
+            first_entry, first_doc = batch[0]
+            kept = first_entry.detail.get("suite_files")
+            suite = (write_suite(kept, suite_file, Path(scratch) / str(index) / first_entry.lab)
+                     if kept and suite_file is not None else None)
+            plan = plan_of(LABS[first_entry.lab], first_doc, first_entry.seed or "", suite)
+            items = [_submission(doc, str(entry.detail["source"])) for entry, doc in batch]
+            new_docs = grade_class(plan, items, BatchOptions(out_dir=None, workers=workers),
+                                   lambda *_: None)
+            for (entry, doc), new in zip(batch, new_docs, strict=True):
+                results[entry.seq] = _compare(entry, doc, new)
     return [results[seq] for seq in sorted(results)]

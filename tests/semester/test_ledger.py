@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.semester.ledger import Entry, LedgerDamaged, open_ledger
+from grader.semester.ledger import Entry, LedgerDamaged, content_digest, open_ledger
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,6 +19,16 @@ def grade_rows(count: int, student: str = "s", lab: str = "lab01_graph") -> list
     """`count` grade rows, scores 0..count-1."""
     return [Entry("grade", f"{student}{i}", lab, score=float(i), max_score=10.0,
                   detail={"checks": {"c": "passed"}}) for i in range(count)]
+
+
+def edit_behind_the_triggers(path: Path, trigger: str, statement: str,
+                             params: tuple[object, ...] = ()) -> None:
+    """Change the file as someone with SQLite in hand could: drop a trigger, then edit."""
+    connection = sqlite3.connect(path)
+    connection.execute(f"DROP TRIGGER {trigger}")
+    connection.execute(statement, params)
+    connection.commit()
+    connection.close()
 
 
 def test_rows_come_back_as_appended_with_who_and_when(tmp_path: Path) -> None:
@@ -46,11 +56,7 @@ def test_a_row_edited_behind_the_triggers_breaks_the_chain_and_is_refused(tmp_pa
     path = tmp_path / "course.ledger"
     with open_ledger(path) as ledger:
         ledger.append(grade_rows(3))
-    connection = sqlite3.connect(path)
-    connection.execute("DROP TRIGGER entries_no_update")
-    connection.execute("UPDATE entries SET score = 9 WHERE seq = 2")
-    connection.commit()
-    connection.close()
+    edit_behind_the_triggers(path, "entries_no_update", "UPDATE entries SET score = 9 WHERE seq = 2")
     with pytest.raises(LedgerDamaged, match=r"row 2 does not match its hash chain"):
         open_ledger(path)
 
@@ -117,3 +123,41 @@ def test_a_file_that_is_not_a_ledger_is_refused(tmp_path: Path) -> None:
     path.write_text("scores\n", encoding="utf-8")
     with pytest.raises(LedgerDamaged, match="refused"):
         open_ledger(path)
+
+
+def test_suite_files_are_kept_once_by_digest_and_a_changed_one_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "course.ledger"
+    suite = b"def test_check(): assert True\n"
+    with open_ledger(path) as ledger:
+        ledger.append(grade_rows(1), suite_files=[suite])
+        ledger.append(grade_rows(1, student="t"), suite_files=[suite])  # kept once
+        digest = content_digest(suite)
+        assert ledger.suite_file(digest) == suite
+        with pytest.raises(LedgerDamaged, match="no suite file"):
+            ledger.suite_file("sha256:" + "0" * 64)
+    connection = sqlite3.connect(path)
+    assert connection.execute("SELECT count(*) FROM suite_files").fetchone() == (1,)
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        connection.execute("UPDATE suite_files SET content = x'00'")
+    connection.close()
+    edit_behind_the_triggers(path, "suite_files_no_update", "UPDATE suite_files SET content = ?",
+                             (b"def test_check(): pass\n",))
+    with pytest.raises(LedgerDamaged, match=f"suite file {digest} does not match its digest"):
+        open_ledger(path)
+
+
+def test_a_version_1_ledger_is_upgraded_when_opened_and_keeps_its_rows(tmp_path: Path) -> None:
+    path = tmp_path / "course.ledger"
+    with open_ledger(path) as ledger:
+        ledger.append(grade_rows(2))
+    connection = sqlite3.connect(path)  # as version 1 wrote it: no suite_files table
+    connection.execute("DROP TABLE suite_files")
+    connection.execute("UPDATE schema_version SET version = 1")
+    connection.commit()
+    connection.close()
+    with open_ledger(path) as ledger:
+        assert [r.student for r in ledger.entries()] == ["s0", "s1"]
+        ledger.append(grade_rows(1, student="t"), suite_files=[b"x"])
+    connection = sqlite3.connect(path)
+    assert connection.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+    connection.close()

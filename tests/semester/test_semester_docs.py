@@ -62,7 +62,18 @@ def test_the_page_has_every_semester_command() -> None:
     commands = " ".join(b["body"] for b in blocks() if b["lang"] == "sh")
     for action in ("record", "grades", "extend", "override", "regrade", "export", "verify"):
         assert f"python -m grader semester {action} " in commands, action
-    assert "--dry-run" in commands
+    for option in ("--dry-run", "--check ", "--status ", "grade lab01_graph"):
+        assert option in commands, option
+    assert any(" --ledger " in line for line in commands.splitlines() if "grader grade " in line)
+
+
+def test_the_feedback_says_what_the_page_shows(course: dict[str, object]) -> None:
+    folder = course["folder"]
+    assert isinstance(folder, Path)
+    feedback = (folder / "reports" / "lab01-regrade" / "ben" / "feedback.md").read_text(
+        encoding="utf-8")
+    assert "".join(f"{line}\n" for line in feedback.splitlines()
+                   if line.startswith("- **Semester:**")) == shown("ben-feedback")
 
 
 def test_the_regrade_prints_what_the_page_shows(course: dict[str, object]) -> None:

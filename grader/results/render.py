@@ -15,6 +15,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from grader.common.labs import TEMPLATE_DIR
+from grader.results.check_view import check_view_from_record
 from grader.results.first_screen import first_screen
 from grader.results.i18n import Catalogue, format_number
 from grader.results.messages import (
@@ -53,9 +54,6 @@ _ANSI: Mapping[str, str] = {
 # Control characters student output could use to rewrite the terminal (escape sequences).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
-# How the sandbox and the plugin end output they capped (grader/grading/sandbox/sandbox.py,
-# grader/grading/plugin.py); feedback shows that note in the reader's language.
-_OUTPUT_CUT = re.compile(r"\n\[\.\.\. (\d+) more bytes not shown\]$")
 _MD_SPECIAL = re.compile(r"[\\`*_\[\]<>~|#]")
 # Line breaks in prose would let student text start a block of its own (a heading, a table,
 # a list, a fence): one paragraph is one line. A run of them is split on (one character class:
@@ -192,32 +190,6 @@ def pitfall_notes(pitfall_ids: Sequence[str], catalogue: Catalogue) -> list[dict
     return notes
 
 
-def graph_view(detail: Mapping[str, Any] | None, catalogue: Catalogue) -> dict[str, Any] | None:
-    """The drawing (positioned SVG data) and text-tree rows of a detail's graph, if it has one
-    that is well formed; None otherwise."""
-    raw = (detail or {}).get("graph")
-    if not raw:
-        return None
-    # Imported here: most feedback draws no graph, and a student's check should not pay for it.
-    from grader.results.graph_drawing import ROW_KEYS, drawing, parse_graph, tree_rows
-
-    graph = parse_graph(raw)
-    if graph is None:
-        return None
-    labels = {key: catalogue.text(f"ui.graph.label_{key}") for key in ROW_KEYS}
-    return {"drawing": drawing(graph, labels, catalogue.lang),
-            "tree": tree_rows(graph, catalogue.lang),
-            "calls": list(graph.calls) if graph.calls is not None else None}
-
-
-def _output_text(output: str, catalogue: Catalogue) -> str:
-    """A check's captured output, its cut note (if capped) in the catalogue's language."""
-    cut = _OUTPUT_CUT.search(output)
-    if cut is None:
-        return output
-    return output[: cut.start()] + "\n" + catalogue.text("ui.output_cut", omitted=cut.group(1))
-
-
 def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue,
                   brief: Mapping[str, tuple[int, ...]] | None = None) -> dict[str, Any]:
     """Return the template context for one score document in the catalogue's language;
@@ -230,7 +202,6 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue,
     waiting: list[Any] = []
     if brief is not None:
         attention, waiting = first_screen(attention, brief)
-    graphs = {check["id"]: graph_view(check.get("detail"), catalogue) for check in attention}
     return {
         "doc": localised,
         "problem": problem,
@@ -238,10 +209,10 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue,
         "problem_notice": problem_notice(localised, catalogue) if problem else "",
         "unchecked": unchecked_note(localised, catalogue),
         "attempt_notes": attempt_notes(localised, catalogue),
-        "attention": attention,
+        "attention": [check_view_from_record(check, catalogue) for check in attention],
         "waiting": waiting,
-        "graphs": {check_id: view for check_id, view in graphs.items() if view is not None},
-        "passed": [check for check in checks if check["status"] == "passed"],
+        "passed": [check_view_from_record(check, catalogue, drawn=False)
+                   for check in checks if check["status"] == "passed"],
         "all_passed": bool(checks) and all(check["status"] == "passed" for check in checks),
         # only public checks ran (`make check`): a clean result there is not the grade
         "public_only": bool(checks) and all(check["visibility"] == "public" for check in checks),
@@ -249,7 +220,6 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue,
         "grader_error_notice": catalogue.text("ui.grader_error_notice"),
         "lang": catalogue.lang,
         "t": catalogue.text,
-        "output_text": functools.partial(_output_text, catalogue=catalogue),
     }
 
 
@@ -372,3 +342,4 @@ def render_dashboard(docs: Sequence[Mapping[str, Any]], lang: str) -> str:
     catalogue = Catalogue.load(lang)
     context = {**class_view(docs, catalogue), "t": catalogue.text, "lang": catalogue.lang}
     return environment().get_template(DASHBOARD_TEMPLATE).render(context)
+

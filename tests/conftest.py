@@ -53,6 +53,9 @@ SLOW_MODULES = frozenset({
     "tests/semester/test_semester.py", "tests/semester/test_semester_docs.py",
     "tests/semester/test_semester_commands.py",
 })
+# Modules besides test_lab_fixtures.py that read each lab's graded fixture class (`graded`),
+# parametrized by "<lab>/<fixture>": grouped with that lab's tests, so the class is graded once.
+LAB_CLASS_READERS = frozenset({"tests/results/test_fixture_renderings.py"})
 # Single tests of unit-test modules that grade a class or walk a huge graph (slow tier only).
 SLOW_TESTS = frozenset({
     "tests/test_stubgen.py::test_lab01_solution_backward_survives_a_chain_of_100000_nodes",
@@ -137,6 +140,8 @@ def group_of_nodeid(nodeid: str) -> str | None:
         return f"redteam-{mode}" if mode else None
     if module == "tests/test_lab_fixtures.py":
         return f"lab-{params.split('/')[0]}" if params.startswith("lab") else None
+    if module in LAB_CLASS_READERS:
+        return f"lab-{params.split('/')[0]}" if params.startswith("lab") else None
     if module.startswith("tests/browser/"):
         return f"lab-{FAST_LAB}"  # the pages of the lab01 class test_lab_fixtures graded
     if module == "tests/test_release_kits.py":
@@ -157,6 +162,8 @@ def group_of(item: pytest.Item) -> str | None:
 def _is_slow(item: pytest.Item, group: str | None) -> bool:
     module = _module(item)
     if module == "tests/test_lab_fixtures.py":
+        return group not in (None, f"lab-{FAST_LAB}")
+    if module in LAB_CLASS_READERS:
         return group not in (None, f"lab-{FAST_LAB}")
     return (module in SLOW_MODULES or module.startswith("tests/browser/")
             or group in SHARED_FIXTURE_GROUPS.values()

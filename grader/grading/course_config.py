@@ -81,7 +81,7 @@ def _numbers(path: Path, section: str, table: Any, known: set[str], what: str) -
 def course_templates(path: Path) -> Path | None:
     """The course's folder of template overrides beside its course file, checked; None when it
     has none (or the folder is the grader's own: a course file kept in this repository)."""
-    folder = path.resolve().parent / TEMPLATES_FOLDER
+    folder = (path.parent / TEMPLATES_FOLDER).resolve()
     if not folder.is_dir() or folder == TEMPLATE_DIR.resolve():
         return None
     problems = course_template_problems(folder)

@@ -1,8 +1,9 @@
 """One check as every feedback format shows it: the view the check macros render (templates/check/).
 
 Side: trusted process (results). A check record of the score document (localised: its texts in
-the reader's language, see grader.results.messages.localise_document) becomes one `CheckView`,
-built once by `check_view_from_record`; the terminal, Markdown, HTML and notebook feedback and the
+the reader's language, see grader.results.messages.localise_document), read as its typed record
+(grader.results.score_document.Check), becomes one `CheckView`, built once by `check_view`
+(`check_view_from_record` from the record's JSON); the terminal, Markdown, HTML and notebook feedback and the
 platforms' test outputs all render that view, each through the one macro of its format
 (templates/check/block.terminal.j2, block.md.j2, block.html.j2, block.txt.j2). What a check shows is decided
 here, once: the hint (`shows_hint`), where to read, the grader's apology, the output with its
@@ -18,6 +19,7 @@ from typing import Any
 
 from grader.results.i18n import Catalogue
 from grader.results.messages import format_pair
+from grader.results.score_document import Check, Detail, Graph, parse_record, to_json
 
 # How the sandbox and the plugin end output they capped (grader/grading/sandbox/sandbox.py,
 # grader/grading/plugin.py); the view shows that note in the reader's language.
@@ -60,16 +62,16 @@ class CheckView:
     output: str  # what the student's code printed, its cut note in the reader's language
 
 
-def graph_view(detail: Mapping[str, Any] | None, catalogue: Catalogue) -> GraphView | None:
+def graph_view(recorded: Graph | None, catalogue: Catalogue) -> GraphView | None:
     """The drawing (positioned SVG data) and text-tree rows of a detail's graph, if it has one
-    that is well formed; None otherwise."""
-    raw = (detail or {}).get("graph")
-    if not raw:
+    that is well formed (graph_drawing.parse_graph: nodes the edges name, within its caps);
+    None otherwise."""
+    if recorded is None:
         return None
     # Imported here: most feedback draws no graph, and a student's check should not pay for it.
     from grader.results.graph_drawing import ROW_KEYS, drawing, parse_graph, tree_rows
 
-    graph = parse_graph(raw)
+    graph = parse_graph(to_json(recorded))
     if graph is None:
         return None
     labels = {key: catalogue.text(f"ui.graph.label_{key}") for key in ROW_KEYS}
@@ -85,45 +87,50 @@ def output_text(output: str, catalogue: Catalogue) -> str:
     return output[: cut.start()] + "\n" + catalogue.text("ui.output_cut", omitted=cut.group(1))
 
 
-def _expected_actual(detail: Mapping[str, Any] | None,
+def _expected_actual(detail: Detail | None,
                      catalogue: Catalogue) -> tuple[str | None, str | None]:
-    params = (detail or {}).get("params") or {}
+    params = detail.params if detail is not None else {}
     if "expected" not in params or "actual" not in params:
         return None, None
     actual, expected = format_pair(params["actual"], params["expected"], lang=catalogue.lang)
     return expected, actual
 
 
-def _what_happened(record: Mapping[str, Any], catalogue: Catalogue) -> str:
+def _what_happened(check: Check, catalogue: Catalogue) -> str:
     """The detail's sentence; for a check that did not run, what to do first."""
-    message = str(record.get("message") or "")
-    if not message and record["status"] == "not-run":
+    if not check.message and check.status == "not-run":
         return catalogue.text("ui.not_run_notice")
-    return message
+    return check.message
+
+
+def check_view(check: Check, catalogue: Catalogue, drawn: bool = True) -> CheckView:
+    """The view of one localised check (`drawn`: with its graph drawn, when it has one: only
+    the checks shown in full need it)."""
+    notice = catalogue.text("ui.grader_error_notice")
+    detail = check.detail
+    expected, actual = _expected_actual(detail, catalogue)
+    return CheckView(
+        id=check.id,
+        title=check.title,
+        status=check.status,
+        score=float(check.score),
+        max_score=float(check.max_score),
+        hidden=check.visibility == "hidden",
+        what_happened=_what_happened(check, catalogue),
+        expected=expected,
+        actual=actual,
+        graph=graph_view(detail.graph, catalogue) if drawn and detail is not None else None,
+        grader_error_notice=notice if check.status == "error" and notice not in check.message
+        else "",
+        hint=check.hint if shows_hint(check.status) else "",
+        where_to_read=check.section if check.status == "failed" else "",
+        output=output_text(check.output, catalogue) if check.output else "",
+    )
 
 
 def check_view_from_record(record: Mapping[str, Any], catalogue: Catalogue,
                            drawn: bool = True) -> CheckView:
-    """The view of one localised check record of a score document (`drawn`: with its graph
-    drawn, when it has one: only the checks shown in full need it)."""
-    status = str(record["status"])
-    detail = record.get("detail")
-    notice = catalogue.text("ui.grader_error_notice")
-    expected, actual = _expected_actual(detail, catalogue)
-    return CheckView(
-        id=str(record["id"]),
-        title=str(record["title"]),
-        status=status,
-        score=float(record["score"]),
-        max_score=float(record["max_score"]),
-        hidden=record["visibility"] == "hidden",
-        what_happened=_what_happened(record, catalogue),
-        expected=expected,
-        actual=actual,
-        graph=graph_view(detail, catalogue) if drawn else None,
-        grader_error_notice=notice if status == "error"
-        and notice not in str(record.get("message") or "") else "",
-        hint=str(record.get("hint") or "") if shows_hint(status) else "",
-        where_to_read=str(record.get("section") or "") if status == "failed" else "",
-        output=output_text(str(record["output"]), catalogue) if record.get("output") else "",
-    )
+    """The view of one localised check record of a score document's JSON (read as its typed
+    record, grader.results.score_document.Check: a record not shaped so is a DocumentError)."""
+    return check_view(parse_record(Check, record, f"check {record.get('id')!r}"), catalogue,
+                      drawn)

@@ -233,6 +233,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         raise UsageError("no_hidden_suite", lab=lab.name, path=str(lab.hidden_tests)) from None
     weights: dict[str, float] = {}
     record = None
+    templates = None
     if args.config:
         from grader.grading.course_config import (  # a course's own file
             ConfigError,
@@ -243,7 +244,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
             config = load_course_config(Path(args.config))
         except ConfigError as exc:
             raise UsageError("course_config", message=str(exc)) from None
-        weights, record = config.resolved(lab), config.record(lab)
+        weights, record, templates = config.resolved(lab), config.record(lab), config.templates
     isolation = available_isolation()
     if not isolation.at_least("uid") and not args.allow_unisolated:
         catalogue = Catalogue.load(args.lang)
@@ -262,7 +263,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
                        weights=weights, config=record)
     options = BatchOptions(out_dir=out_dir, workers=args.workers, resume=args.resume,
                            shard=shard, points=args.points, canvas_column=args.canvas_column,
-                           gradebook=Path(args.gradebook) if args.gradebook else None)
+                           gradebook=Path(args.gradebook) if args.gradebook else None,
+                           templates=templates)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="minigrad-export-") as scratch:
         if args.lms:
@@ -293,7 +295,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         if args.similarity:  # inside the export's scratch folder: it reads the submissions again
             _similarity_after_grading(args, lab, items, out_dir)
     elapsed = time.perf_counter() - started
-    print_summary(docs, args.lang)
+    print_summary(docs, args.lang, templates=templates)
     _say_gradebook_absent(args, out_dir)
     _say_what_goes_back(out_dir, args.lang)
     say("cli.finished", args.lang, stream=sys.stdout, count=str(len(docs)),

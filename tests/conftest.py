@@ -54,6 +54,9 @@ SLOW_MODULES = frozenset({
     "tests/semester/test_semester_commands.py", "tests/semester/test_grade_ledger.py",
     "tests/test_kit_jupyter.py",
 })
+# Modules besides test_lab_fixtures.py that read each lab's graded fixture class (`graded`),
+# parametrized by "<lab>/<fixture>": grouped with that lab's tests, so the class is graded once.
+LAB_CLASS_READERS = frozenset({"tests/results/test_fixture_renderings.py"})
 # Single tests of unit-test modules that grade a class or walk a huge graph (slow tier only).
 SLOW_TESTS = frozenset({
     "tests/test_other_lab.py::test_graded_for_the_next_lab_it_is_said_and_no_pitfall_is_counted",
@@ -61,6 +64,7 @@ SLOW_TESTS = frozenset({
     "tests/results/test_build.py::test_every_submission_gets_a_document_in_order",
     "tests/results/test_build.py::test_resume_keeps_unchanged_reports_and_regrades_changed_ones",
     "tests/test_course_config.py::test_the_weights_are_scored_and_recorded_in_the_document",
+    "tests/results/test_course_templates.py::test_grade_writes_its_reports_through_the_courses_templates",
 })
 # Tests of an otherwise light module that share one costly module fixture: the tests of the
 # module whose names hold the word are one group (the fixture is set up once, not once per
@@ -141,6 +145,8 @@ def group_of_nodeid(nodeid: str) -> str | None:
         return f"redteam-{mode}" if mode else None
     if module == "tests/test_lab_fixtures.py":
         return f"lab-{params.split('/')[0]}" if params.startswith("lab") else None
+    if module in LAB_CLASS_READERS:
+        return f"lab-{params.split('/')[0]}" if params.startswith("lab") else None
     if module.startswith("tests/browser/"):
         return f"lab-{FAST_LAB}"  # the pages of the lab01 class test_lab_fixtures graded
     if module == "tests/test_release_kits.py":
@@ -161,6 +167,8 @@ def group_of(item: pytest.Item) -> str | None:
 def _is_slow(item: pytest.Item, group: str | None) -> bool:
     module = _module(item)
     if module == "tests/test_lab_fixtures.py":
+        return group not in (None, f"lab-{FAST_LAB}")
+    if module in LAB_CLASS_READERS:
         return group not in (None, f"lab-{FAST_LAB}")
     return (module in SLOW_MODULES or module.startswith("tests/browser/")
             or group in SHARED_FIXTURE_GROUPS.values()

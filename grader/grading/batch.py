@@ -96,6 +96,7 @@ class BatchOptions:
     points: float | None = None  # gradebook grades scaled to this many points
     canvas_column: str | None = None  # Canvas import column, "Title (assignment id)"
     gradebook: Path | None = None  # the gradebook the LMS exported, to fill in
+    templates: Path | None = None  # a course's template overrides (course_config.course_templates)
 
 
 GRADEBOOK_SETTINGS = "gradebook.json"
@@ -133,8 +134,9 @@ def remove_staging(out_dir: Path) -> None:
             entry.unlink(missing_ok=True)
 
 
-def write_reports(doc: dict[str, Any], out_dir: Path) -> Path:
-    """Write scores.json and the feedback files of one submission, all or none.
+def write_reports(doc: dict[str, Any], out_dir: Path, templates: Path | None = None) -> Path:
+    """Write scores.json and the feedback files of one submission, all or none (`templates`:
+    a course's template overrides).
 
     The files are written in a hidden folder beside the report and renamed into place, so a
     report folder is complete or absent, whenever the run is stopped.
@@ -144,7 +146,7 @@ def write_reports(doc: dict[str, Any], out_dir: Path) -> Path:
     writing = folder
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=out_dir))
-        for name, text in report_texts(doc).items():
+        for name, text in report_texts(doc, templates).items():
             writing = folder / name
             (staging / name).write_text(text, encoding="utf-8")
         staging.chmod(0o755)
@@ -343,7 +345,8 @@ def write_class_files(out_dir: Path, lang: str, options: BatchOptions | None = N
     settings = _gradebook_settings(out_dir, options or BatchOptions(out_dir=out_dir))
     written = [out_dir / "class.csv", out_dir / "dashboard.html"]
     _write_atomically(written[0], gradebook.class_csv(docs))
-    _write_atomically(written[1], render_dashboard(docs, lang))
+    _write_atomically(written[1], render_dashboard(docs, lang, options.templates if options
+                                                   else None))
     for lms, name in (("canvas", "canvas_gradebook.csv"), ("moodle", "moodle_worksheet.csv")):
         if any(doc["submission"].get("lms") == lms for doc in docs):
             text = _lms_file(out_dir, docs, lms, settings, lang)
@@ -408,7 +411,7 @@ def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: 
                 doc["options"] = recorded
                 if out_dir is not None:
                     try:
-                        write_reports(doc, out_dir)
+                        write_reports(doc, out_dir, options.templates)
                     except OutputUnwritable as failed:
                         stop.set()  # every shard stops: no report can be written any more
                         failed.kept = sum(sub.id in docs for sub in submissions)

@@ -10,7 +10,13 @@ grad-overwrite = 2
 
 Every id is validated against the checks the labs declare (a typo is an error naming it, not
 a silently ignored line), every number must be positive, and the resolved weights are
-recorded in each score document. Side: trusted process.
+recorded in each score document.
+
+A `templates/` folder beside the course file overrides the grader's templates of the same names
+(the feedback, a check's block, the dashboard: any file of the grader's `templates/`); a name it
+lacks falls back to the grader's. Its files are checked when the file is read: one that
+overrides nothing (a misspelt name) or does not compile is an error naming it. Side: trusted
+process.
 """
 
 from __future__ import annotations
@@ -20,11 +26,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader.common.labs import LABS, Lab
+from grader.common.labs import LABS, TEMPLATE_DIR, Lab
 from grader.common.toml_file import read_toml
 from grader.grading.checking.declared import declared_checks
+from grader.results.render import course_template_problems
 
 SECTIONS = ("weights", "pitfall_weights")
+# The folder, beside the course file, of the course's template overrides.
+TEMPLATES_FOLDER = "templates"
 
 
 class ConfigError(ValueError):
@@ -38,6 +47,7 @@ class CourseConfig:
     source: str
     weights: dict[str, float] = field(default_factory=dict)
     pitfall_weights: dict[str, float] = field(default_factory=dict)
+    templates: Path | None = None  # the course's template overrides (course_templates)
 
     def resolved(self, lab: Lab) -> dict[str, float]:
         """The weight of every check of `lab` that the file changes (check ids win)."""
@@ -68,6 +78,18 @@ def _numbers(path: Path, section: str, table: Any, known: set[str], what: str) -
     return {key: float(value) for key, value in table.items()}
 
 
+def course_templates(path: Path) -> Path | None:
+    """The course's folder of template overrides beside its course file, checked; None when it
+    has none (or the folder is the grader's own: a course file kept in this repository)."""
+    folder = (path.parent / TEMPLATES_FOLDER).resolve()
+    if not folder.is_dir() or folder == TEMPLATE_DIR.resolve():
+        return None
+    problems = course_template_problems(folder)
+    if problems:
+        raise ConfigError(problems[0])
+    return folder
+
+
 def load_course_config(path: Path) -> CourseConfig:
     """Read and validate a course file; ConfigError names what is wrong and where."""
     data = read_toml(path, ConfigError)
@@ -79,4 +101,5 @@ def load_course_config(path: Path) -> CourseConfig:
         str(path),
         _numbers(path, "weights", data.get("weights", {}), {c.id for c in checks}, "check"),
         _numbers(path, "pitfall_weights", data.get("pitfall_weights", {}),
-                 {c.pitfall for c in checks}, "pitfall"))
+                 {c.pitfall for c in checks}, "pitfall"),
+        course_templates(path))

@@ -39,6 +39,7 @@ from grader import __version__
 from grader.common.labs import Lab, get_lab
 from grader.common.shutdown import finish
 from grader.platforms.scaling import scaled_maxima, scaled_score, valid_total
+from grader.results.check_view import check_view_from_record
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import attempt_notes, localise_document, problem_notice, problem_where
 from grader.results.render import json_text, pitfall_notes, render_template, report_texts
@@ -88,13 +89,14 @@ class Config:
 def _test(check: Mapping[str, Any], hidden_visibility: str, catalogue: Catalogue,
           scaled: tuple[Decimal, Decimal] | None = None) -> dict[str, Any]:
     """One check as a Gradescope test case, its (score, maximum) scaled when given."""
-    output = render_template("platforms/check.md.j2", check=check, t=catalogue.text, lang=catalogue.lang,
-                     grader_error_notice=catalogue.text("ui.grader_error_notice")).strip()
+    view = check_view_from_record(check, catalogue, drawn=False)
+    output = render_template("platforms/check.md.j2", check=view, t=catalogue.text,
+                             lang=catalogue.lang).strip()
     score, max_score = check["score"], check["max_score"]
     if scaled is not None:
         score, max_score = float(scaled[0]), float(scaled[1])
     return {
-        "name": check["title"],
+        "name": view.title,
         "name_format": "text",
         "score": score,
         "max_score": max_score,

@@ -39,6 +39,7 @@ from typing import Any
 from grader import __version__
 from grader.common.labs import Lab, get_lab
 from grader.common.shutdown import finish
+from grader.results.check_view import check_view_from_record
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import localise_document, pitfall_title, problem_hint
 from grader.results.render import json_text, render_feedback, render_template
@@ -104,17 +105,18 @@ def withhold_hidden(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 def _test(check: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
     known = catalogue.has(f"pitfalls.{check['pitfall']}.title")
-    message = render_template("platforms/check.txt.j2", check=check, t=catalogue.text, lang=catalogue.lang,
-                      grader_error_notice=catalogue.text("ui.grader_error_notice"),
-                      withheld_notice=catalogue.text("platforms.prairielearn.hidden_check")
-                      ).strip()
+    view = check_view_from_record(check, catalogue, drawn=False)
+    message = render_template("platforms/check.txt.j2", check=view, t=catalogue.text,
+                              lang=catalogue.lang,
+                              withheld_notice=catalogue.text("platforms.prairielearn.hidden_check")
+                              ).strip()
     return {
-        "name": check["title"],
+        "name": view.title,
         "description": pitfall_title(check["pitfall"], catalogue) if known else check["pitfall"],
         "points": check["score"],
         "max_points": check["max_score"],
         "message": message,
-        "output": check["output"] or "",
+        "output": view.output,
     }
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from grader import __version__
 from grader.common.text import clean_text, clean_value
+from grader.results.check_view import shows_hint
 from grader.results.i18n import Catalogue
 from grader.results.messages import (
     check_hint,
@@ -25,7 +26,6 @@ from grader.results.messages import (
     describe_detail,
     describe_flag,
     names_a_pitfall,
-    shows_hint,
 )
 
 SCHEMA_VERSION = "1.2"  # 1.1: the top-level "isolation" object; 1.2: "problem", "config", detail.graph

@@ -12,6 +12,7 @@ import datetime
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 from grader.results.i18n import Catalogue
@@ -130,11 +131,13 @@ def progress_display(lang: str, stream: TextIO | None = None) -> PlainProgress |
     return RichProgress(lang, stream) if stream.isatty() else PlainProgress(lang, stream)
 
 
-def print_summary(docs: Sequence[Mapping[str, Any]], lang: str, stream: TextIO | None = None) -> None:
-    """The class summary: a rich table on a terminal, the plain-text template otherwise."""
+def print_summary(docs: Sequence[Mapping[str, Any]], lang: str, stream: TextIO | None = None,
+                  templates: Path | None = None) -> None:
+    """The class summary: a rich table on a terminal, the plain-text template otherwise
+    (`templates`: a course's overrides)."""
     stream = stream or sys.stdout
     if not stream.isatty():
-        print(render_summary(docs, lang), file=stream)
+        print(render_summary(docs, lang, templates), file=stream)
         return
     from rich.console import Console  # not in the student kit: `grade` only
     from rich.table import Table  # not in the student kit: `grade` only

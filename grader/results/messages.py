@@ -129,11 +129,6 @@ def check_title(check_id: str, catalogue: Catalogue) -> str:
     return catalogue.text(f"checks.{check_id}.title")
 
 
-def shows_hint(status: str) -> bool:
-    """Whether a check with this status carries its hint: only a failure of the student's code."""
-    return status == "failed"
-
-
 def is_not_written(detail: Mapping[str, Any] | None) -> bool:
     """Whether a failure's detail says the code it ran into is not written yet."""
     return detail is not None and detail.get("kind") in NOT_WRITTEN_KINDS

@@ -9,12 +9,14 @@ import os
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import jinja2
 from markupsafe import Markup, escape
 
 from grader.common.labs import TEMPLATE_DIR
+from grader.results.check_view import check_view_from_record
 from grader.results.first_screen import first_screen
 from grader.results.i18n import Catalogue, format_number
 from grader.results.messages import (
@@ -39,6 +41,9 @@ NOTEBOOK_TEMPLATE = "feedback.notebook.html.j2"
 # A submission's report: its score document and the feedback rendered from it, by file name.
 REPORT_FILES = {"scores.json": None, "feedback.md": "markdown", "feedback.html": "html"}
 SUMMARY_TEMPLATE = "summary.terminal.j2"
+# In a course's folder of template overrides, the sub-folder of templates of its own (macros its
+# overrides import), which override nothing.
+COURSE_OWN_TEMPLATES = "own"
 DASHBOARD_TEMPLATE = "dashboard.html.j2"
 
 # ANSI styles for the terminal, used only when colour is asked for.
@@ -55,9 +60,6 @@ _ANSI: Mapping[str, str] = {
 # Control characters student output could use to rewrite the terminal (escape sequences).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
-# How the sandbox and the plugin end output they capped (grader/grading/sandbox/sandbox.py,
-# grader/grading/plugin.py); feedback shows that note in the reader's language.
-_OUTPUT_CUT = re.compile(r"\n\[\.\.\. (\d+) more bytes not shown\]$")
 _MD_SPECIAL = re.compile(r"[\\`*_\[\]<>~|#]")
 # Line breaks in prose would let student text start a block of its own (a heading, a table,
 # a list, a fence): one paragraph is one line. A run of them is split on (one character class:
@@ -142,18 +144,22 @@ class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
             super().dump_bytecode(bucket)
 
 
-@functools.lru_cache(maxsize=1)
-def environment() -> jinja2.Environment:
+@functools.lru_cache(maxsize=4)
+def environment(course_templates: Path | None = None) -> jinja2.Environment:
     """Return the jinja2 environment for the templates directory, with the feedback filters
-    (built once: its compiled templates are reused for every submission)."""
+    (built once: its compiled templates are reused for every submission); `course_templates`:
+    a course's own folder, searched first, so that a template there overrides the grader's of
+    the same name (see course_template_problems)."""
+    folders = [TEMPLATE_DIR] if course_templates is None else [course_templates, TEMPLATE_DIR]
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
+        loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(folder) for folder in folders]),
         autoescape=_is_html,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        bytecode_cache=_CompiledTemplates(str(TEMPLATE_DIR / "__pycache__")),
+        # a course's compiled templates beside its own: the grader's are keyed by name alone
+        bytecode_cache=_CompiledTemplates(str(folders[0] / "__pycache__")),
     )
     env.filters["num"] = _number
     env.filters["plain"] = _plain
@@ -161,6 +167,28 @@ def environment() -> jinja2.Environment:
     env.filters["md_text"] = _md_text
     env.filters["md_fence"] = _md_fence
     return env
+
+
+def course_template_problems(folder: Path) -> list[str]:
+    """What is wrong with a course's folder of template overrides, one line each: a template
+    that overrides none of the grader's (a misspelt name would be ignored silently; a course's
+    own helpers go in its COURSE_OWN_TEMPLATES sub-folder), or one that does not compile."""
+    problems = []
+    env = environment(folder)
+    for path in sorted(folder.rglob("*.j2")):
+        name = path.relative_to(folder).as_posix()
+        if name.startswith("__pycache__/"):
+            continue
+        if not name.startswith(f"{COURSE_OWN_TEMPLATES}/") and not (TEMPLATE_DIR / name).is_file():
+            problems.append(f"{path}: the grader has no template {name!r} to override "
+                            f"(its templates are in {TEMPLATE_DIR}; a template of the course's "
+                            f"own goes in {folder / COURSE_OWN_TEMPLATES})")
+            continue
+        try:
+            env.get_template(name)
+        except jinja2.TemplateSyntaxError as exc:
+            problems.append(f"{path}, line {exc.lineno}: {exc.message}")
+    return problems
 
 
 def render_template(name: str, **context: Any) -> str:
@@ -194,32 +222,6 @@ def pitfall_notes(pitfall_ids: Sequence[str], catalogue: Catalogue) -> list[dict
     return notes
 
 
-def graph_view(detail: Mapping[str, Any] | None, catalogue: Catalogue) -> dict[str, Any] | None:
-    """The drawing (positioned SVG data) and text-tree rows of a detail's graph, if it has one
-    that is well formed; None otherwise."""
-    raw = (detail or {}).get("graph")
-    if not raw:
-        return None
-    # Imported here: most feedback draws no graph, and a student's check should not pay for it.
-    from grader.results.graph_drawing import ROW_KEYS, drawing, parse_graph, tree_rows
-
-    graph = parse_graph(raw)
-    if graph is None:
-        return None
-    labels = {key: catalogue.text(f"ui.graph.label_{key}") for key in ROW_KEYS}
-    return {"drawing": drawing(graph, labels, catalogue.lang),
-            "tree": tree_rows(graph, catalogue.lang),
-            "calls": list(graph.calls) if graph.calls is not None else None}
-
-
-def _output_text(output: str, catalogue: Catalogue) -> str:
-    """A check's captured output, its cut note (if capped) in the catalogue's language."""
-    cut = _OUTPUT_CUT.search(output)
-    if cut is None:
-        return output
-    return output[: cut.start()] + "\n" + catalogue.text("ui.output_cut", omitted=cut.group(1))
-
-
 def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue,
                   brief: Mapping[str, tuple[int, ...]] | None = None) -> dict[str, Any]:
     """Return the template context for one score document in the catalogue's language;
@@ -235,7 +237,6 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue,
     waiting: list[Any] = []
     if brief is not None:
         attention, waiting = first_screen(attention, brief)
-    graphs = {check["id"]: graph_view(check.get("detail"), catalogue) for check in attention}
     return {
         "doc": localised,
         "problem": problem,
@@ -245,10 +246,10 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue,
         "other_lab": other_lab,
         "attempt_notes": attempt_notes(localised, catalogue),
         "semester_note": note_lines(doc.get("semester"), catalogue),
-        "attention": attention,
+        "attention": [check_view_from_record(check, catalogue) for check in attention],
         "waiting": waiting,
-        "graphs": {check_id: view for check_id, view in graphs.items() if view is not None},
-        "passed": [check for check in checks if check["status"] == "passed"],
+        "passed": [check_view_from_record(check, catalogue, drawn=False)
+                   for check in checks if check["status"] == "passed"],
         "all_passed": bool(checks) and all(check["status"] == "passed" for check in checks),
         # only public checks ran (`make check`): a clean result there is not the grade
         "public_only": bool(checks) and all(check["visibility"] == "public" for check in checks),
@@ -256,23 +257,22 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue,
         "grader_error_notice": catalogue.text("ui.grader_error_notice"),
         "lang": catalogue.lang,
         "t": catalogue.text,
-        "output_text": functools.partial(_output_text, catalogue=catalogue),
     }
 
 
 def render_feedback(
     doc: Mapping[str, Any], fmt: str, lang: str | None = None, color: bool = False,
-    brief: Mapping[str, tuple[int, ...]] | None = None,
+    brief: Mapping[str, tuple[int, ...]] | None = None, templates: Path | None = None,
 ) -> str:
     """Render one score document as terminal text, Markdown or HTML, in lang or the doc's own
-    (`brief`: the short first screen, see feedback_view)."""
-    [text] = render_feedback_formats(doc, (fmt,), lang, color, brief)
+    (`brief`: the short first screen, see feedback_view; `templates`: a course's overrides)."""
+    [text] = render_feedback_formats(doc, (fmt,), lang, color, brief, templates)
     return text
 
 
 def render_feedback_formats(
     doc: Mapping[str, Any], fmts: Sequence[str], lang: str | None = None, color: bool = False,
-    brief: Mapping[str, tuple[int, ...]] | None = None,
+    brief: Mapping[str, tuple[int, ...]] | None = None, templates: Path | None = None,
 ) -> list[str]:
     """Render one score document in each of `fmts` from one view of it (the localised
     document, its drawn graphs and notes are built once, whatever the number of formats)."""
@@ -281,7 +281,7 @@ def render_feedback_formats(
         raise ValueError(f"unknown format {unknown[0]!r}; choose one of: "
                          f"{', '.join(FEEDBACK_TEMPLATES)}")
     context = feedback_view(doc, Catalogue.load(lang or doc["lang"]), brief)
-    return [environment().get_template(FEEDBACK_TEMPLATES[fmt]).render(
+    return [environment(templates).get_template(FEEDBACK_TEMPLATES[fmt]).render(
                 context, paint=_painter(color and fmt == "terminal")) for fmt in fmts]
 
 
@@ -291,12 +291,12 @@ def json_text(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
-def report_texts(doc: Mapping[str, Any]) -> dict[str, str]:
+def report_texts(doc: Mapping[str, Any], templates: Path | None = None) -> dict[str, str]:
     """The files of a submission's report (REPORT_FILES), by name: the document and its
-    feedback, every format rendered from one view of it."""
+    feedback, every format rendered from one view of it (`templates`: a course's overrides)."""
     formats = {name: fmt for name, fmt in REPORT_FILES.items() if fmt}
-    feedback = dict(zip(formats, render_feedback_formats(doc, tuple(formats.values())),
-                        strict=True))
+    feedback = dict(zip(formats, render_feedback_formats(doc, tuple(formats.values()),
+                                                         templates=templates), strict=True))
     return {name: feedback[name] if fmt else json_text(doc) for name, fmt in REPORT_FILES.items()}
 
 
@@ -366,16 +366,20 @@ def summary_context(docs: Sequence[Mapping[str, Any]], lang: str) -> dict[str, A
     }
 
 
-def render_summary(docs: Sequence[Mapping[str, Any]], lang: str) -> str:
+def render_summary(docs: Sequence[Mapping[str, Any]], lang: str,
+                   templates: Path | None = None) -> str:
     """Render a plain-text table of submissions: status, score and pitfalls of each."""
-    return environment().get_template(SUMMARY_TEMPLATE).render(summary_context(docs, lang))
+    return environment(templates).get_template(SUMMARY_TEMPLATE).render(
+        summary_context(docs, lang))
 
 
-def render_dashboard(docs: Sequence[Mapping[str, Any]], lang: str) -> str:
+def render_dashboard(docs: Sequence[Mapping[str, Any]], lang: str,
+                     templates: Path | None = None) -> str:
     """Render the class dashboard (HTML): what to reteach, charts, pass rates, submissions
     that need a look of their own, and links to every submission's feedback."""
     from grader.results.dashboard import class_view  # a class's view: `check` never draws one
 
     catalogue = Catalogue.load(lang)
     context = {**class_view(docs, catalogue), "t": catalogue.text, "lang": catalogue.lang}
-    return environment().get_template(DASHBOARD_TEMPLATE).render(context)
+    return environment(templates).get_template(DASHBOARD_TEMPLATE).render(context)
+

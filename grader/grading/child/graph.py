@@ -309,16 +309,24 @@ def run_sessions(Value, sessions: list) -> list:
 HELPER_NAMES = ("WrongType", "number", "text", "grad_of", "data_of", "parents_of", "parents_or_none",
                 "RECORD_CAP", "COUNTED_CAP",
                 "record_calls",
-                "node_facts", "label_of", "Operation", "sigmoid", "OPERATIONS", "build_expression",
+                "node_facts", "label_of", "label_type_of", "Operation", "sigmoid", "OPERATIONS", "build_expression",
                 "finite_or_none", "run_expressions", "_read_run", "_build_node",
                 "run_sessions")
 
 
-def label_of(node: Any, quantity: str) -> Any:
-    """The node's `_op` as a str, or None when the node has no such attribute: a label is
-    optional to every check but the label check, which judges its absence itself."""
+def label_of(node: Any) -> Any:
+    """The node's `_op` when it is text, else None (no such attribute, or a label of another
+    type, which `label_type_of` tells apart): a label is optional to every check but the label
+    check, which judges it there, so a label never stops a scenario."""
+    label = getattr(node, "_op", None)
+    return label if type(label) is str else None
+
+
+def label_type_of(node: Any) -> Any:
+    """The type name of the node's `_op` ('str' for a label as the contract writes it), or None
+    when the node has no `_op` at all."""
     try:
         label = node._op
     except AttributeError:
         return None
-    return text(label, quantity)
+    return type(label).__name__

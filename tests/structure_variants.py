@@ -23,12 +23,13 @@ from grader.grading.checking.declared import declared_checks
 CLAUSE = {"_op": "op", "_prev": "prev"}
 
 # The detail kinds a structural verdict raises about each attribute (verdicts.lab01_graph's
-# expect_op_labels and expect_parents_in_prev, plus expect_equal's on `a._op`): a public check
-# that fails with one of them failed on structure alone.
+# expect_op_labels and expect_parents_in_prev; lab03_backprop's cycle checks, which close a
+# cycle through the parents' collection): a check that fails with one of them failed on
+# structure alone.
 FINDINGS = {
     "_op": frozenset({"op-label-missing", "op-label-empty", "op-labels-equal",
                       "op-label-not-text"}),
-    "_prev": frozenset({"prev-missing"}),
+    "_prev": frozenset({"prev-missing", "cycle-needs-parents"}),
 }
 
 # Fixture -> the attributes its only differences are in, by lab.
@@ -52,6 +53,8 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
     "lab03_backprop": {
         "correct-leaf-op-none": ("_op",),
         "correct-frozenset-prev": ("_prev",),
+        "correct-parents-named-children": ("_prev",),
+        "parents-in-two-attributes": ("_prev",),
     },
 }
 

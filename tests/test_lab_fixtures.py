@@ -29,6 +29,7 @@ from graded_classes import (
     Fixture,
     LabRun,
 )
+from structure_variants import VARIANTS, lost_checks, structural_failure, structure_checks, weights
 
 from grader.authoring.readme_tables import HEADLINE_PITFALLS, lab_table, points_by_pitfall
 from grader.common.labs import LABS
@@ -160,6 +161,32 @@ def test_a_headline_pitfall_costs_at_least_a_tenth_of_the_lab(
     lost = doc["max_score"] - doc["score"]
     assert lost >= 0.1 * doc["max_score"], (
         f"{fixture.id} ({fixture.expected['pitfall']}) loses {lost:g} of {doc['max_score']:g}")
+
+
+# Proportion (issue 32): a correct engine whose only difference is structural (a label, the
+# parents' name or collection: structure_variants.VARIANTS) loses the structure checks about
+# that attribute at the suites' weights, and nothing else: no check of numbers fails, none is
+# left unrun behind it. Where the README leaves the attribute free (`correct-`), it loses 0.
+@pytest.mark.parametrize("fixture", fixture_params(
+    [f for f in ALL_FIXTURES if f.name in VARIANTS.get(f.folder, {})]))
+def test_a_structural_variant_loses_only_its_structure_checks(
+    graded: Callable[[str], LabRun], fixture: Fixture
+) -> None:
+    attributes = VARIANTS[fixture.folder][fixture.name]
+    doc = fixture_doc(graded, fixture)
+    lost = lost_checks(doc)
+    weight = weights(fixture.folder)
+    structure = structure_checks(fixture.folder, attributes)
+    assert {i: c["status"] for i, c in lost.items() if c["status"] != "failed"} == {}, (
+        f"{fixture.id}: checks left unrun or broken behind a structural difference")
+    beyond = sorted(i for i, c in lost.items()
+                    if i not in structure and not structural_failure(c, attributes))
+    assert beyond == [], f"{fixture.id} loses checks that are not about {attributes}: {beyond}"
+    if fixture.correct:  # the README leaves the attribute free
+        assert lost == {}, f"{fixture.id} loses {sorted(lost)}"
+    else:  # the structure checks about the attribute name it
+        assert structure <= set(lost), f"{fixture.id} passes {sorted(structure - set(lost))}"
+    assert doc["score"] == doc["max_score"] - sum(weight[i] for i in lost)
 
 
 # --- reference solution and stub -------------------------------------------------------------

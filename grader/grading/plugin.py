@@ -34,7 +34,7 @@ from grader.grading.checking.marker import (
 )
 from grader.grading.checking.reference import ReferenceRuns, load_reference_class
 from grader.grading.checking.todos import NOT_WRITTEN, not_written, untouched_todos
-from grader.grading.checking.verdict import CheckFailed, NotRun
+from grader.grading.checking.verdict import CheckFailed, NotRun, StructureFailed
 from grader.grading.child.bootstrap import collect_seldom
 from grader.grading.child.scenario import Scenario
 from grader.grading.sandbox import reaper
@@ -74,6 +74,9 @@ NOT_STATE_KEY = pytest.StashKey[dict[str, Any]]()
 # The status kept for a check whose own verdict raised NotRun (reported as not-run): for
 # `requires` it did not pass; for `defers_to` it takes no blame.
 DECLINED = "declined"
+# The status kept for a check that failed on a structural finding alone (StructureFailed: an
+# attribute's name, a label): the checks that require it or defer to it run as if it passed.
+STRUCTURE_ONLY = "structure-only"
 STREAM_KEY = pytest.StashKey["SubmissionStream"]()
 ENTRY_KEY = pytest.StashKey[dict[str, Any]]()  # the check's entry once its verdict is decided
 
@@ -454,7 +457,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         return
     state = _grading_state(item.config)
     submission_id = _submission_id(item)
-    missing = [r for r in spec.requires if state.statuses.get((submission_id, r)) != "passed"]
+    missing = [r for r in spec.requires
+               if state.statuses.get((submission_id, r)) not in ("passed", STRUCTURE_ONLY)]
     if missing:
         item.stash[NOT_STATE_KEY] = {"kind": "prerequisite", "params": {"checks": missing}}
         pytest.skip(f"not run: {', '.join(missing)} did not pass")
@@ -467,7 +471,8 @@ def _deferred_to(item: pytest.Item, spec: CheckSpec, submission_id: str) -> list
     what went wrong here)."""
     statuses = _grading_state(item.config).statuses
     return [check for check in spec.defers_to
-            if statuses.get((submission_id, check), "passed") not in ("passed", DECLINED)]
+            if statuses.get((submission_id, check), "passed")
+            not in ("passed", DECLINED, STRUCTURE_ONLY)]
 
 
 @dataclass(frozen=True)
@@ -479,6 +484,7 @@ class Verdict:
     output: str = ""  # what the student's code printed (failures only)
     pitfall: str | None = None  # the pitfall the failure names, when not the check's own
     declined: bool = False  # the check's own verdict raised NotRun (see DECLINED)
+    structure_only: bool = False  # it failed on a structural finding alone (STRUCTURE_ONLY)
 
 
 def _verdict(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport,
@@ -499,7 +505,7 @@ def _verdict(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.Test
         if deferred:
             return Verdict("not-run", {"kind": "prerequisite", "params": {"checks": deferred}})
         return Verdict("failed", error.detail, _check_output(item) or error.output,
-                       error.pitfall)
+                       error.pitfall, structure_only=isinstance(error, StructureFailed))
     if isinstance(error, NotRun):
         return Verdict("not-run", error.detail, declined=True)
     if isinstance(error, TrustedOverrun):  # its own reply's cost: the submission's time is up
@@ -540,7 +546,8 @@ def pytest_runtest_makereport(
     submission_id = _submission_id(item)
     verdict = _verdict(item, call, report, spec, submission_id)
     _grading_state(item.config).statuses[(submission_id, spec.id)] = (
-        DECLINED if verdict.declined else verdict.status)
+        DECLINED if verdict.declined
+        else STRUCTURE_ONLY if verdict.structure_only else verdict.status)
     item.stash[ENTRY_KEY] = _entry(item, spec, submission_id, verdict)
     return report  # type: ignore[return-value]
 

@@ -6,6 +6,8 @@ Side: trusted process: verdicts judge plain data that came back from the sandbox
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 REL_TOL = 1e-6
@@ -28,6 +30,24 @@ class CheckFailed(AssertionError):
             self.detail["graph"] = graph
         self.output = output
         self.pitfall = pitfall
+
+
+class StructureFailed(CheckFailed):
+    """A failure about the graph's attribute names or labels alone (a `_op`, a `_prev`): the
+    check fails, and the checks that wait for it still run, since their numbers go through
+    `data`, `grad` and `backward()` only (`structure_only`)."""
+
+
+@contextmanager
+def structure_only() -> Iterator[None]:
+    """Judge a structural attribute: a CheckFailed raised inside becomes a StructureFailed."""
+    try:
+        yield
+    except StructureFailed:
+        raise
+    except CheckFailed as exc:
+        raise StructureFailed(exc.detail["kind"], exc.output, pitfall=exc.pitfall,
+                              graph=exc.detail.get("graph"), **exc.detail["params"]) from None
 
 
 class NotRun(Exception):

@@ -309,16 +309,43 @@ def run_sessions(Value, sessions: list) -> list:
 HELPER_NAMES = ("WrongType", "number", "text", "grad_of", "data_of", "parents_of", "parents_or_none",
                 "RECORD_CAP", "COUNTED_CAP",
                 "record_calls",
-                "node_facts", "label_of", "Operation", "sigmoid", "OPERATIONS", "build_expression",
+                "node_facts", "label_of", "label_type_of", "parents_attribute", "Operation", "sigmoid", "OPERATIONS", "build_expression",
                 "finite_or_none", "run_expressions", "_read_run", "_build_node",
                 "run_sessions")
 
 
-def label_of(node: Any, quantity: str) -> Any:
-    """The node's `_op` as a str, or None when the node has no such attribute: a label is
-    optional to every check but the label check, which judges its absence itself."""
+def parents_attribute(node: Any, parents: list) -> Any:
+    """The name of the node's attribute that holds its parents: `_prev` when it has one, else
+    the attribute whose tuple, list, set or frozenset holds exactly `parents` (by identity:
+    `_children`, `prevs`, ...), else None. A check that rewires the graph by hand goes through
+    the collection the engine itself walks, whatever its name."""
+    if hasattr(node, "_prev"):
+        return "_prev"
+    names = list(getattr(node, "__dict__", {}))
+    for klass in type(node).__mro__:
+        slots = getattr(klass, "__slots__", ())
+        names += [slots] if isinstance(slots, str) else list(slots)
+    for name in names:
+        held = getattr(node, name, None)
+        if (isinstance(held, (tuple, list, set, frozenset)) and len(held) == len(parents)
+                and all(any(entry is parent for entry in held) for parent in parents)):
+            return name
+    return None
+
+
+def label_of(node: Any) -> Any:
+    """The node's `_op` when it is text, else None (no such attribute, or a label of another
+    type, which `label_type_of` tells apart): a label is optional to every check but the label
+    check, which judges it there, so a label never stops a scenario."""
+    label = getattr(node, "_op", None)
+    return label if type(label) is str else None
+
+
+def label_type_of(node: Any) -> Any:
+    """The type name of the node's `_op` ('str' for a label as the contract writes it), or None
+    when the node has no `_op` at all."""
     try:
         label = node._op
     except AttributeError:
         return None
-    return text(label, quantity)
+    return type(label).__name__

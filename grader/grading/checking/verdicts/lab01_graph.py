@@ -176,15 +176,20 @@ def expect_parents_in_prev(results: dict[str, Any], inputs: dict) -> None:
             fail("prev-missing", expression=f"a {op} b", inputs=inputs)
 
 
-def expect_op_labels(labels: dict, leaf_label: str | None, inputs: dict) -> None:
+def expect_op_labels(labels: dict, leaf_label: str | None, inputs: dict,
+                     types: dict[str, str | None] | None = None) -> None:
     """Each operation's node carries a label that names it (any non-empty text: '*', '×' and
     'mul' all do), + and * are told apart, and a leaf's label is empty. A label that is None
-    is an `_op` attribute the node does not have."""
-    for op, label in labels.items():
+    is an `_op` the node does not have, or one that is not text: `types` (the type name of each
+    `_op` by expression, 'a' for the leaf, None when there is no `_op`) tells which."""
+    types = types or {}
+    written = {**{f"a {op} b": label for op, label in labels.items()}, "a": leaf_label}
+    for expression, label in written.items():
+        kind = types.get(expression)
+        if label is None and kind not in (None, "str"):
+            fail("op-label-not-text", expression=expression, actual_type=kind, inputs=inputs)
         if label is None:
-            fail("op-label-missing", expression=f"a {op} b", inputs=inputs)
-    if leaf_label is None:
-        fail("op-label-missing", expression="a", inputs=inputs)
+            fail("op-label-missing", expression=expression, inputs=inputs)
     for op, label in labels.items():
         if not label.strip():
             fail("op-label-empty", expression=f"a {op} b", inputs=inputs)

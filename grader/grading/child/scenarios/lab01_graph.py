@@ -11,6 +11,7 @@ from grader.grading.child.graph import (
     data_of,
     grad_of,
     label_of,
+    label_type_of,
     node_facts,
     parents_or_none,
     record_calls,
@@ -27,6 +28,7 @@ from grader.grading.child.schema import (
     NULL,
     PARENTS,
     SEEN,
+    TYPE_NAME,
     Bool,
     Int,
     Num,
@@ -85,8 +87,10 @@ def build_node(Value, op, x, y):
     return {
         "data": data_of(c, "c"),
         "parents": parents,
-        "op": label_of(c, "c._op"),
-        "leaf_op": label_of(a, "a._op"),
+        "op": label_of(c),
+        "leaf_op": label_of(a),
+        "op_type": label_type_of(c),
+        "leaf_op_type": label_type_of(a),
         "leaf_parents": None if parents is None else len(list(a._prev)),
         "grads": [grad_of(a, "a"), grad_of(b, "b"), grad_of(c, "c")],
     }
@@ -240,7 +244,7 @@ def course_graph(Value, x, y, z):
     ab = a * b
     out = ab + c
     return {"out.data": data_of(out, "d"), "ab.data": data_of(ab, "ab"),
-            "out._op": label_of(out, "d._op"), "ab._op": label_of(ab, "ab._op"),
+            "out._op": label_of(out), "ab._op": label_of(ab),
             "out._prev": parents_or_none(out, {"ab": ab, "c": c}),
             "ab._prev": parents_or_none(ab, {"a": a, "b": b})}
 
@@ -336,7 +340,8 @@ REPLIES: dict[Scenario, ReplySchema] = {
     leaf_backward: Obj({"callable": Bool(), "grad_before": Num(),
                                     "grad_after": Num()}),
     build_node: Obj({"data": Num(), "parents": OneOf(PARENTS, NULL), "op": LABEL,
-                     "leaf_op": LABEL, "leaf_parents": OneOf(COUNT, NULL),
+                     "leaf_op": LABEL, "op_type": OneOf(TYPE_NAME, NULL),
+                     "leaf_op_type": OneOf(TYPE_NAME, NULL), "leaf_parents": OneOf(COUNT, NULL),
                                  "grads": Row(Num(), Num(), Num())}),
     direct_backward: Obj({"a.grad": Num()}, {"b.grad": Num()}),
     seed: Obj({"out.grad": Num(), "nodes": NODES, "seen": SEEN}),

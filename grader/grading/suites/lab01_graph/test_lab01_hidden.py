@@ -69,9 +69,11 @@ def test_op_labels_tell_the_operations_apart(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
     shown = {"a": inputs["x"], "b": inputs["y"]}
     labels = {op: sandboxed(scenarios.build_node, op=op, **inputs) for op in ("+", "*")}
-    label = (str, type(None))  # None: the node has no `_op` at all
+    label = (str, type(None))  # None: the node has no `_op`, or one that is not text
+    types = {f"a {op} b": field(r, "op_type", label) for op, r in labels.items()}
+    types["a"] = field(labels["+"], "leaf_op_type", label)
     verdicts.expect_op_labels({op: field(r, "op", label) for op, r in labels.items()},
-                              field(labels["+"], "leaf_op", label), shown)
+                              field(labels["+"], "leaf_op", label), shown, types)
 
 
 @pytest.mark.check(id="parents-kept-in-prev", pitfall="graph-construction", weight=1,

@@ -12,6 +12,7 @@ its own pitfall, so the public checks a student runs are shown to catch the bug 
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import re
 from collections.abc import Callable
@@ -33,6 +34,7 @@ from grader.authoring.readme_tables import HEADLINE_PITFALLS, lab_table, points_
 from grader.common.labs import LABS
 from grader.grading.checking.declared import declared_by_lab
 from grader.results.messages import names_a_pitfall
+from grader.results.score_document import parse, to_json
 
 
 def fixture_params(fixtures: list[Fixture]) -> list[Any]:
@@ -459,3 +461,16 @@ def test_a_gradescope_student_sees_every_load_problem(
             if problem and problem["params"].get("type", "") not in found["output"]:
                 unseen.append(f"{name} ({lang}): {problem['params']}")
     assert unseen == [], f"{folder}: a load problem a Gradescope student cannot see: {unseen}"
+
+
+@pytest.mark.parametrize("folder", LAB_FOLDERS)
+def test_every_document_round_trips_through_the_typed_records(
+    graded: Callable[[str], LabRun], folder: str
+) -> None:
+    """grader/results/score_document.py reads every document the class produced, and writes
+    it back unchanged (key order included)."""
+    run = graded(folder)
+    for name, doc in [*run.fixtures.items(), ("(solution)", run.solution), ("(stub)", run.stub)]:
+        written = to_json(parse(doc))
+        assert written == doc, f"{folder}/{name}: the document changed through the records"
+        assert json.dumps(written) == json.dumps(doc), f"{folder}/{name}: key order changed"

@@ -173,7 +173,7 @@ class ScoreDocument:
     lab: str
     lang: Literal["en", "es"]
     submission: Submission
-    isolation: Isolation
+    isolation: Isolation | None  # None: not recorded (a document of schema 1.0, EARLIER_SCHEMAS)
     status: DocumentStatus
     reason: Reason | None
     problem: Problem | None
@@ -194,11 +194,26 @@ class ScoreDocument:
 
 
 Record = TypeVar("Record")
+# What a document of an earlier schema did not record, read as None: 1.0 had no isolation, and
+# neither 1.0 nor 1.1 a problem or a config (their import failures are the checks' details).
+# Readers of stored documents (the dashboard, the class summary) still read them.
+EARLIER_SCHEMAS: Mapping[str, tuple[str, ...]] = {"1.0": ("isolation", "problem", "config"),
+                                                  "1.1": ("problem", "config")}
+# A document as a reader may be handed it: already typed, or its JSON (as written to disk).
+Document = Union[ScoreDocument, Mapping[str, Any]]
 
 
 def parse(document: Mapping[str, Any]) -> ScoreDocument:
     """The typed records of a score document's JSON; DocumentError if it is not shaped so."""
+    missing = EARLIER_SCHEMAS.get(str(document.get("schema_version")), ())
+    if any(key not in document for key in missing):
+        document = {**{key: None for key in missing}, **document}
     return parse_record(ScoreDocument, document)
+
+
+def as_document(document: Document) -> ScoreDocument:
+    """The document typed: itself when it already is, else parsed from its JSON."""
+    return document if isinstance(document, ScoreDocument) else parse(document)
 
 
 def parse_record(record: type[Record], value: Any, where: str = "") -> Record:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import types
 from collections.abc import Mapping
-from typing import Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import Any, Literal, TypeAlias, TypeVar, Union, get_args, get_origin, get_type_hints
 
 CheckStatus = Literal["passed", "failed", "not-run", "error"]
 DocumentStatus = Literal["graded", "ungradable", "grader-error"]
@@ -200,7 +200,7 @@ Record = TypeVar("Record")
 EARLIER_SCHEMAS: Mapping[str, tuple[str, ...]] = {"1.0": ("isolation", "problem", "config"),
                                                   "1.1": ("problem", "config")}
 # A document as a reader may be handed it: already typed, or its JSON (as written to disk).
-Document = Union[ScoreDocument, Mapping[str, Any]]
+Document: TypeAlias = ScoreDocument | Mapping[str, Any]
 
 
 def parse(document: Mapping[str, Any]) -> ScoreDocument:

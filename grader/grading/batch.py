@@ -39,6 +39,7 @@ from grader.intake.collect import (
 )
 from grader.results.build import grader_error_document, ungradable_document
 from grader.results.render import render_dashboard, report_texts
+from grader.results.score_document import as_document, parse, to_json_or_none
 
 if TYPE_CHECKING:  # imported where used: a student's check never waits on a pool
     from concurrent.futures import Future
@@ -139,7 +140,7 @@ def write_reports(doc: dict[str, Any], out_dir: Path) -> Path:
     The files are written in a hidden folder beside the report and renamed into place, so a
     report folder is complete or absent, whenever the run is stopped.
     """
-    folder = out_dir / doc["submission"]["id"]
+    folder = out_dir / as_document(doc).submission.id
     staging: Path | None = None
     writing = folder
     try:
@@ -184,14 +185,15 @@ def _previous(out_dir: Path, sub: PreparedSubmission, plan: GradingPlan) -> dict
     isolation (a report graded under weaker isolation is graded again)."""
     path = out_dir / sub.id / "scores.json"
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        doc = parse(raw)
+    except (OSError, ValueError):  # DocumentError is a ValueError
         return None
-    same = (doc.get("lab") == plan.lab.name and doc.get("grader_version") == __version__
-            and doc.get("submission", {}).get("digest") == sub.digest
-            and doc.get("lang") == plan.lang and doc.get("options") == report_options(plan)
-            and doc.get("isolation") == plan.isolation() and doc.get("status") == "graded")
-    return doc if same else None
+    same = (doc.lab == plan.lab.name and doc.grader_version == __version__
+            and doc.submission.digest == sub.digest
+            and doc.lang == plan.lang and to_json_or_none(doc.options) == report_options(plan)
+            and to_json_or_none(doc.isolation) == plan.isolation() and doc.status == "graded")
+    return raw if same else None
 
 
 def in_shard(submission_id: str, shard: tuple[int, int]) -> bool:
@@ -265,8 +267,8 @@ def _expected_costs(items: Sequence[PreparedSubmission], out_dir: Path | None,
 def _last_duration(out_dir: Path, sub: PreparedSubmission) -> float | None:
     """How long the submission's previous report took to grade (None: no such report)."""
     try:
-        doc = json.loads((out_dir / sub.id / "scores.json").read_text(encoding="utf-8"))
-        duration = float(doc.get("duration_s") or 0.0)
+        doc = parse(json.loads((out_dir / sub.id / "scores.json").read_text(encoding="utf-8")))
+        duration = float(doc.duration_s or 0.0)
     except (OSError, ValueError, TypeError, AttributeError):
         return None
     return duration if duration > 0 else None
@@ -413,7 +415,7 @@ def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: 
                         stop.set()  # every shard stops: no report can be written any more
                         failed.kept = sum(sub.id in docs for sub in submissions)
                         raise
-            docs[doc["submission"]["id"]] = doc
+            docs[as_document(doc).submission.id] = doc
             progress(len(docs), len(submissions), doc, kept)
 
     with tempfile.TemporaryDirectory(prefix="minigrad-grader-",

@@ -26,6 +26,7 @@ from grader.grading.batch import (
     read_reports,
     write_class_files,
 )
+from grader.results.score_document import as_document
 
 # What must be equal in every shard's record, in the order a refusal names the first difference.
 SAME_IN_EVERY_SHARD = ("lab", "grader_version", "options", "lang", "gradebook", "class")
@@ -88,7 +89,7 @@ def merge(folders: Sequence[Path], out_dir: Path, lang: str, allow_partial: bool
     out_dir.mkdir(parents=True, exist_ok=True)
     for folder in folders:
         for doc in read_reports(folder):
-            key = doc["submission"]["id"]
+            key = as_document(doc).submission.id
             report = folder / key
             if report.resolve() != (out_dir / key).resolve():
                 shutil.rmtree(out_dir / key, ignore_errors=True)

@@ -23,6 +23,7 @@ from typing import Any, Literal, TypeAlias, TypeVar, Union, get_args, get_origin
 
 CheckStatus = Literal["passed", "failed", "not-run", "error"]
 DocumentStatus = Literal["graded", "ungradable", "grader-error"]
+Language = Literal["en", "es"]
 
 
 
@@ -171,7 +172,7 @@ class ScoreDocument:
     schema_version: str
     grader_version: str
     lab: str
-    lang: Literal["en", "es"]
+    lang: Language
     submission: Submission
     isolation: Isolation | None  # None: not recorded (a document of schema 1.0, EARLIER_SCHEMAS)
     status: DocumentStatus
@@ -205,6 +206,8 @@ Document: TypeAlias = ScoreDocument | Mapping[str, Any]
 
 def parse(document: Mapping[str, Any]) -> ScoreDocument:
     """The typed records of a score document's JSON; DocumentError if it is not shaped so."""
+    if not isinstance(document, Mapping):
+        raise DocumentError(f"the document: an object expected, not {_kind(document)}")
     missing = EARLIER_SCHEMAS.get(str(document.get("schema_version")), ())
     if any(key not in document for key in missing):
         document = {**{key: None for key in missing}, **document}
@@ -214,6 +217,12 @@ def parse(document: Mapping[str, Any]) -> ScoreDocument:
 def as_document(document: Document) -> ScoreDocument:
     """The document typed: itself when it already is, else parsed from its JSON."""
     return document if isinstance(document, ScoreDocument) else parse(document)
+
+
+def as_record(record: type[Record], value: Record | Mapping[str, Any]) -> Record:
+    """A part of a document typed (a check, a problem, ...): itself when it already is, else
+    parsed from its JSON."""
+    return value if isinstance(value, record) else parse_record(record, value)
 
 
 def parse_record(record: type[Record], value: Any, where: str = "") -> Record:
@@ -244,6 +253,11 @@ def to_json(record: Any) -> dict[str, Any]:
             continue
         written[key] = _encode(value)
     return written
+
+
+def to_json_or_none(record: Any) -> dict[str, Any] | None:
+    """A record's JSON object (to_json), or None for no record."""
+    return None if record is None else to_json(record)
 
 
 # The JSON key, the field's name, its type, and whether the key may be left out.

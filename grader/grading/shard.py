@@ -28,6 +28,7 @@ from grader.grading.sandbox.sandbox import Limits
 from grader.intake.collect import PreparedSubmission
 from grader.intake.notebook_module import cells_as_data
 from grader.results.build import entries_by_submission, graded_document, grader_error_document
+from grader.results.score_document import as_document
 
 PYTEST_INI = PACKAGE_DIR / "grading" / "pytest-grader.ini"
 # pytest's root holds both the public suites (under the course) and the hidden ones (in the
@@ -177,7 +178,7 @@ def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir:
             left = max(timeout_s - (len(shard) - len(rest)) * plan.budget_s,
                        len(rest) * plan.budget_s + 60.0)
             for doc in grade_shard(plan, rest, again, left, interactive, on_document, stop):
-                stream.documents[doc["submission"]["id"]] = doc
+                stream.documents[as_document(doc).submission.id] = doc
             return [stream.documents[sub.id] for sub in shard if sub.id in stream.documents]
     elif returncode not in (0, 1):
         reference = {"kind": "reference-pytest-exited",
@@ -230,7 +231,7 @@ class ShardStream:
 
     def deliver(self, doc: dict[str, Any]) -> None:
         """Keep the document and hand it on."""
-        self.documents[doc["submission"]["id"]] = doc
+        self.documents[as_document(doc).submission.id] = doc
         if self.on_document is not None:
             self.on_document(doc)
 

@@ -174,13 +174,13 @@ def _isolation_summary(docs: Sequence[ScoreDocument]) -> dict[str, Any]:
     levels: dict[str, int] = {}
     warnings, unrecorded = [], 0
     for doc in docs:
-        isolation = _isolation(doc)
+        isolation = doc.isolation
         if isolation is None:
             unrecorded += doc.status != "ungradable"  # an ungradable one never ran
             continue
-        levels[isolation["level"]] = levels.get(isolation["level"], 0) + 1
-        if isolation["level"] != FULL_ISOLATION:
-            warnings.append({**_student_link(doc), **isolation})
+        levels[isolation.level] = levels.get(isolation.level, 0) + 1
+        if isolation.level != FULL_ISOLATION:
+            warnings.append({**_student_link(doc), "level": isolation.level, "how": isolation.how})
     return {"levels": sorted(levels.items()), "warnings": warnings, "unrecorded": unrecorded,
             "full": FULL_ISOLATION}
 

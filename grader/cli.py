@@ -535,7 +535,8 @@ def _argparse_speaks(lang: str) -> Iterator[None]:
     """While parsing, argparse's own words (usage, headings, errors) come from the catalogue.
 
     argparse looks its strings up through the module's `_` and `ngettext` (gettext) at the
-    moment it prints them; they are swapped for catalogue lookups here and put back after."""
+    moment it prints them; they are swapped for catalogue lookups here and put back after
+    (Python 3.11's argparse: tests/test_private_reads.py fails on another)."""
     catalogue = Catalogue.load(lang)
 
     def translate(message: str) -> str:

@@ -555,8 +555,8 @@ def pytest_json_runtest_metadata(item: pytest.Item, call: pytest.CallInfo[None])
 def json_report_tests(config: pytest.Config) -> Mapping[str, dict[str, Any]]:
     """pytest-json-report's entry of every test reported so far, by node id: what its report's
     `tests` will hold. Read from its plugin object while the run goes on (1.5's attribute;
-    pyproject pins the version this is read from), so that each submission is out as soon as
-    its checks are."""
+    pyproject pins the version this is read from, tests/test_private_reads.py fails on
+    another), so that each submission is out as soon as its checks are."""
     tests: Mapping[str, dict[str, Any]] = config._json_report._json_tests  # type: ignore[attr-defined]
     return tests
 

@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from grader.common.labs import COURSE_ROOT, PACKAGE_DIR, Lab
+from grader.grading.manifest import ManifestSubmission, ShardManifest, write_manifest
 from grader.grading.sandbox import shard_zygote
 from grader.grading.sandbox.jail import IN_PROCESS, available_isolation, default_interpreter
 from grader.grading.sandbox.sandbox import Limits
 from grader.intake.collect import PreparedSubmission
-from grader.intake.notebook_module import cells_as_data
 from grader.results.build import entries_by_submission, graded_document, grader_error_document
 from grader.results.score_document import as_document
 
@@ -146,13 +146,13 @@ def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir:
         return []
     manifest = workdir / "manifest.json"
     stream = ShardStream(workdir / "finished.jsonl", plan, shard, on_document)
-    manifest.write_text(json.dumps({
-        "lab": plan.lab.name, "seed": plan.seed, "in_process": plan.in_process,
-        "weights": plan.weights, "budget_s": plan.budget_s,
-        "submissions": [{"id": s.id, "workdir": str(s.workdir), "digest": s.digest,
-                         "notebook": s.notebook, "cells": cells_as_data(s.cells)}
-                        for s in shard],
-    }), encoding="utf-8")
+    write_manifest(ShardManifest(
+        lab=plan.lab.name, seed=plan.seed, in_process=plan.in_process,
+        weights=plan.weights, budget_s=plan.budget_s,
+        submissions=tuple(ManifestSubmission(id=s.id, workdir=str(s.workdir), digest=s.digest,
+                                             notebook=s.notebook, cells=s.cells)
+                          for s in shard),
+    ), manifest)
     command = pytest_command(plan, manifest, stream=stream.path, plugin_flags=not plan.here)
     returncode: int | None
     if plan.here:

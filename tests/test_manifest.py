@@ -1,9 +1,11 @@
-"""Tests for grader/grading/manifest.py: the shard's manifest reads back as it was written."""
+"""Tests for grader/grading/manifest.py and shard_record.py: a shard's manifest and record."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+import pytest
 
 from grader.grading.manifest import (
     ManifestSubmission,
@@ -35,3 +37,26 @@ def test_a_manifest_without_the_optional_fields_takes_their_defaults(tmp_path: P
                                 "submissions": [{"id": "ana", "workdir": "/w"}]}), "utf-8")
     assert read_manifest(path) == ShardManifest(
         lab="lab02_ops", seed="s", submissions=(ManifestSubmission(id="ana", workdir="/w"),))
+
+
+def test_a_shard_record_reads_back_as_written_and_names_what_differs() -> None:
+    from grader.grading.shard_record import ShardRecord, read_shard_record
+
+    record = ShardRecord(shard=(1, 2), lab="lab01_graph", grader_version="1.0.0",
+                         options={"seed": "sha256:0", "public_only": False}, lang="en",
+                         gradebook={"points": None}, class_ids=("ana", "bo"))
+    raw = json.loads(json.dumps(record.to_json()))
+    assert raw["class"] == ["ana", "bo"] and raw["shard"] == [1, 2], raw
+    again = read_shard_record(raw)
+    assert again.first_difference(record) is None
+    other = read_shard_record({**raw, "shard": [2, 2], "gradebook": {"points": 10}})
+    assert other.first_difference(record) == "gradebook"
+    assert read_shard_record({**raw, "class": ["ana"]}).first_difference(record) == "class"
+
+
+@pytest.mark.parametrize("raw", [[], {}, {"shard": None}, {"shard": [1, 2], "lab": "x"}])
+def test_what_is_not_a_shard_record_is_refused(raw: object) -> None:
+    from grader.grading.shard_record import NotAShardRecord, read_shard_record
+
+    with pytest.raises(NotAShardRecord):
+        read_shard_record(raw)

@@ -28,6 +28,7 @@ from grader.common.atomic import TEMPORARY_SUFFIX, write_atomically
 from grader.common.labs import Lab
 from grader.grading.sandbox.jail import available_isolation
 from grader.grading.shard import GradingPlan, grade_shard, suites_for
+from grader.grading.shard_record import ShardRecord
 from grader.intake.collect import (
     PreparedSubmission,
     Submission,
@@ -360,9 +361,9 @@ def shard_record(plan: GradingPlan, options: BatchOptions, settings: dict[str, A
     """What a report folder was graded with, for `merge` to compare: the shard spec, lab, grader
     version, report options (seed digest, suites, weights), language, gradebook settings, and
     every submission id of the class (so a missing shard names the students it holds)."""
-    return {"shard": list(options.shard) if options.shard else None, "lab": plan.lab.name,
-            "grader_version": __version__, "options": report_options(plan), "lang": plan.lang,
-            "gradebook": settings, "class": sorted(class_ids)}
+    return ShardRecord(shard=options.shard, lab=plan.lab.name, grader_version=__version__,
+                       options=report_options(plan), lang=plan.lang, gradebook=settings,
+                       class_ids=tuple(sorted(class_ids))).to_json()
 
 
 def write_shard_record(out_dir: Path, plan: GradingPlan, options: BatchOptions,

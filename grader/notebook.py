@@ -31,6 +31,7 @@ from grader.grading.batch import check_submission
 from grader.intake.notebook_module import METADATA_KEY
 from grader.results.i18n import LANGUAGES, Catalogue, default_language
 from grader.results.render import render_feedback, render_notebook_feedback
+from grader.results.score_document import Document, as_document, to_json
 
 # The isolations already said in this kernel (level/how): each is said once.
 _SAID_ONCE: set[str] = set()
@@ -67,8 +68,8 @@ class Feedback:
         """The score document, with only the checks of `todo` when one was asked for."""
         if self.todo is None:
             return self.doc
-        return {**self.doc, "checks": [c for c in self.doc.get("checks", [])
-                                       if c["id"] in self.shown]}
+        return {**self.doc, "checks": [to_json(c) for c in as_document(self.doc).checks
+                                       if c.id in self.shown]}
 
 
 def _shell() -> Any:
@@ -165,18 +166,18 @@ def _todo_number(todo: str | int | None) -> int | None:
     return int(digits)
 
 
-def _isolation_notice(doc: dict[str, Any], catalogue: Catalogue) -> list[str]:
+def _isolation_notice(doc: Document, catalogue: Catalogue) -> list[str]:
     """The runtime's isolation, the first time a check in this kernel runs below the jail
     (Colab, a container): said once per kernel and isolation, not under every check."""
-    isolation = doc.get("isolation")
-    if not isolation or isolation["level"] == "jail":
+    isolation = as_document(doc).isolation
+    if not isolation or isolation.level == "jail":
         return []
-    key = f"{isolation['level']}/{isolation['how']}"
+    key = f"{isolation.level}/{isolation.how}"
     if key in _SAID_ONCE:
         return []
     _SAID_ONCE.add(key)
-    names = {name: catalogue.text(f"ui.isolation_{name}.{isolation[name]}")
-             for name in ("level", "how")}
+    names = {name: catalogue.text(f"ui.isolation_{name}.{value}")
+             for name, value in (("level", isolation.level), ("how", isolation.how))}
     return [catalogue.text("ui.notebook.isolation", **names)]
 
 

@@ -44,15 +44,16 @@ def import_failure(submission_id: str) -> dict[str, Any]:
 def unrecorded(doc: dict[str, Any]) -> dict[str, Any]:
     """The document as a grader before schema 1.1 wrote it: no isolation."""
     doc.pop("isolation", None)
+    doc["schema_version"] = "1.0"
     return doc
 
 
 def a_class() -> list[dict[str, Any]]:
     mixed, passed = load_doc("score_mixed"), load_doc("score_all_passed")
     return [
-        with_id(mixed, "alice", isolation={"level": "jail", "how": "root"}),
-        with_id(mixed, "bruno", isolation={"level": "uid", "how": "setuid"}),
-        with_id(passed, "carmen", isolation={"level": "jail", "how": "userns"}),
+        with_id(mixed, "alice", isolation={"level": "jail", "how": "root", "memory": "cgroup"}),
+        with_id(mixed, "bruno", isolation={"level": "uid", "how": "setuid", "memory": "cgroup"}),
+        with_id(passed, "carmen", isolation={"level": "jail", "how": "userns", "memory": "cgroup"}),
         unrecorded(load_doc("score_ungradable")),
         unrecorded(load_doc("score_grader_error")),
         unrecorded(import_failure("dora")),

@@ -122,8 +122,10 @@ def test_every_public_check_names_its_todos_and_every_todo_has_checks(lab: objec
 
 
 def test_feedback_of_one_todo_keeps_only_its_checks() -> None:
-    doc = {"checks": [{"id": "a"}, {"id": "b"}, {"id": "c"}], "lab": "lab01_graph"}
-    assert Feedback(doc, "en", todo=3, shown=("b",)).filtered()["checks"] == [{"id": "b"}]
+    doc = json.loads((Path(__file__).parent / "data" / "score_mixed.json").read_text("utf-8"))
+    _first, second, *_ = doc["checks"]
+    kept = Feedback(doc, "en", todo=3, shown=(second["id"],)).filtered()
+    assert kept["checks"] == [second] and kept["lab"] == doc["lab"], kept["checks"]
     assert Feedback(doc, "en").filtered() is doc
 
 
@@ -354,7 +356,7 @@ def test_on_colab_the_editors_notebook_is_checked_and_isolation_said_once(
         monkeypatch.setitem(sys.modules, name, fake)
     monkeypatch.chdir(tmp_path)  # no notebook file here
     monkeypatch.setattr(module, "_SAID_ONCE", set())
-    below_the_jail = {"level": "limits", "how": "none", "memory": "rlimit"}
+    below_the_jail = {"level": "limits", "how": "none", "memory": "per-process"}
     monkeypatch.setattr(module, "check_submission", lambda *args: {
         **check_submission(*args), "isolation": below_the_jail})  # as Colab's runtime gives
     first, second = check(lang="en"), check(lang="en")

@@ -251,6 +251,7 @@ def test_documents_from_before_schema_1_1_render_without_an_isolation_line() -> 
     docs = [load_doc(name) for name in SAMPLES]
     for doc in docs:
         del doc["isolation"]
+        doc["schema_version"] = "1.0"
     assert isolation_notes(docs, Catalogue.load("en")) == []
     assert "Isolation" not in render_summary(docs, "en")
 

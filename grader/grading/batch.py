@@ -28,6 +28,7 @@ from grader.common.atomic import TEMPORARY_SUFFIX, write_atomically
 from grader.common.labs import Lab
 from grader.grading.sandbox.jail import available_isolation
 from grader.grading.shard import GradingPlan, grade_shard, suites_for
+from grader.grading.shard_record import ShardRecord
 from grader.intake.collect import (
     PreparedSubmission,
     Submission,
@@ -39,6 +40,7 @@ from grader.intake.collect import (
 )
 from grader.results.build import grader_error_document, ungradable_document
 from grader.results.render import render_dashboard, report_texts
+from grader.results.score_document import as_document, parse, to_json_or_none
 
 if TYPE_CHECKING:  # imported where used: a student's check never waits on a pool
     from concurrent.futures import Future
@@ -141,7 +143,7 @@ def write_reports(doc: dict[str, Any], out_dir: Path, templates: Path | None = N
     The files are written in a hidden folder beside the report and renamed into place, so a
     report folder is complete or absent, whenever the run is stopped.
     """
-    folder = out_dir / doc["submission"]["id"]
+    folder = out_dir / as_document(doc).submission.id
     staging: Path | None = None
     writing = folder
     try:
@@ -186,14 +188,15 @@ def _previous(out_dir: Path, sub: PreparedSubmission, plan: GradingPlan) -> dict
     isolation (a report graded under weaker isolation is graded again)."""
     path = out_dir / sub.id / "scores.json"
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        doc = parse(raw)
+    except (OSError, ValueError):  # DocumentError is a ValueError
         return None
-    same = (doc.get("lab") == plan.lab.name and doc.get("grader_version") == __version__
-            and doc.get("submission", {}).get("digest") == sub.digest
-            and doc.get("lang") == plan.lang and doc.get("options") == report_options(plan)
-            and doc.get("isolation") == plan.isolation() and doc.get("status") == "graded")
-    return doc if same else None
+    same = (doc.lab == plan.lab.name and doc.grader_version == __version__
+            and doc.submission.digest == sub.digest
+            and doc.lang == plan.lang and to_json_or_none(doc.options) == report_options(plan)
+            and to_json_or_none(doc.isolation) == plan.isolation() and doc.status == "graded")
+    return raw if same else None
 
 
 def in_shard(submission_id: str, shard: tuple[int, int]) -> bool:
@@ -267,8 +270,8 @@ def _expected_costs(items: Sequence[PreparedSubmission], out_dir: Path | None,
 def _last_duration(out_dir: Path, sub: PreparedSubmission) -> float | None:
     """How long the submission's previous report took to grade (None: no such report)."""
     try:
-        doc = json.loads((out_dir / sub.id / "scores.json").read_text(encoding="utf-8"))
-        duration = float(doc.get("duration_s") or 0.0)
+        doc = parse(json.loads((out_dir / sub.id / "scores.json").read_text(encoding="utf-8")))
+        duration = float(doc.duration_s or 0.0)
     except (OSError, ValueError, TypeError, AttributeError):
         return None
     return duration if duration > 0 else None
@@ -361,9 +364,9 @@ def shard_record(plan: GradingPlan, options: BatchOptions, settings: dict[str, A
     """What a report folder was graded with, for `merge` to compare: the shard spec, lab, grader
     version, report options (seed digest, suites, weights), language, gradebook settings, and
     every submission id of the class (so a missing shard names the students it holds)."""
-    return {"shard": list(options.shard) if options.shard else None, "lab": plan.lab.name,
-            "grader_version": __version__, "options": report_options(plan), "lang": plan.lang,
-            "gradebook": settings, "class": sorted(class_ids)}
+    return ShardRecord(shard=options.shard, lab=plan.lab.name, grader_version=__version__,
+                       options=report_options(plan), lang=plan.lang, gradebook=settings,
+                       class_ids=tuple(sorted(class_ids))).to_json()
 
 
 def write_shard_record(out_dir: Path, plan: GradingPlan, options: BatchOptions,
@@ -416,7 +419,7 @@ def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: 
                         stop.set()  # every shard stops: no report can be written any more
                         failed.kept = sum(sub.id in docs for sub in submissions)
                         raise
-            docs[doc["submission"]["id"]] = doc
+            docs[as_document(doc).submission.id] = doc
             progress(len(docs), len(submissions), doc, kept)
 
     with tempfile.TemporaryDirectory(prefix="minigrad-grader-",

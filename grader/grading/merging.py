@@ -26,9 +26,8 @@ from grader.grading.batch import (
     read_reports,
     write_class_files,
 )
-
-# What must be equal in every shard's record, in the order a refusal names the first difference.
-SAME_IN_EVERY_SHARD = ("lab", "grader_version", "options", "lang", "gradebook", "class")
+from grader.grading.shard_record import NotAShardRecord, ShardRecord, read_shard_record
+from grader.results.score_document import as_document
 
 
 class MergeRefused(KeyedError):
@@ -43,38 +42,39 @@ class Merged:
     missing: tuple[str, ...]
 
 
-def _record(folder: Path) -> dict[str, Any]:
+def _record(folder: Path) -> ShardRecord:
     try:
-        record = json.loads((folder / SHARD_RECORD).read_text(encoding="utf-8"))
+        raw = json.loads((folder / SHARD_RECORD).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         raise MergeRefused("merge_no_record", folder=str(folder)) from None
-    if not isinstance(record, dict) or not record.get("shard"):
-        raise MergeRefused("merge_not_a_shard", folder=str(folder))
-    return record
+    try:
+        return read_shard_record(raw)
+    except NotAShardRecord:
+        raise MergeRefused("merge_not_a_shard", folder=str(folder)) from None
 
 
-def check_shards(folders: Sequence[Path]) -> tuple[list[str], dict[str, Any]]:
+def check_shards(folders: Sequence[Path]) -> tuple[list[str], ShardRecord]:
     """The students of missing shards, and the record they share; MergeRefused when the folders
     are not shards of one grading (a duplicate, another N, anything graded differently)."""
     records = [_record(folder) for folder in folders]
     first = records[0]
-    count = first["shard"][1]
+    count = first.shard[1] if first.shard else 0
     taken: dict[int, Path] = {}
     for folder, record in zip(folders, records, strict=True):
-        index, total = record["shard"]
+        index, total = record.shard or (0, 0)
         if total != count:
             raise MergeRefused("merge_differs", what="shard count", first=str(folders[0]),
                                other=str(folder))
-        for key in SAME_IN_EVERY_SHARD:
-            if record.get(key) != first.get(key):
-                raise MergeRefused("merge_differs", what=key, first=str(folders[0]),
-                                   other=str(folder))
+        differs = record.first_difference(first)
+        if differs is not None:
+            raise MergeRefused("merge_differs", what=differs, first=str(folders[0]),
+                               other=str(folder))
         if index in taken:
             raise MergeRefused("merge_duplicate", shard=f"{index}/{count}",
                                first=str(taken[index]), other=str(folder))
         taken[index] = folder
     absent = [k for k in range(1, count + 1) if k not in taken]
-    missing = sorted(sid for sid in first["class"] for k in absent if in_shard(sid, (k, count)))
+    missing = sorted(sid for sid in first.class_ids for k in absent if in_shard(sid, (k, count)))
     return missing, first
 
 
@@ -88,7 +88,7 @@ def merge(folders: Sequence[Path], out_dir: Path, lang: str, allow_partial: bool
     out_dir.mkdir(parents=True, exist_ok=True)
     for folder in folders:
         for doc in read_reports(folder):
-            key = doc["submission"]["id"]
+            key = as_document(doc).submission.id
             report = folder / key
             if report.resolve() != (out_dir / key).resolve():
                 shutil.rmtree(out_dir / key, ignore_errors=True)

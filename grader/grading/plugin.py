@@ -37,6 +37,7 @@ from grader.grading.checking.todos import NOT_WRITTEN, not_written, untouched_to
 from grader.grading.checking.verdict import CheckFailed, NotRun, StructureFailed
 from grader.grading.child.bootstrap import collect_seldom
 from grader.grading.child.scenario import Scenario
+from grader.grading.manifest import ManifestSubmission, read_manifest
 from grader.grading.sandbox import reaper
 from grader.grading.sandbox.early import EarlySandbox
 from grader.grading.sandbox.inprocess import InProcessRunner
@@ -44,7 +45,7 @@ from grader.grading.sandbox.jail import default_interpreter, default_jail
 from grader.grading.sandbox.sandbox import Limits, Outcome, Sandbox
 from grader.grading.sandbox.shard_zygote import ShardZygotes
 from grader.grading.trusted_time import TrustedOverrun, charged
-from grader.intake.notebook_module import CellStart, cell_frame, cells_from_data
+from grader.intake.notebook_module import CellStart, cell_frame
 
 
 @dataclass
@@ -53,7 +54,7 @@ class GradingState:
 
     lab: Lab
     seed: str
-    submissions: list[dict[str, Any]]
+    submissions: list[ManifestSubmission]
     in_process: bool = False
     statuses: dict[tuple[str, str], str] = field(default_factory=dict)
     weights: dict[str, float] = field(default_factory=dict)  # a course file's, by check id
@@ -101,14 +102,14 @@ def pytest_configure(config: pytest.Config) -> None:
     path = config.getoption("--grader-manifest")
     if not path:
         return
-    manifest = json.loads(Path(path).read_text(encoding="utf-8"))
+    manifest = read_manifest(Path(path))
     config.stash[STATE_KEY] = GradingState(
-        lab=get_lab(manifest["lab"]),
-        seed=str(manifest["seed"]),
-        submissions=manifest["submissions"],
-        in_process=bool(manifest.get("in_process", False)),
-        weights={str(k): float(v) for k, v in manifest.get("weights", {}).items()},
-        budget_s=float(manifest.get("budget_s", Limits.budget_s)),
+        lab=get_lab(manifest.lab),
+        seed=manifest.seed,
+        submissions=list(manifest.submissions),
+        in_process=manifest.in_process,
+        weights=manifest.weights,
+        budget_s=manifest.budget_s,
     )
     stream = config.getoption("--grader-stream")
     if stream:
@@ -123,7 +124,7 @@ def pytest_configure(config: pytest.Config) -> None:
         # the early sandbox's thread must not do while pytest imports the suites
         state.zygotes.prestart(default_interpreter())
         first = state.submissions[0]
-        state.early[first["id"]] = EarlySandbox(lambda: _new_sandbox(state, first))
+        state.early[first.id] = EarlySandbox(lambda: _new_sandbox(state, first))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -148,7 +149,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "submission" not in metafunc.fixturenames:
         return
     state = _grading_state(metafunc.config)
-    metafunc.parametrize("submission", state.submissions, ids=[s["id"] for s in state.submissions],
+    metafunc.parametrize("submission", state.submissions, ids=[s.id for s in state.submissions],
                          indirect=True, scope="session")
 
 
@@ -184,7 +185,7 @@ def _check_key(item: pytest.Item) -> CheckKey:
 
 def _submission_index(item: pytest.Item, order: dict[str, int]) -> int:
     callspec = getattr(item, "callspec", None)
-    return order[callspec.params["submission"]["id"]] if callspec else -1
+    return order[callspec.params["submission"].id] if callspec else -1
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -212,7 +213,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.stash[SPEC_KEY] = by_id[item.stash[SPEC_KEY].id]
     except CheckDefinitionError as exc:
         raise pytest.UsageError(str(exc)) from None
-    order = {entry["id"]: index for index, entry in enumerate(state.submissions)}
+    order = {entry.id: index for index, entry in enumerate(state.submissions)}
     items.sort(key=lambda item: _submission_index(item, order))
     stream = config.stash.get(STREAM_KEY, None)
     if stream is not None:
@@ -285,12 +286,12 @@ def load_problem(context: SubmissionContext, main_file: str,
     return problem
 
 
-def _new_sandbox(state: GradingState, entry: Mapping[str, Any]) -> Sandbox:
+def _new_sandbox(state: GradingState, entry: ManifestSubmission) -> Sandbox:
     """The sandbox of one submission of the manifest, its zygote not started yet."""
     lab = state.lab
     jail = default_jail()  # the child sees the system's libraries and its submission only
     interpreter = jail.interpreter if jail else sys.executable
-    return Sandbox(Path(entry["workdir"]), lab.module, lab.class_name, lab.files,
+    return Sandbox(Path(entry.workdir), lab.module, lab.class_name, lab.files,
                    Limits(timeout_s=lab.timeout_s, budget_s=state.budget_s), jail=jail,
                    shard_zygote=state.zygotes.for_interpreter(interpreter))
 
@@ -298,22 +299,21 @@ def _new_sandbox(state: GradingState, entry: Mapping[str, Any]) -> Sandbox:
 @pytest.fixture(scope="session")
 def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionContext]:
     """The submission these checks are parametrized with, its sandbox open for the duration."""
-    entry = request.param
+    entry: ManifestSubmission = request.param
     state = _grading_state(request.config)
     lab = state.lab
-    workdir = Path(entry["workdir"])
+    workdir = Path(entry.workdir)
     runner: Sandbox | InProcessRunner
     if state.in_process:
         runner = InProcessRunner(workdir, lab.module, lab.class_name, lab.files)
-    elif entry["id"] in state.early:
-        runner = state.early.pop(entry["id"]).take()
+    elif entry.id in state.early:
+        runner = state.early.pop(entry.id).take()
     else:
         runner = _new_sandbox(state, entry)
     try:
-        context = SubmissionContext(entry["id"], entry.get("digest", ""), runner,
+        context = SubmissionContext(entry.id, entry.digest, runner,
                                     untouched=_untouched(workdir, lab),
-                                    notebook=str(entry.get("notebook") or ""),
-                                    cells=cells_from_data(entry.get("cells")))
+                                    notebook=entry.notebook, cells=entry.cells)
         main = workdir / lab.main_file
         context.problem = load_problem(context, lab.main_file, empty=main.is_file() and not
                                        main.read_bytes().strip())
@@ -436,7 +436,7 @@ def _check_output(item: pytest.Item) -> str:
 
 
 def _submission_id(item: pytest.Item) -> str:
-    return item.callspec.params["submission"]["id"]  # type: ignore[attr-defined, no-any-return]
+    return item.callspec.params["submission"].id  # type: ignore[attr-defined, no-any-return]
 
 
 @pytest.hookimpl(wrapper=True)
@@ -562,8 +562,8 @@ def pytest_json_runtest_metadata(item: pytest.Item, call: pytest.CallInfo[None])
 def json_report_tests(config: pytest.Config) -> Mapping[str, dict[str, Any]]:
     """pytest-json-report's entry of every test reported so far, by node id: what its report's
     `tests` will hold. Read from its plugin object while the run goes on (1.5's attribute;
-    pyproject pins the version this is read from), so that each submission is out as soon as
-    its checks are."""
+    pyproject pins the version this is read from, tests/test_private_reads.py fails on
+    another), so that each submission is out as soon as its checks are."""
     tests: Mapping[str, dict[str, Any]] = config._json_report._json_tests  # type: ignore[attr-defined]
     return tests
 

@@ -22,12 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from grader.common.labs import COURSE_ROOT, PACKAGE_DIR, Lab
+from grader.grading.manifest import ManifestSubmission, ShardManifest, write_manifest
 from grader.grading.sandbox import shard_zygote
 from grader.grading.sandbox.jail import IN_PROCESS, available_isolation, default_interpreter
 from grader.grading.sandbox.sandbox import Limits
 from grader.intake.collect import PreparedSubmission
-from grader.intake.notebook_module import cells_as_data
 from grader.results.build import entries_by_submission, graded_document, grader_error_document
+from grader.results.score_document import as_document
 
 PYTEST_INI = PACKAGE_DIR / "grading" / "pytest-grader.ini"
 # pytest's root holds both the public suites (under the course) and the hidden ones (in the
@@ -146,13 +147,13 @@ def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir:
         return []
     manifest = workdir / "manifest.json"
     stream = ShardStream(workdir / "finished.jsonl", plan, shard, on_document)
-    manifest.write_text(json.dumps({
-        "lab": plan.lab.name, "seed": plan.seed, "in_process": plan.in_process,
-        "weights": plan.weights, "budget_s": plan.budget_s,
-        "submissions": [{"id": s.id, "workdir": str(s.workdir), "digest": s.digest,
-                         "notebook": s.notebook, "cells": cells_as_data(s.cells)}
-                        for s in shard],
-    }), encoding="utf-8")
+    write_manifest(ShardManifest(
+        lab=plan.lab.name, seed=plan.seed, in_process=plan.in_process,
+        weights=plan.weights, budget_s=plan.budget_s,
+        submissions=tuple(ManifestSubmission(id=s.id, workdir=str(s.workdir), digest=s.digest,
+                                             notebook=s.notebook, cells=s.cells)
+                          for s in shard),
+    ), manifest)
     command = pytest_command(plan, manifest, stream=stream.path, plugin_flags=not plan.here)
     returncode: int | None
     if plan.here:
@@ -178,7 +179,7 @@ def grade_shard(plan: GradingPlan, shard: Sequence[PreparedSubmission], workdir:
             left = max(timeout_s - (len(shard) - len(rest)) * plan.budget_s,
                        len(rest) * plan.budget_s + 60.0)
             for doc in grade_shard(plan, rest, again, left, interactive, on_document, stop):
-                stream.documents[doc["submission"]["id"]] = doc
+                stream.documents[as_document(doc).submission.id] = doc
             return [stream.documents[sub.id] for sub in shard if sub.id in stream.documents]
     elif returncode not in (0, 1):
         reference = {"kind": "reference-pytest-exited",
@@ -231,7 +232,7 @@ class ShardStream:
 
     def deliver(self, doc: dict[str, Any]) -> None:
         """Keep the document and hand it on."""
-        self.documents[doc["submission"]["id"]] = doc
+        self.documents[as_document(doc).submission.id] = doc
         if self.on_document is not None:
             self.on_document(doc)
 

@@ -41,9 +41,10 @@ from grader.common.shutdown import finish
 from grader.platforms.scaling import scaled_maxima, scaled_score, valid_total
 from grader.results.check_view import check_view_from_record
 from grader.results.i18n import LANGUAGES, Catalogue
-from grader.results.messages import attempt_notes, localise_document, problem_notice, problem_where
+from grader.results.messages import attempt_notes, localise, problem_notice, problem_where
 from grader.results.render import json_text, pitfall_notes, render_template, report_texts
 from grader.results.rounding import rounded_total
+from grader.results.score_document import as_document, to_json, to_json_or_none
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 DEFAULT_HIDDEN_VISIBILITY = "after_published"
@@ -120,28 +121,30 @@ def attempts_line(doc: Mapping[str, Any], catalogue: Catalogue) -> str:
 def results(doc: Mapping[str, Any], hidden_visibility: str = DEFAULT_HIDDEN_VISIBILITY,
             execution_time: float | None = None, points: float | None = None) -> dict[str, Any]:
     """The Gradescope results.json of a score document, out of `points` when given."""
-    catalogue = Catalogue.load(doc["lang"])
-    localised = localise_document(doc, catalogue)
+    catalogue = Catalogue.load(as_document(doc).lang)
+    document = localise(as_document(doc), catalogue)
+    localised = to_json(document)  # for the templates
     checks = localised["checks"]
-    graded = localised["status"] == "graded"
+    graded = document.status == "graded"
     scaled: list[tuple[Decimal, Decimal] | None] = [None] * len(checks)
     if points is not None:  # the total rounded once, as the gradebooks round it
-        maxima = scaled_maxima([c["max_score"] for c in checks], points)
-        total = rounded_total(localised["score"], localised["max_score"], points)
-        scaled = [(scaled_score(c["score"], c["max_score"], maximum), maximum)
-                  for c, maximum in zip(checks, maxima, strict=True)]
+        maxima = scaled_maxima([c.max_score for c in document.checks], points)
+        total = rounded_total(document.score, document.max_score, points)
+        scaled = [(scaled_score(c.score, c.max_score, maximum), maximum)
+                  for c, maximum in zip(document.checks, maxima, strict=True)]
     tests = [_test(check, hidden_visibility, catalogue, pair)
              for check, pair in zip(checks, scaled, strict=True)]
     score = float(sum(Decimal(str(t["score"])) for t in tests)) if graded else 0.0
     if graded and points is not None:
         score = float(total)
     max_score = float(sum(Decimal(str(t["max_score"])) for t in tests)) if graded else 0.0
-    shown = [c for c in checks if c["visibility"] == "public" or hidden_visibility == "visible"]
+    shown = [c for c in document.checks
+             if c.visibility == "public" or hidden_visibility == "visible"]
     # Only pitfalls a visible check failed on: a hidden failure must not show through.
     shown_pitfalls = list(dict.fromkeys(
-        c["pitfall"] for c in shown
-        if c["status"] == "failed" and c["pitfall"] in localised["pitfalls"]))
-    problem = localised.get("problem")
+        c.pitfall for c in shown
+        if c.status == "failed" and c.pitfall in document.pitfalls))
+    problem = to_json_or_none(document.problem)
     output = render_template(
         "platforms/gradescope_output.md.j2", doc=localised, t=catalogue.text, lang=catalogue.lang,
         grader_error_notice=catalogue.text("ui.grader_error_notice"),
@@ -153,18 +156,18 @@ def results(doc: Mapping[str, Any], hidden_visibility: str = DEFAULT_HIDDEN_VISI
     return {
         "score": score,
         "execution_time": round(execution_time if execution_time is not None
-                                else localised["duration_s"], 3),
+                                else document.duration_s, 3),
         "output": output,
         "output_format": "md",
         "test_output_format": "md",
         "test_name_format": "text",
         "stdout_visibility": "hidden",
         "extra_data": {
-            "status": localised["status"], "lab": localised["lab"],
-            "grader_version": localised["grader_version"], "pitfalls": localised["pitfalls"],
-            "flags": [flag["id"] for flag in localised["flags"]],
-            "reason": (localised["reason"] or {}).get("kind"),
-            "digest": localised["submission"]["digest"],
+            "status": document.status, "lab": document.lab,
+            "grader_version": document.grader_version, "pitfalls": list(document.pitfalls),
+            "flags": [flag.id for flag in document.flags],
+            "reason": document.reason.kind if document.reason else None,
+            "digest": document.submission.digest,
             "points": points,
         },
         "tests": tests,

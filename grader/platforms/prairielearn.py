@@ -43,6 +43,7 @@ from grader.results.check_view import check_view_from_record
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import localise_document, pitfall_title, problem_hint
 from grader.results.render import json_text, render_feedback, render_template
+from grader.results.score_document import Problem, as_document, as_record, parse, to_json
 
 MAX_RESULTS_BYTES = 1_000_000
 ROOT_VARIABLE = "GRADE_ROOT"
@@ -83,12 +84,13 @@ class Config:
 # --- results.json ----------------------------------------------------------------------------
 
 
-def does_not_compile(problem: Mapping[str, Any] | None) -> bool:
+def does_not_compile(problem: Problem | Mapping[str, Any] | None) -> bool:
     """Whether a document's submission-level problem is code that does not compile (code that
     compiles and fails on import ran, and is graded 0 like any failing code)."""
-    if not problem or problem["kind"] != "import-error":
+    if not problem:
         return False
-    return (problem.get("params") or {}).get("type") in COMPILE_ERRORS
+    problem = as_record(Problem, problem)
+    return problem.kind == "import-error" and problem.params.get("type") in COMPILE_ERRORS
 
 
 def withhold_hidden(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -122,34 +124,35 @@ def _test(check: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
 
 def results(doc: Mapping[str, Any]) -> dict[str, Any]:
     """The PrairieLearn results.json of a score document, under 1 MB, hidden checks withheld."""
-    catalogue = Catalogue.load(doc["lang"])
+    catalogue = Catalogue.load(as_document(doc).lang)
     localised = withhold_hidden(localise_document(doc, catalogue))
-    status = localised["status"]
+    document = parse(localised)
+    status = document.status
     if status != "graded":
-        reason = localised["reason"]["text"]
+        reason = document.reason.text if document.reason else ""
         key = "ungradable" if status == "ungradable" else "grader_error"
         message = catalogue.text(f"platforms.prairielearn.{key}", reason=reason) \
             if key == "ungradable" else catalogue.text(f"platforms.prairielearn.{key}")
         return {"gradable": False, "format_errors": [reason], "message": message,
                 "output": render_feedback(localised, "terminal")}
-    problem = localised.get("problem")
+    problem = document.problem
     # the problem's text names the error, its file and line; the hint what an empty file lacks
-    told = " ".join(filter(None, (problem["text"], problem_hint(problem, catalogue)))) \
+    told = " ".join(filter(None, (problem.text, problem_hint(problem, catalogue)))) \
         if problem else ""
     if problem and does_not_compile(problem):  # nothing was graded
-        found = {"gradable": False, "format_errors": [problem["text"]],
+        found = {"gradable": False, "format_errors": [problem.text],
                  "message": catalogue.text("platforms.prairielearn.not_compiled", reason=told),
                  "output": render_feedback(localised, "terminal")}
         return fit(found, catalogue.text("platforms.prairielearn.truncated"))
-    maximum = localised["max_score"]
-    points = {"score": catalogue.number(localised["score"]), "max_score": catalogue.number(maximum)}
+    maximum = document.max_score
+    points = {"score": catalogue.number(document.score), "max_score": catalogue.number(maximum)}
     found = {
         "gradable": True,
-        "score": localised["score"] / maximum if maximum else 0.0,
+        "score": document.score / maximum if maximum else 0.0,
         "message": catalogue.text("platforms.prairielearn.not_loaded", reason=told, **points)
         if problem else catalogue.text("platforms.prairielearn.graded", **points),
         "output": render_feedback(localised, "terminal"),
-        "tests": [_test(check, catalogue) for check in localised["checks"]],
+        "tests": [_test(to_json(check), catalogue) for check in document.checks],
     }
     return fit(found, catalogue.text("platforms.prairielearn.truncated"))
 

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 from grader.results.i18n import Catalogue
 from grader.results.render import render_summary, summary_context
+from grader.results.score_document import Document, ScoreDocument, as_document
 
 # Student text printed on the instructor's terminal: no control characters (escape sequences
 # could rewrite the screen), and rich markup never interpreted (Text objects, not strings).
@@ -47,14 +48,15 @@ class ProgressLines:
         self.started = clock()
         self.graded = 0
 
-    def line(self, done: int, total: int, doc: Mapping[str, Any], kept: bool) -> str:
+    def line(self, done: int, total: int, document: Document, kept: bool) -> str:
         """The line for the done-th finished submission out of total."""
-        if not kept and doc["status"] != "ungradable":
+        doc = as_document(document)
+        if not kept and doc.status != "ungradable":
             self.graded += 1
         elapsed = self.clock() - self.started
         return self.catalogue.text(
             "cli.progress", done=str(done), total=str(total),
-            submission=terminal_safe(doc["submission"]["id"]),
+            submission=terminal_safe(doc.submission.id),
             outcome=self._outcome(doc, kept), elapsed=duration(elapsed),
             remaining=self.remaining(done, total, elapsed))
 
@@ -67,14 +69,14 @@ class ProgressLines:
         return self.catalogue.text("cli.remaining",
                                    eta=duration(elapsed / self.graded * (total - done)))
 
-    def _outcome(self, doc: Mapping[str, Any], kept: bool) -> str:
-        score = {"score": self.catalogue.number(doc["score"]),
-                 "max_score": self.catalogue.number(doc["max_score"])}
+    def _outcome(self, doc: ScoreDocument, kept: bool) -> str:
+        score = {"score": self.catalogue.number(doc.score),
+                 "max_score": self.catalogue.number(doc.max_score)}
         if kept:
             return self.catalogue.text("cli.outcome.kept", **score)
-        if doc["status"] == "graded":
+        if doc.status == "graded":
             return self.catalogue.text("cli.outcome.graded", **score)
-        return self.catalogue.text(f"cli.outcome.{doc['status']}")
+        return self.catalogue.text(f"cli.outcome.{doc.status}")
 
 
 class PlainProgress:

@@ -14,6 +14,13 @@ from typing import Any
 
 from grader.results.i18n import Catalogue
 from grader.results.messages import NOT_WRITTEN_KINDS, describe_detail
+from grader.results.score_document import (
+    Document,
+    ScoreDocument,
+    as_document,
+    to_json,
+    to_json_or_none,
+)
 from grader.results.semester_note import note_lines
 
 # The isolation level every submission should have run under (issue 8's `doc["isolation"]`);
@@ -25,8 +32,8 @@ PITFALL_CHART = {"width": 480, "label_height": 16, "bar_height": 14, "gap": 10, 
                  "right": 44, "top": 4}
 
 
-def _percent(doc: Mapping[str, Any]) -> float:
-    return 100 * doc["score"] / doc["max_score"]
+def _percent(doc: ScoreDocument) -> float:
+    return 100 * doc.score / doc.max_score
 
 
 def _band(percent: float) -> int:
@@ -74,16 +81,16 @@ def pitfall_chart(pitfalls: Sequence[Mapping[str, Any]], total: int) -> dict[str
     return {**g, "bars": bars, "height": g["top"] + max(1, len(bars)) * row}
 
 
-def _check_stats(graded: Sequence[Mapping[str, Any]], catalogue: Catalogue) -> list[dict[str, Any]]:
+def _check_stats(graded: Sequence[ScoreDocument], catalogue: Catalogue) -> list[dict[str, Any]]:
     """Per check, over the graded submissions: counts by status and the pass rate; weakest first."""
     stats: dict[str, dict[str, Any]] = {}
     for doc in graded:
-        for check in doc["checks"]:
-            entry = stats.setdefault(check["id"], {
-                "id": check["id"], "pitfall": check["pitfall"], "visibility": check["visibility"],
-                "title": _text(catalogue, f"checks.{check['id']}.title", check["title"]),
+        for check in doc.checks:
+            entry = stats.setdefault(check.id, {
+                "id": check.id, "pitfall": check.pitfall, "visibility": check.visibility,
+                "title": _text(catalogue, f"checks.{check.id}.title", check.title),
                 "passed": 0, "failed": 0, "not-run": 0, "error": 0, "order": len(stats)})
-            entry[check["status"]] += 1
+            entry[check.status] += 1
     rows = []
     for entry in stats.values():
         total = entry["passed"] + entry["failed"] + entry["not-run"] + entry["error"]
@@ -93,16 +100,16 @@ def _check_stats(graded: Sequence[Mapping[str, Any]], catalogue: Catalogue) -> l
     return sorted(rows, key=lambda row: (row["rate"], row["order"]))
 
 
-def working_code(graded: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def working_code(graded: Sequence[ScoreDocument]) -> list[ScoreDocument]:
     """The graded submissions whose code loaded (no `problem`), is this lab's file (no
     `submission.other_lab`) and was written (no check met a TODO not written yet)."""
     return [doc for doc in graded
-            if not doc.get("problem") and not doc["submission"].get("other_lab")
-            and not any((check.get("detail") or {}).get("kind") in NOT_WRITTEN_KINDS
-                        for check in doc["checks"])]
+            if not doc.problem and not doc.submission.other_lab
+            and not any(check.detail is not None and check.detail.kind in NOT_WRITTEN_KINDS
+                        for check in doc.checks)]
 
 
-def _with_working_rates(rows: list[dict[str, Any]], working: Sequence[Mapping[str, Any]],
+def _with_working_rates(rows: list[dict[str, Any]], working: Sequence[ScoreDocument],
                         catalogue: Catalogue) -> list[dict[str, Any]]:
     """Each check's row with its pass rate over the working submissions (`working_rate`,
     None for a check none of them ran)."""
@@ -117,17 +124,17 @@ def _text(catalogue: Catalogue, key: str, fallback: str) -> str:
     return catalogue.text(key) if catalogue.has(key) else fallback
 
 
-def _pitfalls(docs: Sequence[Mapping[str, Any]], catalogue: Catalogue) -> list[dict[str, Any]]:
+def _pitfalls(docs: Sequence[ScoreDocument], catalogue: Catalogue) -> list[dict[str, Any]]:
     """Per pitfall: the students who fell into it, the checks that caught them (with counts)
     and the course section to revisit; most students first."""
     table: dict[str, dict[str, Any]] = {}
     for doc in docs:
-        for pitfall in doc["pitfalls"]:
+        for pitfall in doc.pitfalls:
             entry = table.setdefault(pitfall, {"id": pitfall, "students": [], "checks": {}})
             entry["students"].append(_student_link(doc))
-            for check in doc["checks"]:
-                if check["pitfall"] == pitfall and check["status"] == "failed":
-                    entry["checks"][check["id"]] = entry["checks"].get(check["id"], 0) + 1
+            for check in doc.checks:
+                if check.pitfall == pitfall and check.status == "failed":
+                    entry["checks"][check.id] = entry["checks"].get(check.id, 0) + 1
     rows = []
     for pitfall, entry in table.items():
         rows.append({
@@ -152,78 +159,85 @@ def _said(detail: Any, fallback: str, catalogue: Catalogue) -> str:
         return fallback
 
 
-def _student_link(doc: Mapping[str, Any]) -> dict[str, str]:
-    submission_id = doc["submission"]["id"]
+def _said_reason(doc: ScoreDocument, catalogue: Catalogue) -> str:
+    """An unscored document's reason in the dashboard's language."""
+    reason = doc.reason
+    return _said(to_json(reason), reason.text, catalogue) if reason else ""
+
+
+def _student_link(doc: ScoreDocument) -> dict[str, str]:
+    submission_id = doc.submission.id
     return {"id": submission_id, "link": f"{submission_id}/feedback.html"}
 
 
-def _import_failures(graded: Sequence[Mapping[str, Any]],
+def _import_failures(graded: Sequence[ScoreDocument],
                      catalogue: Catalogue) -> list[dict[str, Any]]:
     """Graded submissions whose code could not be imported, with the first such message."""
     failures = []
     for doc in graded:
-        problem = doc.get("problem")
-        if isinstance(problem, Mapping):  # schema 1.2: said once for the submission
-            message = _said(problem, str(problem.get("text", "")), catalogue)
+        problem = doc.problem
+        if problem is not None:  # schema 1.2: said once for the submission
+            message = _said(to_json(problem), problem.text, catalogue)
             failures.append({**_student_link(doc), "message": message,
-                             "checks": len(doc["checks"])})
+                             "checks": len(doc.checks)})
             continue
-        failed = [c for c in doc["checks"] if (c.get("detail") or {}).get("kind") == "import-error"]
+        failed = [c for c in doc.checks if c.detail and c.detail.kind == "import-error"]
         if failed:
-            message = _said(failed[0]["detail"], failed[0]["message"], catalogue)
+            message = _said(to_json(failed[0].detail), failed[0].message, catalogue)
             failures.append({**_student_link(doc), "message": message, "checks": len(failed)})
     return failures
 
 
-def _isolation(doc: Mapping[str, Any]) -> dict[str, str] | None:
-    value = doc.get("isolation")
-    if not isinstance(value, Mapping):
+def _isolation(doc: ScoreDocument) -> dict[str, str] | None:
+    value = doc.isolation
+    if value is None:
         return None
-    return {"level": str(value.get("level", "")), "how": str(value.get("how", ""))}
+    return {"level": value.level, "how": value.how}
 
 
-def _isolation_summary(docs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _isolation_summary(docs: Sequence[ScoreDocument]) -> dict[str, Any]:
     """Counts per isolation level, the submissions below the full jail, and how many
     documents do not record it (written before the grader recorded isolation)."""
     levels: dict[str, int] = {}
     warnings, unrecorded = [], 0
     for doc in docs:
-        isolation = _isolation(doc)
+        isolation = doc.isolation
         if isolation is None:
-            unrecorded += doc["status"] != "ungradable"  # an ungradable one never ran
+            unrecorded += doc.status != "ungradable"  # an ungradable one never ran
             continue
-        levels[isolation["level"]] = levels.get(isolation["level"], 0) + 1
-        if isolation["level"] != FULL_ISOLATION:
-            warnings.append({**_student_link(doc), **isolation})
+        levels[isolation.level] = levels.get(isolation.level, 0) + 1
+        if isolation.level != FULL_ISOLATION:
+            warnings.append({**_student_link(doc), "level": isolation.level, "how": isolation.how})
     return {"levels": sorted(levels.items()), "warnings": warnings, "unrecorded": unrecorded,
             "full": FULL_ISOLATION}
 
 
-def _row(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
-    graded = doc["status"] == "graded"
-    percent = _percent(doc) if graded and doc["max_score"] else None
+def _row(doc: ScoreDocument, catalogue: Catalogue) -> dict[str, Any]:
+    graded = doc.status == "graded"
+    percent = _percent(doc) if graded and doc.max_score else None
     return {
         **_student_link(doc),
-        "status": doc["status"],
-        "score": catalogue.text("ui.score_value", score=catalogue.number(doc["score"]),
-                                max_score=catalogue.number(doc["max_score"])) if graded else "",
+        "status": doc.status,
+        "score": catalogue.text("ui.score_value", score=catalogue.number(doc.score),
+                                max_score=catalogue.number(doc.max_score)) if graded else "",
         "percent": None if percent is None else round(percent),
-        "pitfalls": list(doc["pitfalls"]),
-        "flags": len(doc.get("flags", [])),
+        "pitfalls": list(doc.pitfalls),
+        "flags": len(doc.flags),
         "isolation": _isolation(doc),
-        "late": bool(doc["submission"].get("late")),  # as the LMS marked it
-        "semester": "; ".join(note_lines(doc.get("semester"), catalogue)),
+        "late": bool(doc.submission.late),  # as the LMS marked it
+        "semester": "; ".join(note_lines(to_json_or_none(doc.semester), catalogue)),
     }
 
 
-def class_view(docs: Sequence[Mapping[str, Any]], catalogue: Catalogue) -> dict[str, Any]:
+def class_view(documents: Sequence[Document], catalogue: Catalogue) -> dict[str, Any]:
     """The dashboard's template context (without the catalogue lookup `t`)."""
-    graded = [doc for doc in docs if doc["status"] == "graded" and doc["max_score"]]
+    docs = [as_document(document) for document in documents]
+    graded = [doc for doc in docs if doc.status == "graded" and doc.max_score]
     percentages = [_percent(doc) for doc in graded]
     pitfalls = _pitfalls(docs, catalogue)
-    statuses = [doc["status"] for doc in docs]
+    statuses = [doc.status for doc in docs]
     return {
-        "lab": docs[0]["lab"] if docs else "",
+        "lab": docs[0].lab if docs else "",
         "lang": catalogue.lang,
         "count": len(docs),
         "totals": {"graded": statuses.count("graded"), "ungradable": statuses.count("ungradable"),
@@ -238,12 +252,10 @@ def class_view(docs: Sequence[Mapping[str, Any]], catalogue: Catalogue) -> dict[
         "pitfalls": pitfalls,
         "pitfall_chart": pitfall_chart(pitfalls, len(docs)),
         "import_failures": _import_failures(graded, catalogue),
-        "ungradable": [{**_student_link(doc),
-                        "reason": _said(doc["reason"], doc["reason"]["text"], catalogue)}
-                       for doc in docs if doc["status"] == "ungradable"],
-        "grader_errors": [{**_student_link(doc),
-                           "reason": _said(doc["reason"], doc["reason"]["text"], catalogue)}
-                          for doc in docs if doc["status"] == "grader-error"],
+        "ungradable": [{**_student_link(doc), "reason": _said_reason(doc, catalogue)}
+                       for doc in docs if doc.status == "ungradable"],
+        "grader_errors": [{**_student_link(doc), "reason": _said_reason(doc, catalogue)}
+                          for doc in docs if doc.status == "grader-error"],
         "isolation": _isolation_summary(docs),
         "rows": sorted((_row(doc, catalogue) for doc in docs), key=lambda row: row["id"]),
     }

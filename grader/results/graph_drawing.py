@@ -17,6 +17,7 @@ from typing import Any
 
 from grader.results.graph_layout import OP_RADIUS, Block, Box, Layout, layout
 from grader.results.i18n import format_number
+from grader.results.score_document import GraphNode
 from grader.results.score_schema import GRAPH_CAPS
 
 MAX_NODES = GRAPH_CAPS.nodes
@@ -33,18 +34,6 @@ LINE_HEIGHT = 15
 PADDING = 6
 # Node rows, in the order they are drawn; `expected_grad` is drawn only when it is known.
 ROW_KEYS = ("data", "grad", "expected_grad")
-
-
-@dataclass(frozen=True)
-class GraphNode:
-    """One Value of the drawn graph, with the student's numbers and the expected gradient."""
-
-    name: str
-    op: str
-    data: float | None
-    grad: float | None
-    expected_grad: float | None
-    wrong: bool
 
 
 @dataclass(frozen=True)
@@ -85,7 +74,7 @@ def _node(raw: Any) -> GraphNode | None:
             and len(op) <= MAX_OP and type(wrong) is bool and all(map(_number, numbers))):
         return None
     data, grad, expected = (None if n is None else float(n) for n in numbers)
-    return GraphNode(name, op, data, grad, expected, wrong)
+    return GraphNode(name=name, op=op, data=data, grad=grad, expected_grad=expected, wrong=wrong)
 
 
 def parse_graph(raw: Any) -> Graph | None:

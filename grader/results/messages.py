@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import functools
 import re
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from grader.common.labs import LABS
 from grader.results.i18n import Catalogue, format_number, join_items
+from grader.results.score_document import (
+    Check,
+    Document,
+    Language,
+    Problem,
+    ScoreDocument,
+    as_document,
+    as_record,
+    to_json,
+)
 
 # Parameters whose values are not printed as they come (see describe_detail).
 INPUTS_PARAM = "inputs"
@@ -278,88 +288,98 @@ def _or_keep(render: Callable[[], str], original: str) -> str:
         return original
 
 
-def _localise_check(check: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
+def _localise_check(check: Check, catalogue: Catalogue) -> Check:
     """Return a copy of one check with its texts rendered from ids and detail."""
-    out = dict(check)
-    check_id, pitfall, detail = check["id"], check["pitfall"], check.get("detail")
-    out["title"] = _or_keep(lambda: check_title(check_id, catalogue), check["title"])
-    if check.get("hint"):
-        out["hint"] = _or_keep(lambda: check_hint(check_id, catalogue, detail), check["hint"])
-    if check.get("section"):
+    out: dict[str, Any] = {}
+    check_id, pitfall = check.id, check.pitfall
+    detail = to_json(check.detail) if check.detail else None
+    out["title"] = _or_keep(lambda: check_title(check_id, catalogue), check.title)
+    if check.hint:
+        out["hint"] = _or_keep(lambda: check_hint(check_id, catalogue, detail), check.hint)
+    if check.section:
         out["section"] = _or_keep(lambda: check_section(check_id, pitfall, catalogue, detail),
-                                  check["section"])
+                                  check.section)
     if detail:
-        out["message"] = _or_keep(lambda: describe_detail(detail, catalogue), check["message"])
-    return out
+        out["message"] = _or_keep(lambda: describe_detail(detail, catalogue), check.message)
+    return dataclasses.replace(check, **out)
 
 
-def localise_document(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
-    """Return a copy of a score document whose rendered texts are in the catalogue's language.
+def localise(doc: ScoreDocument, catalogue: Catalogue) -> ScoreDocument:
+    """The score document with its rendered texts in the catalogue's language.
 
     Texts are rebuilt from the ids and structured details the document keeps; a text the
     catalogue cannot rebuild (an id it does not know) is kept as it was.
     """
-    out = copy.deepcopy(dict(doc))
-    if doc.get("lang") == catalogue.lang:
-        return out
-    out["lang"] = catalogue.lang
-    out["checks"] = [_localise_check(check, catalogue) for check in out["checks"]]
-    reason = out.get("reason")
+    if doc.lang == catalogue.lang:
+        return doc
+    reason, problem = doc.reason, doc.problem
     if reason:
-        reason["text"] = _or_keep(lambda: describe_detail(reason, catalogue), reason["text"])
-    problem = out.get("problem")
+        reason = dataclasses.replace(reason, text=_or_keep(
+            lambda: describe_detail(to_json(reason), catalogue), reason.text))
     if problem:
-        problem["text"] = _or_keep(lambda: describe_detail(problem, catalogue), problem["text"])
-    for flag in out.get("flags", []):
-        flag["text"] = _or_keep(functools.partial(describe_flag, flag, catalogue), flag["text"])
-    return out
+        problem = dataclasses.replace(problem, text=_or_keep(
+            lambda: describe_detail(to_json(problem), catalogue), problem.text))
+    flags = tuple(dataclasses.replace(flag, text=_or_keep(
+        functools.partial(describe_flag, to_json(flag), catalogue), flag.text))
+        for flag in doc.flags)
+    return dataclasses.replace(
+        doc, lang=cast(Language, catalogue.lang), reason=reason, problem=problem, flags=flags,
+        checks=tuple(_localise_check(check, catalogue) for check in doc.checks))
 
 
-def attempt_notes(doc: Mapping[str, Any], catalogue: Catalogue) -> list[str]:
+def localise_document(doc: Document, catalogue: Catalogue) -> dict[str, Any]:
+    """The JSON of a score document whose rendered texts are in the catalogue's language
+    (`localise`), for the templates."""
+    return to_json(localise(as_document(doc), catalogue))
+
+
+def attempt_notes(doc: Document, catalogue: Catalogue) -> list[str]:
     """What the LMS said of this attempt, as sentences for the student: that it came in late,
     and which of its files share one name. Empty when the intake knew neither."""
-    submission = doc["submission"]
-    notes = [catalogue.text("platforms.attempts.late")] if submission.get("late") else []
-    duplicates = submission.get("duplicates") or []
+    submission = as_document(doc).submission
+    notes = [catalogue.text("platforms.attempts.late")] if submission.late else []
+    duplicates = submission.duplicates or ()
     if duplicates:
         notes.append(catalogue.text("platforms.attempts.duplicates", files=", ".join(duplicates)))
     return notes
 
 
-def problem_hint(problem: Mapping[str, Any], catalogue: Catalogue) -> str:
+def problem_hint(problem: Problem | Mapping[str, Any], catalogue: Catalogue) -> str:
     """For a module that loaded without the lab's class (an empty file, an unsaved one): that the
     file has no such name at its top level, what to look at; empty otherwise."""
-    params = problem.get("params") or {}
+    problem = as_record(Problem, problem)
+    params = problem.params
     found = MISSING_NAME.match(str(params.get("message", "")))
     if params.get("type") != "AttributeError" or not found:
         return ""
-    return catalogue.text("platforms.load_problem.missing_name", file=str(problem["file"]),
+    return catalogue.text("platforms.load_problem.missing_name", file=problem.file,
                           name=found["name"])
 
 
-def problem_where(problem: Mapping[str, Any], catalogue: Catalogue) -> str:
+def problem_where(problem: Problem | Mapping[str, Any], catalogue: Catalogue) -> str:
     """Where a module that cannot be loaded went wrong: the file and line, or in a notebook the
     code cell (its number and first line) and the line inside it; with no line, what the file
     lacks (problem_hint), else empty."""
-    if not problem.get("line"):
+    problem = as_record(Problem, problem)
+    if not problem.line:
         return problem_hint(problem, catalogue)
-    if problem.get("cell"):
-        return catalogue.text("ui.problem_cell", file=str(problem["file"]),
-                              cell=str(problem["cell"]), first_line=str(problem["first_line"]),
-                              line=str(problem["line"]))
-    return catalogue.text("ui.problem_line", file=str(problem["file"]), line=str(problem["line"]))
+    if problem.cell:
+        return catalogue.text("ui.problem_cell", file=problem.file,
+                              cell=str(problem.cell), first_line=str(problem.first_line),
+                              line=str(problem.line))
+    return catalogue.text("ui.problem_line", file=problem.file, line=str(problem.line))
 
 
 # The message of a ModuleNotFoundError: its first dotted part names the package imported.
 _MISSING_MODULE = re.compile(r"No module named '([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def missing_module(problem: Mapping[str, Any]) -> str | None:
+def missing_module(problem: Problem) -> str | None:
     """The module a submission imports that is not in Python's standard library (the grader
     provides nothing else: `import numpy` on a machine that has it works, here it does not);
     None for any other problem."""
-    params = problem.get("params") or {}
-    if problem.get("kind") != "import-error" or params.get("type") != "ModuleNotFoundError":
+    params = problem.params
+    if problem.kind != "import-error" or params.get("type") != "ModuleNotFoundError":
         return None
     found = _MISSING_MODULE.match(str(params.get("message", "")))
     if found is None or found.group(1) in sys.stdlib_module_names:
@@ -367,38 +387,42 @@ def missing_module(problem: Mapping[str, Any]) -> str | None:
     return found.group(1)
 
 
-def problem_notice(doc: Mapping[str, Any], catalogue: Catalogue) -> str:
+def problem_notice(document: Document, catalogue: Catalogue) -> str:
     """What to do first when the module cannot be loaded: drop a module the grader does not
     provide, or run the file, or the notebook's cell; for a file with no code, that it is empty."""
-    count, problem = str(len(doc["checks"])), doc["problem"]
-    if (problem.get("params") or {}).get("empty"):  # no line to show: there is no code
-        return catalogue.text("ui.problem_notice_empty", count=count, file=str(problem["file"]))
+    doc = as_document(document)
+    count, problem = str(len(doc.checks)), doc.problem
+    if problem is None:
+        return ""
+    if problem.params.get("empty"):  # no line to show: there is no code
+        return catalogue.text("ui.problem_notice_empty", count=count, file=problem.file)
     module = missing_module(problem)
     if module is not None:
         return catalogue.text("ui.problem_notice_module", count=count, module=module,
-                              file=str(problem["file"]))
-    if doc["submission"].get("notebook"):
-        return catalogue.text("ui.problem_notice_notebook", count=count, lab=str(doc["lab"]))
-    if not problem.get("line"):  # nothing to open the file at: run it to see where
+                              file=problem.file)
+    if doc.submission.notebook:
+        return catalogue.text("ui.problem_notice_notebook", count=count, lab=doc.lab)
+    if not problem.line:  # nothing to open the file at: run it to see where
         return catalogue.text("ui.problem_notice_no_line", count=count,
-                              file=str(problem["file"]))
-    return catalogue.text("ui.problem_notice", count=count, file=str(problem["file"]))
+                              file=problem.file)
+    return catalogue.text("ui.problem_notice", count=count, file=problem.file)
 
 
-def unchecked_note(doc: Mapping[str, Any], catalogue: Catalogue) -> str:
+def unchecked_note(document: Document, catalogue: Catalogue) -> str:
     """That a student's check left out an edited file, and the command that checks it; empty
     when it left out nothing."""
-    submission = doc["submission"]
-    unchecked = [name.rsplit("/", 1)[-1] for name in submission.get("unchecked") or []]
+    doc = as_document(document)
+    submission = doc.submission
+    unchecked = [name.rsplit("/", 1)[-1] for name in submission.unchecked or []]
     if not unchecked:
         return ""
     files = ", ".join(unchecked)
-    notebook = submission.get("notebook")
+    notebook = submission.notebook
     if notebook:
         return catalogue.text("ui.unchecked_file", files=files, checked=str(notebook),
-                              lab=str(doc["lab"]))
+                              lab=doc.lab)
     from_lab = [name for name in unchecked if name.endswith(".ipynb")]
-    lab = LABS.get(str(doc["lab"]))
+    lab = LABS.get(doc.lab)
     checked = lab.main_file if lab else ""
     return catalogue.text("ui.unchecked_notebook", files=", ".join(from_lab) or files,
-                          checked=checked, lab=str(doc["lab"]))
+                          checked=checked, lab=doc.lab)

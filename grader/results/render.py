@@ -30,6 +30,7 @@ from grader.results.messages import (
     unchecked_note,
 )
 from grader.results.other_lab_note import other_lab_note
+from grader.results.score_document import Document, Isolation, ScoreDocument, as_document
 from grader.results.semester_note import note_lines
 
 FEEDBACK_TEMPLATES: Mapping[str, str] = {
@@ -280,7 +281,7 @@ def render_feedback_formats(
     if unknown:
         raise ValueError(f"unknown format {unknown[0]!r}; choose one of: "
                          f"{', '.join(FEEDBACK_TEMPLATES)}")
-    context = feedback_view(doc, Catalogue.load(lang or doc["lang"]), brief)
+    context = feedback_view(doc, Catalogue.load(lang or as_document(doc).lang), brief)
     return [environment(templates).get_template(FEEDBACK_TEMPLATES[fmt]).render(
                 context, paint=_painter(color and fmt == "terminal")) for fmt in fmts]
 
@@ -305,50 +306,51 @@ def render_notebook_feedback(doc: Mapping[str, Any], notices: Sequence[str], lan
     catalogue = Catalogue.load(lang)
     return environment().get_template(NOTEBOOK_TEMPLATE).render(
         notices=notices, page=render_feedback(doc, "html", lang=lang), lang=lang,
-        title=catalogue.text("ui.feedback_title", lab=str(doc["lab"])))
+        title=catalogue.text("ui.feedback_title", lab=as_document(doc).lab))
 
 
-def _summary_row(doc: Mapping[str, Any], catalogue: Catalogue) -> dict[str, str]:
+def _summary_row(doc: ScoreDocument, catalogue: Catalogue) -> dict[str, str]:
     """Return the cells of one summary row as strings."""
-    graded = doc["status"] == "graded"
+    graded = doc.status == "graded"
     score = catalogue.text(
-        "ui.score_value", score=catalogue.number(doc["score"]),
-        max_score=catalogue.number(doc["max_score"]))
+        "ui.score_value", score=catalogue.number(doc.score),
+        max_score=catalogue.number(doc.max_score))
     return {
-        "submission": _plain(doc["submission"]["id"]),
-        "status": catalogue.text(f"ui.status.{doc['status']}"),
-        "status_id": doc["status"],
+        "submission": _plain(doc.submission.id),
+        "status": catalogue.text(f"ui.status.{doc.status}"),
+        "status_id": doc.status,
         "score": score if graded else catalogue.text("ui.summary_no_score"),
-        "pitfalls": ", ".join(doc["pitfalls"]) or catalogue.text("ui.summary_no_pitfalls"),
+        "pitfalls": ", ".join(doc.pitfalls) or catalogue.text("ui.summary_no_pitfalls"),
     }
 
 
-def isolation_notes(docs: Sequence[Mapping[str, Any]], catalogue: Catalogue) -> list[dict[str, Any]]:
+def isolation_notes(docs: Sequence[Document], catalogue: Catalogue) -> list[dict[str, Any]]:
     """One line per distinct isolation the documents ran under: the full jail as a plain
     line, anything weaker as a warning (documents older than schema 1.1 say nothing)."""
     notes: list[dict[str, Any]] = []
-    seen: list[Mapping[str, str]] = []
-    for doc in docs:
-        isolation = doc.get("isolation")
+    seen: list[Isolation] = []
+    for doc in map(as_document, docs):
+        isolation = doc.isolation
         if not isolation or isolation in seen:
             continue
         seen.append(isolation)
-        names = {key: catalogue.text(f"ui.isolation_{key}.{isolation[key]}")
-                 for key in ("level", "how", "memory")}
-        warning = isolation["level"] != "jail"
+        names = {key: catalogue.text(f"ui.isolation_{key}.{value}") for key, value in
+                 (("level", isolation.level), ("how", isolation.how), ("memory", isolation.memory))}
+        warning = isolation.level != "jail"
         notes.append({"warning": warning, "text": catalogue.text(
             "ui.isolation_warning" if warning else "ui.isolation_line", **names)})
     return notes
 
 
-def summary_context(docs: Sequence[Mapping[str, Any]], lang: str) -> dict[str, Any]:
+def summary_context(documents: Sequence[Document], lang: str) -> dict[str, Any]:
     """Return the class summary as data: headers, one row of strings per document, totals."""
+    docs = [as_document(document) for document in documents]
     catalogue = Catalogue.load(lang)
     rows = [_summary_row(doc, catalogue) for doc in docs]
     columns = ("submission", "status", "score")
     headers = {name: catalogue.text(f"ui.summary_{name}") for name in (*columns, "pitfalls")}
     widths = {name: max([len(headers[name])] + [len(row[name]) for row in rows]) for name in columns}
-    statuses = [doc["status"] for doc in docs]
+    statuses = [doc.status for doc in docs]
     totals = {"graded": statuses.count("graded"), "ungradable": statuses.count("ungradable"),
               "errors": statuses.count("grader-error")}
     return {

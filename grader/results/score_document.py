@@ -19,16 +19,25 @@ from __future__ import annotations
 import dataclasses
 import types
 from collections.abc import Mapping
-from typing import Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import Any, Literal, TypeAlias, TypeVar, Union, get_args, get_origin, get_type_hints
 
 CheckStatus = Literal["passed", "failed", "not-run", "error"]
 DocumentStatus = Literal["graded", "ungradable", "grader-error"]
+Language = Literal["en", "es"]
 
 
 
 class DocumentError(ValueError):
     """A score document that is not shaped as the schema says (a key missing, unknown or of
     the wrong type), named by where in the document it is."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class OtherLab:
+    """Another lab's file handed in for this lab, and what in the file says so (`other_lab`)."""
+
+    lab: str
+    evidence: tuple[Literal["given", "header", "todo"], ...]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -42,9 +51,11 @@ class Submission:
     name: str | None = None
     lms: Literal["canvas", "moodle", "folders", "gradescope", "prairielearn"] | None = None
     late: bool | None = None
+    submitted_at: str | None = None
     duplicates: tuple[str, ...] | None = None
     notebook: str | None = None
     unchecked: tuple[str, ...] | None = None
+    other_lab: OtherLab | None = None
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -165,15 +176,45 @@ class Options:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class Lateness:
+    """How late the attempt was under the course's policy (`semester.late`)."""
+
+    seconds: float | None
+    late_days_used: int
+    percent: float
+    capped: bool
+    accepted: bool
+    lms_late: bool | None
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Semester:
+    """What the semester's ledger added after grading (`semester`): the attempt's time and
+    lateness, its score after overrides and the penalty, the grade that counts."""
+
+    submitted_at: str | None
+    time_source: str | None
+    late: Lateness
+    score: float
+    max_score: float
+    penalised_score: float
+    counts: bool
+    counted_score: float
+    extension: Mapping[str, Any] | None
+    override: Mapping[str, Any] | None
+    check_overrides: tuple[Mapping[str, Any], ...]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class ScoreDocument:
     """The canonical result of grading one submission for one lab."""
 
     schema_version: str
     grader_version: str
     lab: str
-    lang: Literal["en", "es"]
+    lang: Language
     submission: Submission
-    isolation: Isolation
+    isolation: Isolation | None  # None: not recorded (a document of schema 1.0, EARLIER_SCHEMAS)
     status: DocumentStatus
     reason: Reason | None
     problem: Problem | None
@@ -186,6 +227,7 @@ class ScoreDocument:
     duration_s: float
     graded_at: str
     options: Options | None = None
+    semester: Semester | None = None  # added by the semester's ledger after grading
 
     @property
     def graded(self) -> bool:
@@ -194,11 +236,34 @@ class ScoreDocument:
 
 
 Record = TypeVar("Record")
+# What a document of an earlier schema did not record, read as None: 1.0 had no isolation, and
+# neither 1.0 nor 1.1 a problem or a config (their import failures are the checks' details).
+# Readers of stored documents (the dashboard, the class summary) still read them.
+EARLIER_SCHEMAS: Mapping[str, tuple[str, ...]] = {"1.0": ("isolation", "problem", "config"),
+                                                  "1.1": ("problem", "config")}
+# A document as a reader may be handed it: already typed, or its JSON (as written to disk).
+Document: TypeAlias = ScoreDocument | Mapping[str, Any]
 
 
 def parse(document: Mapping[str, Any]) -> ScoreDocument:
     """The typed records of a score document's JSON; DocumentError if it is not shaped so."""
+    if not isinstance(document, Mapping):
+        raise DocumentError(f"the document: an object expected, not {_kind(document)}")
+    missing = EARLIER_SCHEMAS.get(str(document.get("schema_version")), ())
+    if any(key not in document for key in missing):
+        document = {**{key: None for key in missing}, **document}
     return parse_record(ScoreDocument, document)
+
+
+def as_document(document: Document) -> ScoreDocument:
+    """The document typed: itself when it already is, else parsed from its JSON."""
+    return document if isinstance(document, ScoreDocument) else parse(document)
+
+
+def as_record(record: type[Record], value: Record | Mapping[str, Any]) -> Record:
+    """A part of a document typed (a check, a problem, ...): itself when it already is, else
+    parsed from its JSON."""
+    return value if isinstance(value, record) else parse_record(record, value)
 
 
 def parse_record(record: type[Record], value: Any, where: str = "") -> Record:
@@ -229,6 +294,11 @@ def to_json(record: Any) -> dict[str, Any]:
             continue
         written[key] = _encode(value)
     return written
+
+
+def to_json_or_none(record: Any) -> dict[str, Any] | None:
+    """A record's JSON object (to_json), or None for no record."""
+    return None if record is None else to_json(record)
 
 
 # The JSON key, the field's name, its type, and whether the key may be left out.

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
+
+from grader.results.score_document import Document, Graph, as_document
 
 RARE_SHARE = 0.05
 RARE_MOST = 5
@@ -51,26 +53,26 @@ def _rounded(value: Any) -> Any:
     return value
 
 
-def _graph_state(graph: Mapping[str, Any]) -> list[list[Any]]:
+def _graph_state(graph: Graph) -> list[list[Any]]:
     """A drawn graph as what the engine left on it: name, data and gradient of each node."""
-    return [[node.get("name"), node.get("data"), node.get("grad")] for node in graph.get("nodes", [])]
+    return [[node.name, node.data, node.grad] for node in graph.nodes]
 
 
-def wrong_values(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def wrong_values(document: Document) -> dict[str, dict[str, Any]]:
     """The wrong outputs of one score document, each under a key that two equal ones share."""
     found: dict[str, dict[str, Any]] = {}
-    for check in doc.get("checks", []):
-        detail = check.get("detail") or {}
-        if check.get("status") != "failed" or not isinstance(detail, dict):
+    for check in as_document(document).checks:
+        detail = check.detail
+        if check.status != "failed" or detail is None:
             continue
-        params = detail.get("params") or {}
+        params = detail.params
         if "actual" in params:
             actual = params["actual"]
-        elif isinstance(detail.get("graph"), dict):
-            actual = _graph_state(detail["graph"])
+        elif detail.graph is not None:
+            actual = _graph_state(detail.graph)
         else:
             continue
-        value = {"check": check.get("id", ""), "quantity": str(params.get("quantity", "")),
+        value = {"check": check.id, "quantity": str(params.get("quantity", "")),
                  "inputs": _rounded(params.get("inputs")), "actual": _rounded(actual),
                  "expected": _rounded(params.get("expected"))}
         key = json.dumps([value["check"], value["quantity"], value["inputs"], value["actual"]],
@@ -84,10 +86,11 @@ def rare_limit(graded: int) -> int:
     return max(2, min(RARE_MOST, int(RARE_SHARE * graded)))
 
 
-def shared_wrong_values(docs: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], list[WrongValue]]:
+def shared_wrong_values(documents: Iterable[Document]) -> dict[tuple[str, str], list[WrongValue]]:
     """For each pair of students (ids in sorted order), the rare wrong values both gave."""
-    by_student = {doc["submission"]["id"]: wrong_values(doc) for doc in docs
-                  if doc.get("status") == "graded"}
+    docs = [as_document(document) for document in documents]
+    by_student = {doc.submission.id: wrong_values(doc) for doc in docs
+                  if doc.status == "graded"}
     holders: dict[str, list[str]] = defaultdict(list)
     for student, values in by_student.items():
         for key in values:
@@ -102,6 +105,6 @@ def shared_wrong_values(docs: Iterable[Mapping[str, Any]]) -> dict[tuple[str, st
     return dict(shared)
 
 
-def graded_count(docs: Sequence[Mapping[str, Any]]) -> int:
+def graded_count(docs: Sequence[Document]) -> int:
     """How many of the documents were graded (the class the rarity is counted in)."""
-    return sum(1 for doc in docs if doc.get("status") == "graded")
+    return sum(1 for doc in docs if as_document(doc).status == "graded")

@@ -4,6 +4,8 @@ from every release's kit in both languages, are in tests/test_kit.py."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -76,7 +78,7 @@ def test_the_spanish_progress_line_says_elapsed_time_in_agreement() -> None:
 
     times = iter([0.0, 6.0])
     lines = ProgressLines("es", clock=lambda: next(times))
-    doc = {"status": "graded", "score": 1, "max_score": 2, "submission": {"id": "ana"}}
+    doc = json.loads((Path(__file__).parent.parent / "data" / "score_mixed.json").read_text("utf-8"))
     line = lines.line(1, 2, doc, kept=False)
     assert "tiempo transcurrido: 0:00:06," in line, line
 

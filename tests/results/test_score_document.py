@@ -107,7 +107,8 @@ def test_every_object_of_the_schema_has_a_record() -> None:
                 "document.reason", "document.problem", "document.config", "document.checks",
                 "document.checks.detail", "document.checks.detail.graph",
                 "document.checks.detail.graph.nodes", "document.checks.detail.graph.edges",
-                "document.flags"}
+                "document.flags", "document.semester", "document.semester.late",
+                "document.submission.other_lab"}
     assert visited == expected, f"records visited {sorted(visited)}"
 
 
@@ -124,6 +125,10 @@ def test_record_fields_are_the_schema_properties(where: str, record: type,
         f"{where}: required fields {sorted(required)} vs schema {sorted(schema['required'])}")
 
 
+# Fields that take None where the current schema has no null, each with its reason.
+NONE_OF_EARLIER_SCHEMAS = {"document.isolation": "not recorded: a document of schema 1.0"}
+
+
 @pytest.mark.parametrize(("where", "record", "schema"), PAIRS, ids=[p[0] for p in PAIRS])
 def test_record_fields_take_null_and_enums_as_the_schema_does(
         where: str, record: type, schema: dict[str, Any]) -> None:
@@ -132,7 +137,9 @@ def test_record_fields_take_null_and_enums_as_the_schema_does(
         key = field.metadata.get("json", field.name)
         inner, takes_none = without_none(hints[field.name])
         prop = resolve(schema["properties"][key])
-        if key in schema["required"]:
+        if f"{where}.{key}" in NONE_OF_EARLIER_SCHEMAS:
+            assert takes_none and not nullable(prop), f"{where}.{key}: no longer an exception"
+        elif key in schema["required"]:
             assert takes_none == nullable(prop), (
                 f"{where}.{key}: the field takes None: {takes_none}, the schema null: "
                 f"{nullable(prop)}")
@@ -157,6 +164,21 @@ def test_options_round_trip_after_the_other_keys() -> None:
     parsed = parse(doc)
     assert parsed.options is not None and parsed.options.config is None
     assert json.dumps(to_json(parsed)) == json.dumps(doc)
+
+
+@pytest.mark.parametrize(("version", "missing"), [("1.0", ("isolation", "problem", "config")),
+                                                  ("1.1", ("problem", "config"))])
+def test_a_document_of_an_earlier_schema_reads_what_it_lacks_as_none(
+        version: str, missing: tuple[str, ...]) -> None:
+    doc = json.loads((DATA / "score_mixed.json").read_text(encoding="utf-8"))
+    doc["schema_version"] = version
+    for key in missing:
+        del doc[key]
+    parsed = parse(doc)
+    assert all(getattr(parsed, key) is None for key in missing), f"schema {version}"
+    doc["schema_version"] = "1.2"
+    with pytest.raises(DocumentError):
+        parse(doc)
 
 
 def broken(edit: str) -> dict[str, Any]:

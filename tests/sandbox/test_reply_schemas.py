@@ -50,11 +50,15 @@ def test_an_empty_list_where_a_number_belongs_is_refused() -> None:
 
 
 def test_a_trace_row_of_the_wrong_shape_is_refused() -> None:
-    row = [1, 0, 0.5, 0.5, 1.0, 0.9]
-    good = {"parameters": 17, "passes": 3, "changed": [], "updates": [row]}
+    # train_trace's rows travel as named columns (one list per field, verdicts.TraceUpdate)
+    row = {"call": [1], "param": [0], "grad": [0.5], "fresh": [0.5], "old": [1.0], "new": [0.9]}
+    changed = {"call": [], "param": [], "forward": [], "now": []}
+    good = {"parameters": 17, "passes": 3, "changed": changed, "updates": row}
     assert reply_schemas.mismatch(lab04_xor.train_trace, good, {}) is None
-    for bad_row in ([[], 0, 0.5, 0.5, 1.0, 0.9], row[:5], [*row, 1.0], [1, 0, "x", 0.5, 1.0, 0.9]):
-        bad = {**good, "updates": [bad_row]}
+    for bad_row in ({**row, "call": [[]]}, {k: v for k, v in row.items() if k != "new"},
+                    {**row, "extra": [1.0]}, {**row, "grad": ["x"]}, {**row, "old": [1.0, 2.0]},
+                    [[1, 0, 0.5, 0.5, 1.0, 0.9]]):
+        bad = {**good, "updates": bad_row}
         assert reply_schemas.mismatch(lab04_xor.train_trace, bad, {}) is not None, bad_row
 
 

@@ -152,6 +152,22 @@ class Obj(Schema):
             known.check(item, f"{where}.{key}")
 
 
+class Columns(Schema):
+    """Records of named fields, written as one list per field (each name once, however many
+    records): a dict with exactly these keys, each a list of its schema, all of one length of
+    at most `longest`."""
+
+    def __init__(self, longest: int, **fields: Schema) -> None:
+        self.longest = longest
+        self.record = Obj({name: ListOf(item, longest) for name, item in fields.items()})
+
+    def check(self, value: Any, where: str) -> None:
+        """Raise Mismatch unless value is such a dict of lists of one length."""
+        self.record.check(value, where)
+        if len({len(column) for column in value.values()}) > 1:
+            raise Mismatch(f"{where}: columns of different lengths")
+
+
 class MapOf(Schema):
     """A dict of at most `longest` entries whose keys are strs of at most `key_longest`
     characters and whose values match `value`."""

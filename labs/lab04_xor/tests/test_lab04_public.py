@@ -198,10 +198,10 @@ def _trace(sandboxed):
                    defers_to=DISTINCT)
 def test_example_loop_zeroes_gradients(sandboxed):
     result, inputs = _trace(sandboxed)
-    for call, index, grad, fresh, _old, _new in field(result, "updates", list):
-        if not close(grad, fresh):
-            fail("stale-gradient", inputs=inputs, call=call, index=index, expected=fresh,
-                 actual=grad)
+    for update in verdicts.trace_updates(result):
+        if not close(update.grad, update.fresh):
+            fail("stale-gradient", inputs=inputs, call=update.call, index=update.param,
+                 expected=update.fresh, actual=update.grad)
 
 
 @pytest.mark.check(id="example-loop-updates-after-backward", todo=11, pitfall="mid-flight-mutation",
@@ -209,11 +209,11 @@ def test_example_loop_zeroes_gradients(sandboxed):
                    defers_to=DISTINCT)
 def test_example_loop_updates_after_backward(sandboxed):
     result, inputs = _trace(sandboxed)
-    changed = field(result, "changed", list)
+    changed = verdicts.trace_changes(result)
     if changed:
-        call, index, forward, now = changed[0]
-        fail("data-changed-before-backward", inputs=inputs, call=call, index=index,
-             forward=forward, actual=now)
+        first = changed[0]
+        fail("data-changed-before-backward", inputs=inputs, call=first.call, index=first.param,
+             forward=first.forward, actual=first.now)
 
 
 @pytest.mark.check(id="example-learns-xor", todo=11, pitfall="training-loop", weight=1,

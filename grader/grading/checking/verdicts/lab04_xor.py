@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 from grader.grading.checking.verdict import fail, field
 
@@ -20,6 +21,43 @@ XOR_TARGETS = [-1.0, 1.0, 1.0, -1.0]
 # random.seed(s) leaves the mean squared error below TARGET_LOSS. The reference does so within
 # 112 steps for every seed from 0 to 1999 (a median of 27), so 150 steps leave a margin.
 XOR_MODEL = "MLP(2, [4, 1])"
+
+
+class TraceChange(NamedTuple):
+    """A parameter whose data changed between a forward pass and its backward (train_trace's
+    `changed`): the backward call, the parameter's index, its data in the forward pass, now."""
+
+    call: int
+    param: int
+    forward: float
+    now: float
+
+
+class TraceUpdate(NamedTuple):
+    """One update of a parameter's data in train_xor (train_trace's `updates`): the backward
+    calls before it, the parameter's index, the grad it held, the grad the latest backward
+    gave it (fresh), its data before and after."""
+
+    call: int
+    param: int
+    grad: float
+    fresh: float
+    old: float
+    new: float
+
+
+def trace_changes(result: Mapping[str, Any]) -> list[TraceChange]:
+    """train_trace's `changed`, its named columns read back as records."""
+    columns = field(result, "changed", dict)
+    return [TraceChange(*row)
+            for row in zip(*(columns[name] for name in TraceChange._fields), strict=True)]
+
+
+def trace_updates(result: Mapping[str, Any]) -> list[TraceUpdate]:
+    """train_trace's `updates`, its named columns read back as records."""
+    columns = field(result, "updates", dict)
+    return [TraceUpdate(*row)
+            for row in zip(*(columns[name] for name in TraceUpdate._fields), strict=True)]
 
 XOR_SIZES = [2, 4, 1]
 

@@ -23,13 +23,13 @@ from grader.grading.child.schema import (
     NUMBERS,
     TYPE_NAME,
     Bool,
+    Columns,
     Int,
     ListOf,
     Num,
     Obj,
     OneOf,
     ReplySchema,
-    Row,
     Str,
     exactly,
     with_lists,
@@ -335,13 +335,18 @@ def train_trace(nn, seed, steps, lr, stale=None):
         for i, (then, now) in sorted(changed.items()):
             changed_before_backward.append([call, i, number(then, f"parameters()[{i}].data"),
                                             number(now, f"parameters()[{i}].data")])
+    update_rows = [[call, i, number(grad, f"parameters()[{i}].grad"), number(expected, "grad"),
+                    number(old, f"parameters()[{i}].data"), number(new, f"parameters()[{i}].data")]
+                   for call, i, grad, expected, old, new in updates]
+    # Each row's fields by name, one list per field (each name once, however many rows): the
+    # trusted side reads them back as records (verdicts.lab04_xor.TraceChange, TraceUpdate).
     return {
         "parameters": len(params),
         "passes": len(passes),
-        "changed": changed_before_backward[:20],
-        "updates": [[call, i, number(grad, f"parameters()[{i}].grad"), number(expected, "grad"),
-                     number(old, f"parameters()[{i}].data"), number(new, f"parameters()[{i}].data")]
-                    for call, i, grad, expected, old, new in updates],
+        "changed": {name: [row[k] for row in changed_before_backward[:20]]
+                    for k, name in enumerate(("call", "param", "forward", "now"))},
+        "updates": {name: [row[k] for row in update_rows]
+                    for k, name in enumerate(("call", "param", "grad", "fresh", "old", "new"))},
     }
 
 
@@ -411,9 +416,10 @@ REPLIES: dict[Scenario, ReplySchema] = {
                              "random_moved": Bool()}, {"losses": NUMBERS}),
     train_trace: Obj({
         "parameters": COUNT, "passes": COUNT,
-        "changed": ListOf(Row(Int(1, 2 ** 53), Int(0, MANY), Num(), Num()), 20),
-        "updates": ListOf(Row(Int(0, 2 ** 53), Int(0, MANY), Num(), Num(), Num(), Num()),
-                          TRACE_ROWS)}),
+        "changed": Columns(20, call=Int(1, 2 ** 53), param=Int(0, MANY), forward=Num(),
+                           now=Num()),
+        "updates": Columns(TRACE_ROWS, call=Int(0, 2 ** 53), param=Int(0, MANY), grad=Num(),
+                           fresh=Num(), old=Num(), new=Num())}),
     random_networks: with_lists({"results": exactly("networks", OneOf(
         Obj({"count": COUNT}),
         Obj({"count": COUNT, "error": ERROR_TEXT}),

@@ -211,16 +211,17 @@ def test_every_update_is_a_gradient_descent_step(sandboxed, rng):
     result, inputs = _trace(sandboxed, rng)
     if field(result, "passes", int) == 0:
         fail("train-no-backward", inputs=inputs)
-    updates = field(result, "updates", list)
-    updated = {update[1] for update in updates}
+    updates = verdicts.trace_updates(result)
+    updated = {update.param for update in updates}
     for index in range(field(result, "parameters", int)):
         if index not in updated:
             fail("parameter-not-updated", inputs=inputs, index=index)
     lr = verdicts.LEARNING_RATE
-    for call, index, grad, _fresh, old, new in updates:
-        if not close(new, old - lr * grad):
-            fail("not-a-gradient-step", inputs=inputs, call=call, index=index, before=old,
-                 grad=grad, expected=old - lr * grad, actual=new)
+    for update in updates:
+        if not close(update.new, update.old - lr * update.grad):
+            fail("not-a-gradient-step", inputs=inputs, call=update.call, index=update.param,
+                 before=update.old, grad=update.grad, expected=update.old - lr * update.grad,
+                 actual=update.new)
 
 
 @pytest.mark.check(id="training-loop-updates-after-backward", pitfall="mid-flight-mutation",
@@ -228,11 +229,11 @@ def test_every_update_is_a_gradient_descent_step(sandboxed, rng):
                    defers_to=DISTINCT, clause="step")
 def test_no_parameter_changes_between_forward_and_backward(sandboxed, rng):
     result, inputs = _trace(sandboxed, rng)
-    changed = field(result, "changed", list)
+    changed = verdicts.trace_changes(result)
     if changed:
-        call, index, forward, now = changed[0]
-        fail("data-changed-before-backward", inputs=inputs, call=call, index=index,
-             forward=forward, actual=now)
+        first = changed[0]
+        fail("data-changed-before-backward", inputs=inputs, call=first.call, index=first.param,
+             forward=first.forward, actual=first.now)
 
 
 @pytest.mark.check(id="training-loop-zeroes-gradients", pitfall="missing-zero-grad", weight=3,
@@ -243,10 +244,10 @@ def test_each_update_uses_only_the_latest_gradient(sandboxed, rng):
     # the model arrives holding gradients: a loop that zeroes after its update, not before
     # backward(), adds the first step's gradients to them
     result, inputs = _trace(sandboxed, rng, stale=STALE_GRAD)
-    for call, index, grad, fresh, _old, _new in field(result, "updates", list):
-        if not close(grad, fresh):
-            fail("stale-gradient", inputs=inputs, call=call, index=index, expected=fresh,
-                 actual=grad)
+    for update in verdicts.trace_updates(result):
+        if not close(update.grad, update.fresh):
+            fail("stale-gradient", inputs=inputs, call=update.call, index=update.param,
+                 expected=update.fresh, actual=update.grad)
 
 
 @pytest.mark.check(id="train-xor-defaults-to-the-stated-steps-and-rate", pitfall="training-loop",
@@ -309,10 +310,11 @@ def test_random_networks_give_the_reference_loss_and_gradients(sandboxed, refere
                    clause="rate")
 def test_every_update_uses_the_learning_rate_it_was_given(sandboxed, rng):
     result, inputs = _trace(sandboxed, rng, lr=OTHER_RATE)
-    for call, index, grad, _fresh, old, new in field(result, "updates", list):
-        if not close(new, old - OTHER_RATE * grad):
-            fail("not-a-gradient-step", inputs=inputs, call=call, index=index, before=old,
-                 grad=grad, expected=old - OTHER_RATE * grad, actual=new)
+    for update in verdicts.trace_updates(result):
+        if not close(update.new, update.old - OTHER_RATE * update.grad):
+            fail("not-a-gradient-step", inputs=inputs, call=update.call, index=update.param,
+                 before=update.old, grad=update.grad,
+                 expected=update.old - OTHER_RATE * update.grad, actual=update.new)
 
 
 @pytest.mark.check(id="train-xor-runs-every-step", pitfall="training-loop", weight=2,

@@ -132,5 +132,4 @@ def check_view_from_record(record: Mapping[str, Any], catalogue: Catalogue,
                            drawn: bool = True) -> CheckView:
     """The view of one localised check record of a score document's JSON (read as its typed
     record, grader.results.score_document.Check: a record not shaped so is a DocumentError)."""
-    return check_view(parse_record(Check, record, f"check {record.get('id')!r}"), catalogue,
-                      drawn)
+    return check_view(parse_record(Check, record, "check"), catalogue, drawn)

@@ -233,16 +233,24 @@ def deep_chain_zero_grad(engine, n, x, y):
 
 
 @scenario
-def cycle(engine, shape, x, y):
+def cycle(engine, shape, x, y, after_backward=False):
+    # after_backward: the graph is walked once before the cycle is made (by hand, in _prev):
+    # the next backward() must see the graph as it is now
     Value = engine.Value
     a, b = Value(x), Value(y)
     if shape == "below-output":
         c = a * b
         d = c + b
+        if after_backward:
+            out = d * a
+            out.backward()
         c._prev = type(c._prev)(list(c._prev) + [d])
-        out = d * a
+        if not after_backward:
+            out = d * a
     else:
         out = a * b
+        if after_backward:
+            out.backward()
         a._prev = type(a._prev)([out])
     try:
         out.backward()
@@ -306,6 +314,12 @@ def check_grad_verdict(engine, kind, stale, x, y, z, offset=0.0):
 @scenario
 def random_graphs(engine, graphs, record):
     return {"results": run_expressions(engine.Value, graphs, record)}
+
+
+@scenario
+def backward_twice_graphs(engine, graphs, record):
+    # each graph's output walked twice, nothing reset between: every node's data and grad after
+    return {"results": run_expressions(engine.Value, graphs, record, passes=2)}
 
 
 @scenario
@@ -475,6 +489,7 @@ REPLIES: dict[Scenario, ReplySchema] = {
     zero_grad_graphs: expression_values,
     check_grad_verdict: Obj({"first": Bool(), "second": Bool()}),
     random_graphs: expressions,
+    backward_twice_graphs: expressions,
     chain_comparisons: with_lists({"comparisons": exactly("sizes", COUNT)}),
     second_backward: grads("a", "b", "c", "d", "y", replaced=ListOf(NAME, 8)),
 }

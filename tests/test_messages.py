@@ -208,6 +208,7 @@ DETAIL_SAMPLES: dict[str, tuple[dict[str, Any], list[Any]]] = {
     "session-sequential-collected": ({"count": 1}, ["1"]),
     "session-built-first": ({"count": 2}, ["2", "backward()"]),
     "session-interleaved": ({"count": 2}, ["2"]),
+    "session-data-changed": ({"count": 2}, ["2", "`data`"]),
     "session-mismatch": (
         {"session": {"kind": "session-built-first", "params": {"count": 2}},
          "programs": "a = Value(1.5); out = a * 2; out.backward()", "number": 2,

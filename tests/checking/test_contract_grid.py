@@ -109,3 +109,100 @@ def test_an_operand_returned_fails_the_new_value_invariant() -> None:
     reference = {"sessions": run_sessions(REFERENCE["lab02_ops"],
                                           [{"programs": programs, "order": "build-only"}])}
     contract_grid.expect_new_values(reference, programs, "graph-construction")
+
+
+# -- the dimensions added in issue 32's second pass: exact data, int data, relu's kink, data
+# changed on the same leaves, a second backward() ------------------------------------------------
+
+def _fixture_class(lab: str, name: str) -> Any:
+    return _value_class(ROOT / "tests" / "fixtures" / lab / name / "value.py")
+
+
+@pytest.mark.parametrize("lab", sorted(contract_grid.DIMENSIONS))
+def test_the_reference_gives_the_model_exactly_on_every_edge_program(lab: str) -> None:
+    programs = contract_grid.edge_programs(contract_grid.DIMENSIONS[lab])
+    for program, got in zip(programs, run_expressions(REFERENCE[lab], programs), strict=True):
+        data, grads = contract_grid.model(program)  # type: ignore[misc]
+        assert differences(program, got, {"data": data, "grad": grads}, exact=True) == [], program
+
+
+def test_a_rounded_product_differs_only_when_data_is_compared_exactly() -> None:
+    program = {"leaves": [contract_grid.TINY, 2.5], "nodes": [["mul", 0, 1, None]]}
+    data, grads = contract_grid.model(program)  # type: ignore[misc]
+    rounded = {"data": [*data[:2], round(data[2], 10)], "grad": grads}
+    assert rounded["data"][2] == 0.0
+    assert differences(program, rounded, {"data": data, "grad": grads}) == []
+    assert [d.node for d in differences(program, rounded, {"data": data, "grad": grads},
+                                        exact=True) or []] == [2]
+
+
+@pytest.mark.parametrize("lab", sorted(contract_grid.DIMENSIONS))
+def test_every_operation_is_generated_with_int_data(lab: str) -> None:
+    programs = contract_grid.edge_programs(contract_grid.DIMENSIONS[lab])
+    with_ints = {p["nodes"][0][0] for p in programs
+                 if all(type(v) is int for v in p["leaves"])}
+    assert with_ints == {p["nodes"][0][0] for p in programs}
+
+
+def test_int_data_floored_by_division_is_caught() -> None:
+    engine = _fixture_class("lab02_ops", "div-floors-int-data")
+    program = {"leaves": [7, 2], "nodes": [["truediv", 0, 1, None]]}
+    assert program in contract_grid.edge_programs(contract_grid.DIMENSIONS["lab02_ops"])
+    [got] = run_expressions(engine, [program])
+    assert got["data"][2] == 3.0
+    data, grads = contract_grid.model(program)  # type: ignore[misc]
+    assert differences(program, got, {"data": data, "grad": grads}, exact=True)
+
+
+def test_a_result_kept_by_id_fails_the_data_changed_session() -> None:
+    sessions = [s for s in contract_grid.state_sessions(random.Random(5), LAB02_OPS)
+                if s["order"] == "data-changed"]
+    assert {s["programs"][0]["nodes"][0][0] for s in sessions} == set(LAB02_OPS)
+    with pytest.raises(CheckFailed) as failed:
+        _judge(_fixture_class("lab02_ops", "log-kept-per-id"), sessions)
+    assert failed.value.detail["params"]["session"]["kind"] == "session-data-changed"
+    assert ".log()" in failed.value.detail["params"]["programs"]
+    _judge(REFERENCE["lab02_ops"], sessions)
+
+
+def _sessions_runner(value_class: Any) -> Any:
+    def sandboxed(scen: Any, **params: Any) -> Any:
+        return {"sessions": run_sessions(value_class, params["sessions"])}
+    return sandboxed
+
+
+def test_relu_at_its_kink_takes_either_slope_but_not_an_error() -> None:
+    kinks = contract_grid.edge_programs(contract_grid.DIMENSIONS["lab02_ops"], "kink")
+    assert {p["leaves"][0] for p in kinks} == {0} and len(kinks) == 4
+    contract_grid.judge_kinks(_sessions_runner(REFERENCE["lab02_ops"]), None, kinks, "domain-edge")
+    slope_one = _value_class(ROOT / "tests" / "independent" / "lab02_ops" /
+                             "c12_relu_slope_one_at_zero" / "value.py")
+    contract_grid.judge_kinks(_sessions_runner(slope_one), None, kinks, "domain-edge")
+    with pytest.raises(CheckFailed) as failed:
+        contract_grid.judge_kinks(_sessions_runner(_fixture_class("lab02_ops",
+                                                                  "relu-slope-from-output")),
+                                  None, kinks, "domain-edge")
+    assert "ZeroDivisionError" in failed.value.detail["params"]["error"]
+
+
+def test_the_model_of_two_passes_adds_what_intermediate_nodes_kept() -> None:
+    # a = 2, b = 3, t = a*b, out = t + a: one pass gives a 4, b 2; in the second, t holds 2
+    program = {"leaves": [2.0, 3.0], "nodes": [["mul", 0, 1, None], ["add", 2, 0, None]]}
+    assert contract_grid.model(program) == ([2.0, 3.0, 6.0, 8.0], [4.0, 2.0, 1.0, 1.0])
+    assert contract_grid.model(program, passes=2) == ([2.0, 3.0, 6.0, 8.0],
+                                                      [11.0, 6.0, 2.0, 1.0])
+
+
+def test_a_second_backward_that_resets_intermediate_nodes_is_caught() -> None:
+    def runner(value_class: Any) -> Any:
+        def run(scen: Any, graphs: list[Any], record: bool = False) -> Any:
+            return {"results": run_expressions(value_class, graphs, record, passes=scen)}
+        return run
+    programs = [{"leaves": [2.0, 3.0], "nodes": [["mul", 0, 1, None], ["add", 2, 0, None]]}]
+    reference = _value_class(ROOT / "solutions" / "lab03_backprop" / "value.py")
+    contract_grid.judge_repeated(runner(reference), None, 1, 2, programs, "grad-overwrite")
+    with pytest.raises(CheckFailed) as failed:
+        contract_grid.judge_repeated(runner(_fixture_class("lab03_backprop",
+                                                           "backward-zeroes-intermediate-grads")),
+                                     None, 1, 2, programs, "grad-overwrite")
+    assert failed.value.pitfall == "grad-overwrite"

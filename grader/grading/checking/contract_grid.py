@@ -5,12 +5,16 @@ your engine must handle"); this module writes that statement as data, `DIMENSION
 generates from it what the contract checks run, differentially against the reference solution:
 
 - operations x operand kinds (two Values, the same Value twice, a number on either side, one
-  Value) x edge values (0, 1, -1, tiny, large, negative, and each function's own edges), every
-  combination whose results and gradients are finite on plain floats (`edge_programs`);
+  Value) x edge values (0, 1, -1, tiny, large, a number with many significant digits,
+  negative, and each function's own edges, the largest float for those defined everywhere) x int or float data, every
+  combination whose results and gradients are finite on plain floats (`edge_programs`), data
+  compared exactly (`comparing.differences(exact=True)`); relu at its kink, 0 (`judge_kinks`);
 - graph shapes: one input feeding several different operations (`fan_out_programs`);
 - instance state: programs run one after another with the garbage collector between them,
   two graphs built before either backward(), graphs built interleaved, equal numbers in
-  distinct nodes (`state_sessions`, run by `grader.grading.child.graph.run_sessions`).
+  distinct nodes, the same shape with other numbers on fresh nodes (where dead ones were) and on
+  the same leaves given new data (`state_sessions`, run by
+  `grader.grading.child.graph.run_sessions`).
 
 Programs are the random-graph checks' (`random_graphs.programs`): they are judged, shrunk and
 shown by the same code. `judge_sessions` judges the sessions, which are not shrunk: what they
@@ -21,19 +25,27 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from grader.grading.checking.random_graphs import as_python, differences, names
+from grader.grading.checking.random_graphs import as_python, differences, judge, names
+from grader.grading.checking.random_graphs.comparing import fails
 from grader.grading.checking.random_graphs.programs import Program, node_of, size
 from grader.grading.checking.verdict import NotRun, fail, field, said
 from grader.grading.child.graph import OPERATIONS
 
 TINY, LARGE = 1e-300, 1e100
-# The edges of every Value operand: exactly 0, 1 and -1, tiny and large of either sign, and an
-# ordinary number of each sign.
-EDGES: tuple[float, ...] = (0.0, 1.0, -1.0, TINY, -TINY, LARGE, -LARGE, -1.75, 2.5)
+FLOAT_MAX = sys.float_info.max  # the largest finite float: x + x, x + abs(x) overflow there
+DIGITS = 1.2345678901234567e-7  # every digit significant: rounding to n decimals shows
+# The edges of every Value operand: exactly 0, 1 and -1, tiny and large of either sign, a small
+# number with many significant digits, and an ordinary number of each sign. (The largest float
+# is an edge of the functions defined on every float, below: with it, the intermediate
+# products of right formulas for + - * / overflow where the result does not.)
+EDGES: tuple[float, ...] = (0.0, 1.0, -1.0, TINY, -TINY, LARGE, -LARGE, -1.75, 2.5, DIGITS)
+# int data (the README: every leaf is an int or a float): int / int is a float, 7 / 2 is 3.5.
+INT_LEAVES: tuple[int, ...] = (7, -3, 2)
 # A divisor: nonzero, and with b**-2 finite (micrograd writes a / b as a * b**-1).
 DIVISORS: tuple[float, ...] = (1.0, -1.0, LARGE, -LARGE, -1.75, 2.5, 0.5)
 # Plain numbers as students write them (ints included) on either side of an operator.
@@ -46,10 +58,14 @@ EXP_EDGES: tuple[float, ...] = (-700.0, 700.0, 0.0, 1.0, -1.0, TINY, -TINY, 2.5,
 LOG_EDGES: tuple[float, ...] = (TINY, 1e300, 1.0, 1e-100, LARGE, 0.5, 2.5)
 ORDINARY_EDGES: tuple[float, ...] = (0.0, 1.0, -1.0, TINY, -TINY, 2.5, -1.75, 20.0, -20.0)
 # Where tanh and sigmoid saturate: e**(2x) and e**-x overflow there (a check of their own).
-SATURATING_EDGES: tuple[float, ...] = (1000.0, -1000.0, 710.0, -710.0, 1e300, -1e300)
-# relu: every finite float; never exactly 0, where engines in use differ (the README says 0).
+SATURATING_EDGES: tuple[float, ...] = (1000.0, -1000.0, 710.0, -710.0, 1e300, -1e300, FLOAT_MAX,
+                                       -FLOAT_MAX)
+# relu: every finite float, the largest ones included; exactly 0 is its kink (KINKS).
 RELU_EDGES: tuple[float, ...] = (1.0, -1.0, TINY, -TINY, LARGE, -LARGE, 1e300, -1e300, 2.5,
-                                 -1.75)
+                                 -1.75, DIGITS, FLOAT_MAX, -FLOAT_MAX)
+# relu at exactly 0, float and int: the README says its slope there is 0; engines in use take 1
+# too, which costs nothing (`judge_kinks`), but a slope that raises or is not a number does.
+KINKS: tuple[float, ...] = (0.0, 0)
 UPSTREAM = -1.5  # a second copy of each program scales its output: the upstream gradient != 1
 
 
@@ -62,7 +78,7 @@ class Dimension:
     kind: str  # "two values" | "same value" | "number" | "one value"
     first: tuple[float, ...]
     second: tuple[float, ...] = ()
-    group: str = "edges"  # "edges" | "saturating": which check runs the row
+    group: str = "edges"  # "edges" | "saturating" | "kink": which check runs the row
 
 
 def _binary(op: str, second: tuple[float, ...] = EDGES) -> list[Dimension]:
@@ -70,14 +86,25 @@ def _binary(op: str, second: tuple[float, ...] = EDGES) -> list[Dimension]:
     return [Dimension(op, "two values", EDGES, second), Dimension(op, "same value", same)]
 
 
-DIMENSIONS_LAB01: tuple[Dimension, ...] = (
+def with_int_data(rows: tuple[Dimension, ...]) -> tuple[Dimension, ...]:
+    """The rows, then each edges row again with int data: its Values hold INT_LEAVES, its plain
+    numbers are its own int ones."""
+    ints = tuple(Dimension(row.op, row.kind, INT_LEAVES,
+                           INT_LEAVES if row.kind == "two values"
+                           else tuple(k for k in row.second if type(k) is int))
+                 for row in rows if row.group == "edges")
+    return (*rows, *ints)
+
+
+_LAB01_FLOAT_ROWS: tuple[Dimension, ...] = (
     *_binary("add"), *_binary("mul"),
     *(Dimension(op, "number", EDGES, NUMBERS) for op in (
         "add-number-on-right", "add-number-on-left", "mul-number-on-right",
         "mul-number-on-left")),
 )
-DIMENSIONS_LAB02: tuple[Dimension, ...] = (
-    *DIMENSIONS_LAB01,
+DIMENSIONS_LAB01 = with_int_data(_LAB01_FLOAT_ROWS)
+DIMENSIONS_LAB02: tuple[Dimension, ...] = with_int_data((
+    *_LAB01_FLOAT_ROWS,
     *_binary("sub"), *_binary("truediv", DIVISORS),
     Dimension("sub-number-on-right", "number", EDGES, NUMBERS),
     Dimension("sub-number-on-left", "number", EDGES, NUMBERS),
@@ -92,7 +119,8 @@ DIMENSIONS_LAB02: tuple[Dimension, ...] = (
     Dimension("relu", "one value", RELU_EDGES),
     Dimension("tanh", "one value", SATURATING_EDGES, group="saturating"),
     Dimension("sigmoid", "one value", SATURATING_EDGES, group="saturating"),
-)
+    Dimension("relu", "one value", KINKS, group="kink"),
+))
 DIMENSIONS = {"lab01_graph": DIMENSIONS_LAB01, "lab02_ops": DIMENSIONS_LAB02}
 
 
@@ -106,10 +134,13 @@ def _in_stated_domain(op: str, a: float, k: float | None) -> bool:
     return a > 0
 
 
-def model(program: Program) -> tuple[list[float], list[float]] | None:
+def model(program: Program, kink: float = 0.0,
+          passes: int = 1) -> tuple[list[float], list[float]] | None:
     """Every value's data and gradient on plain floats (the chain rule over the operation
-    table), or None when one is not finite or a local derivative cannot be computed: outside
-    the contract, where no engine is judged."""
+    table, relu's slope at exactly 0 being `kink`) after `passes` calls of backward() with
+    nothing reset between them (each sets the output's grad to 1 and adds to every other), or
+    None when one is not finite or a local derivative cannot be computed: outside the
+    contract, where no engine is judged."""
     values = [float(v) for v in program["leaves"]]
     try:
         for n in range(len(program["nodes"])):
@@ -121,14 +152,17 @@ def model(program: Program) -> tuple[list[float], list[float]] | None:
                 return None
             values.append(float(value))
         grads = [0.0] * len(values)
-        grads[-1] = 1.0
-        for n in range(len(program["nodes"]) - 1, -1, -1):
-            index = len(program["leaves"]) + n
-            node = node_of(program, index)
-            first, second = OPERATIONS[node.op].partials(*node.operands(values))
-            grads[node.first] += first * grads[index]
-            if node.second is not None:
-                grads[node.second] += second * grads[index]
+        for _ in range(passes):
+            grads[-1] = 1.0
+            for n in range(len(program["nodes"]) - 1, -1, -1):
+                index = len(program["leaves"]) + n
+                node = node_of(program, index)
+                first, second = OPERATIONS[node.op].partials(*node.operands(values))
+                if node.op == "relu" and values[node.first] == 0:
+                    first = kink
+                grads[node.first] += first * grads[index]
+                if node.second is not None:
+                    grads[node.second] += second * grads[index]
     except (OverflowError, ZeroDivisionError, ValueError):
         return None
     if not all(math.isfinite(g) and abs(g) < 1e306 for g in grads):  # and scaled by UPSTREAM
@@ -223,8 +257,10 @@ ORDERS = (("sequential", True), ("sequential", False), ("built-first", False),
 
 def state_sessions(rng: random.Random, ops: Sequence[str]) -> list[dict[str, Any]]:
     """For each operation, its small graph run three times with the same numbers (fresh leaves
-    each time) in every order the contract allows, and beside another operation's graph:
-    a gradient kept by id() outlives its node, a node kept per number is shared."""
+    each time) in every order the contract allows, and beside another operation's graph; then
+    the same graph with other numbers, alone, on fresh nodes after the first one died, and on
+    the first one's leaves given the new data: a gradient or a result kept by id() outlives its
+    node, a node kept per number is shared."""
     sessions: list[dict[str, Any]] = []
     for n, op in enumerate(ops):
         program = _chain(op, rng)
@@ -234,6 +270,11 @@ def state_sessions(rng: random.Random, ops: Sequence[str]) -> list[dict[str, Any
                              "collect": collect})
         sessions.append({"programs": [program, other, program], "order": "interleaved",
                          "collect": False})
+        renumbered = {"leaves": _chain(op, rng)["leaves"], "nodes": program["nodes"]}
+        sessions += [{"programs": [renumbered], "order": "sequential", "collect": False},
+                     {"programs": [program, renumbered], "order": "sequential", "collect": True},
+                     {"programs": [program, renumbered], "order": "data-changed",
+                      "collect": False}]
     return [s for s in sessions if all(model(p) is not None for p in s["programs"])]
 
 
@@ -241,7 +282,8 @@ def state_sessions(rng: random.Random, ops: Sequence[str]) -> list[dict[str, Any
 ORDER_DETAILS = {("sequential", True): "session-sequential-collected",
                  ("sequential", False): "session-sequential",
                  ("built-first", False): "session-built-first",
-                 ("interleaved", False): "session-interleaved"}
+                 ("interleaved", False): "session-interleaved",
+                 ("data-changed", False): "session-data-changed"}
 
 
 def _shown_session(session: dict[str, Any]) -> dict[str, Any]:
@@ -289,12 +331,14 @@ def _runs_agree(program: Program, got: list[Any], sessions: list[dict[str, Any]]
 
 
 def judge_sessions(sandboxed: Callable[..., Any], reference: Callable[..., Any] | None, scen: Any,
-                   sessions: list[dict[str, Any]], pitfall: str, evidence: bool = False) -> None:
+                   sessions: list[dict[str, Any]], pitfall: str, evidence: bool = False,
+                   exact: bool = False) -> None:
     """Fail, naming `pitfall`, at the first session where a program's data or gradients differ
     from the reference's (`reference` None: from `model`, as a public check does), or the
     student's code raised where the reference did not. With `evidence`, a program that gives
     the same wrong numbers in every run is not state kept between graphs: the check declines
-    (`state-not-the-cause`) and the checks of numbers name it."""
+    (`state-not-the-cause`) and the checks of numbers name it. `exact`: data compared exactly
+    (`comparing.differences`)."""
     got = field(sandboxed(scen, sessions=sessions), "sessions", list)
     want, source = _expected(reference, scen, sessions)
     if len(got) != len(sessions):
@@ -313,7 +357,7 @@ def judge_sessions(sandboxed: Callable[..., Any], reference: Callable[..., Any] 
             fail("bad-result", reason="a session does not have one result per program")
         for number, (program, mine, theirs) in enumerate(
                 zip(session["programs"], results, expected["results"], strict=True), start=1):
-            found = differences(program, mine, theirs) or []
+            found = differences(program, mine, theirs, exact) or []
             if found and evidence and _runs_agree(program, got, sessions):
                 raise NotRun("state-not-the-cause", program=as_python(program))
             if found:
@@ -383,7 +427,7 @@ def one_by_one(programs: list[Program]) -> list[dict[str, Any]]:
 
 
 # The public checks' edges: a few of each row, the same for everyone, shown in full.
-PUBLIC_FIRST = (0.0, -1.0, TINY, LARGE, 700.0, 1000.0, -1000.0, 1e300)
+PUBLIC_FIRST = (0.0, -1.0, TINY, LARGE, 700.0, 1000.0, -1000.0, 1e300, DIGITS, FLOAT_MAX, 7)
 PUBLIC_SECOND = (0, 2.5, 1, LARGE, 0.5, 2, -1.75)
 PUBLIC_SEED = 32  # the public state sessions' leaves: random.Random(PUBLIC_SEED), visible
 
@@ -457,3 +501,69 @@ def edge_cover(dimensions: tuple[Dimension, ...], public: bool = False) -> list[
                     found.append(variant)
                     break
     return found
+
+
+def judge_kinks(sandboxed: Callable[..., Any], scen: Any, programs: list[Program],
+                pitfall: str) -> None:
+    """Judge programs that meet relu at exactly 0 (`edge_programs(..., "kink")`), each alone:
+    the student's code must not raise, and its data (exactly) and gradients must be `model`'s
+    with the slope there 0 (the README) or 1 (which engines in use take; it costs nothing)."""
+    sessions = one_by_one(programs)
+    got = field(sandboxed(scen, sessions=sessions), "sessions", list)
+    if len(got) != len(sessions):
+        fail("bad-result", reason="the results do not have one entry per session")
+    for session, program, student in zip(sessions, programs, got, strict=True):
+        if not isinstance(student, dict):
+            fail("bad-result", reason="a session's result is not an object")
+        if "error" in student:
+            fail("session-raised", pitfall=pitfall, session=_shown_session(session),
+                 programs=_programs_text(session), error=str(student["error"]))
+        results = field(student, "results", list)
+        if len(results) != 1:
+            fail("bad-result", reason="a session does not have one result per program")
+        found = []
+        for slope in (0.0, 1.0):
+            modelled_run = model(program, kink=slope)
+            if modelled_run is None:
+                raise ValueError(f"{as_python(program)} is outside the contract's domain")
+            want = {"data": modelled_run[0], "grad": modelled_run[1]}
+            found.append(differences(program, results[0], want, exact=True) or [])
+        if all(found):
+            label = names(program)
+            shown = [{"quantity": f"{label[d.node]}.{d.what}", "actual": d.actual,
+                      "expected": d.expected} for d in found[0][:6]]
+            fail("session-mismatch", pitfall=pitfall, session=_shown_session(session),
+                 programs=_programs_text(session), number=1, differences=shown,
+                 source="literal")
+
+
+def model_reference(passes: int = 1) -> Callable[..., dict[str, Any]]:
+    """A public check's stand-in for the reference, for `random_graphs.judge`: `model`'s
+    numbers after `passes` backward() calls, as the random-graph scenarios reply them."""
+    def run(scen: Any, graphs: list[Program], record: bool = False) -> dict[str, Any]:
+        results = []
+        for program in graphs:
+            found = model(program, passes=passes)
+            results.append({"error": "outside the contract's domain"} if found is None
+                           else {"data": found[0], "grad": found[1]})
+        return {"results": results}
+    return run
+
+
+def judge_repeated(sandboxed: Callable[..., Any], reference: Callable[..., Any] | None,
+                   once: Any, again: Any, programs: list[Program], pitfall: str) -> None:
+    """Judge the programs run by `again` (backward() twice, nothing reset between) against the
+    reference (None: `model`, as a public check does), only those that `once` (one backward())
+    gets right: a failure is then the repetition's, not the graph's. Shrunk as the random
+    checks are."""
+    first = reference or model_reference(passes=1)
+    second = reference or model_reference(passes=2)
+    got = field(sandboxed(once, graphs=programs, record=False), "results", list)
+    want = field(first(once, graphs=programs, record=False), "results", list)
+    if len(got) != len(programs):
+        fail("bad-result", reason="the results do not have one entry per graph")
+    kept = [program for program, mine, theirs in zip(programs, got, want, strict=True)
+            if not fails(program, mine, theirs)]
+    if kept:
+        judge(sandboxed, second, again, kept, default_pitfall=pitfall, diagnosed=False,
+              source="reference" if reference is not None else "literal")

@@ -198,8 +198,9 @@ def finite_or_none(value: Any, quantity: str) -> Any:
     return result if result - result == 0.0 else None
 
 
-def run_expressions(Value, graphs: list, record: bool = False) -> list:
-    """Build each graph, call backward() on its output, and read every node's data and grad.
+def run_expressions(Value, graphs: list, record: bool = False, passes: int = 1) -> list:
+    """Build each graph, call backward() on its output (`passes` times, no reset between: a
+    second call adds again), and read every node's data and grad.
 
     One entry per graph: {"data": [...], "grad": [...]} (None for a number that is not
     finite), plus "calls" (the order of the `_backward` calls, by node index) when `record`;
@@ -213,7 +214,8 @@ def run_expressions(Value, graphs: list, record: bool = False) -> list:
             data = [finite_or_none(v.data, f"[{k}].data") for k, v in enumerate(values)]
             calls = record_calls({str(k): v for k, v in enumerate(values)}) if record else None
             stage = "backward"
-            values[-1].backward()
+            for _ in range(passes):
+                values[-1].backward()
             grads = [finite_or_none(v.grad, f"[{k}].grad") for k, v in enumerate(values)]
         except WrongType:
             raise
@@ -249,10 +251,12 @@ def _build_node(Value, values: list, node: list, where: list, found: list) -> No
 def run_sessions(Value, sessions: list) -> list:
     """Run programs in the orders the contract allows, one session after another.
 
-    A session is {"programs": [...], "order": "sequential" | "built-first" | "interleaved" |
-    "build-only", "collect": bool}: sequential builds, walks and reads each program in turn
-    (and, with `collect`, drops it and runs the garbage collector before the next: fresh nodes
-    after others died); built-first builds them all before the first backward(); interleaved
+    A session is {"programs": [...], "order": "sequential" | "data-changed" | "built-first" |
+    "interleaved" | "build-only", "collect": bool}: sequential builds, walks and reads each
+    program in turn (and, with `collect`, drops it and runs the garbage collector before the
+    next: fresh nodes after others died); data-changed does the same on the first program's
+    leaves, given each later program's numbers as their `data` (and `grad` 0.0), the programs
+    having as many leaves; built-first builds them all before the first backward(); interleaved
     builds their nodes in turn, one of each; build-only builds them and walks none. Each program has fresh leaves, even when its numbers
     repeat another's. One entry per session: "results" (as run_expressions', one per program,
     read right after that program's backward()) and "returned" (operations whose result was an
@@ -266,16 +270,24 @@ def run_sessions(Value, sessions: list) -> list:
         stage, current = "build", 0
         try:
             built: list = [[] for _ in programs]
-            if order == "sequential":
+            leaves: list = []
+            if order in ("sequential", "data-changed"):
                 for n, program in enumerate(programs):
                     current, stage = n, "build"
-                    values = [Value(v) for v in program["leaves"]]
+                    if order == "data-changed" and leaves:  # the same leaves, new data
+                        for leaf, v in zip(leaves, program["leaves"], strict=True):
+                            leaf.data, leaf.grad = v, 0.0
+                    else:
+                        leaves = [Value(v) for v in program["leaves"]]
+                    values = list(leaves)
                     for m, node in enumerate(program["nodes"]):
                         _build_node(Value, values, node, [n, m], returned)
                     stage = "backward"
                     values[-1].backward()
                     results[n] = _read_run(values, f"program {n + 1}: ")
                     values = []
+                    if order == "sequential":
+                        leaves = []
                     if session.get("collect"):
                         gc.collect(1)  # the young generations: the dead graph, cheaply
             else:

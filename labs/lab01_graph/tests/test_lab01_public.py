@@ -315,11 +315,12 @@ def test_example_graphs_built_in_any_order_keep_their_own_numbers(sandboxed):
                    requires=PROPAGATING, defers_to=(*SEEN_ABOVE, "example-graphs-keep-no-state"),
                    timeout=5)
 def test_example_operands_at_the_edges_of_the_domain(sandboxed):
-    # 0, -1, 1e-300 and 1e100 with 0, 1, 2.5, 1e100 (a Value or a number, either side), each
-    # edge value once on each side of each operation (contract_grid.edge_cover)
+    # 0, -1, 1e-300, 1e100 and a number with many digits with 0, 1, 2.5, 1e100 (a Value or a
+    # number, either side), int data 7 and 2, each edge value once on each side of each
+    # operation (contract_grid.edge_cover), data compared exactly
     sessions = contract_grid.one_by_one(contract_grid.edge_cover(CONTRACT, public=True))
     contract_grid.judge_sessions(sandboxed, None, scenarios.state_sessions, sessions,
-                                 "domain-edge")
+                                 "domain-edge", exact=True)
 
 
 @pytest.mark.check(id="example-returns-a-new-value", todo=(2, 4, 6, 7), pitfall="graph-construction",

@@ -397,7 +397,9 @@ EDGES_DEFER = (*SEEN_ABOVE, "example-op-graphs-keep-no-state", "example-shared-i
 def test_example_every_operation_at_the_edges_of_its_domain(sandboxed):
     sessions = contract_grid.one_by_one(contract_grid.public_programs(CONTRACT))
     contract_grid.judge_sessions(sandboxed, None, scenarios.state_sessions, sessions,
-                                 "domain-edge")
+                                 "domain-edge", exact=True)
+    contract_grid.judge_kinks(sandboxed, scenarios.state_sessions,
+                              contract_grid.public_programs(CONTRACT, "kink"), "domain-edge")
 
 
 @pytest.mark.check(id="example-saturating-functions", todo=(12, 13, 16, 17), pitfall="domain-edge",

@@ -6,8 +6,11 @@ these is a good sign, not a guarantee. Like the graded checks, each names one pi
 waits for the checks it builds on.
 """
 
+import random
+
 import pytest
 
+from grader.grading.checking import contract_grid, random_graphs
 from grader.grading.checking.marker import check_case
 from grader.grading.checking.verdict import expect_close, expect_equal, expect_results_close, field
 from grader.grading.child.scenarios import lab03_backprop as scenarios
@@ -60,6 +63,9 @@ def test_example_ladder_runs_each_node_once(sandboxed):
     verdicts.expect_each_called_once(result, 8, {**LADDER_SHOWN, "depth": 8})
 
 
+TWICE_PROGRAMS = random_graphs.draw_programs(random.Random(contract_grid.PUBLIC_SEED),
+                                             random_graphs.LAB01_OPS, 2,
+                                             random_graphs.SHAPES_LAB01)
 TWICE_SHOWN = {"out": "a * b", "a": A, "b": B, "calls": "out.backward(); out.backward()"}
 
 
@@ -77,6 +83,13 @@ def test_example_second_backward_accumulates(sandboxed):
     verdicts.expect_second_walk(result, TWICE_SHOWN)
     expect_results_close(result, {"a.grad": 2 * B, "b.grad": 2 * A}, inputs=TWICE_SHOWN,
                          source="literal")
+    # then the fixed shapes of lab 01's random check (+ and *) and two more graphs, leaves
+    # drawn by random.Random(32), walked twice: intermediate nodes pass on the first call's
+    # gradient again. Judged on the graphs one pass gets right; the expected numbers are the
+    # operations' maths on plain floats (contract_grid.model), each graph printed in full.
+    contract_grid.judge_repeated(sandboxed, None, scenarios.random_graphs,
+                                 scenarios.backward_twice_graphs, TWICE_PROGRAMS,
+                                 "grad-overwrite")
 
 
 @pytest.mark.check(id="example-zero-grad", todo=2, pitfall="missing-zero-grad", weight=1)
@@ -95,13 +108,22 @@ def test_example_deep_chain(sandboxed):
                          inputs=shown, source="literal")
 
 
+def _expect_cycle_reported(sandboxed, shape):
+    # made before any backward(), then after a first backward() on the same output
+    for after_backward, graphs in ((False, verdicts.CYCLE_GRAPHS),
+                                   (True, verdicts.CYCLES_AFTER_BACKWARD)):
+        shown = {"graph": graphs[shape], "a": A, "b": B}
+        result = verdicts.run_explaining_timeout(sandboxed, scenarios.cycle, "cycle-loops",
+                                                  {"inputs": shown}, shape=shape,
+                                                  after_backward=after_backward, x=A, y=B)
+        verdicts.expect_clear_cycle_error(result, shown)
+
+
 @pytest.mark.check(id="example-cycle", todo=1, pitfall="cycle-detection", weight=1,
-                   requires=("example-ladder-order", "example-ladder-once"), timeout=1)
+                   requires=("example-ladder-order", "example-ladder-once"),
+                   defers_to=("example-backward-twice",), timeout=1)
 def test_example_cycle_is_reported(sandboxed):
-    shown = {"graph": verdicts.CYCLE_GRAPHS["below-output"], "a": A, "b": B}
-    result = verdicts.run_explaining_timeout(sandboxed, scenarios.cycle, "cycle-loops",
-                                              {"inputs": shown}, shape="below-output", x=A, y=B)
-    verdicts.expect_clear_cycle_error(result, shown)
+    _expect_cycle_reported(sandboxed, "below-output")
 
 
 @pytest.mark.check(id="example-numerical-grad-restores", todo=3,
@@ -174,12 +196,10 @@ def test_example_zero_grad_visits_each_node_of_a_ladder_once(sandboxed):
 
 
 @pytest.mark.check(id="example-cycle-through-output", todo=1, pitfall="cycle-detection", weight=1,
-                   requires=("example-ladder-order", "example-ladder-once"), timeout=1)
+                   requires=("example-ladder-order", "example-ladder-once"),
+                   defers_to=("example-backward-twice",), timeout=1)
 def test_example_cycle_through_the_output_is_reported(sandboxed):
-    shown = {"graph": verdicts.CYCLE_GRAPHS["through-output"], "a": A, "b": B}
-    result = verdicts.run_explaining_timeout(sandboxed, scenarios.cycle, "cycle-loops",
-                                              {"inputs": shown}, shape="through-output", x=A, y=B)
-    verdicts.expect_clear_cycle_error(result, shown)
+    _expect_cycle_reported(sandboxed, "through-output")
 
 
 # -- check_grad, one row per way it can go wrong ---------------------------------------------------

@@ -16,6 +16,11 @@ from grader.grading.checking.verdict import fail, field
 
 REL_TOL = 1e-6
 ABS_TOL = 1e-9  # scaled by the program's largest gradient: contributions may cancel
+# Exact data (the contract's edge programs: one operation, a number with many significant
+# digits or a tiny one): what IEEE arithmetic gives, up to a few ulps and the subnormal range.
+# tanh's value is left to REL_TOL: its textbook forms lose a tiny input's digits.
+EXACT_REL_TOL, EXACT_ABS_TOL = 1e-9, 1e-310
+INEXACT_OPS = frozenset({"tanh"})
 
 
 @dataclass(frozen=True)
@@ -45,8 +50,19 @@ def _close(actual: float | None, expected: float, scale: float) -> bool:
                                                abs_tol=ABS_TOL * scale)
 
 
-def differences(program: Program, got: Any, want: dict[str, Any]) -> list[Difference] | None:
-    """The numbers that differ, data before grads (None when the student's code raised)."""
+def _exact_data(program: Program) -> list[bool]:
+    """Per value: True when its data is compared exactly (a leaf, or a node whose operation
+    is not in INEXACT_OPS and whose operands are compared exactly)."""
+    exact = [True] * len(program["leaves"])
+    for op, i, j, _k in program["nodes"]:
+        exact.append(op not in INEXACT_OPS and exact[i] and (j is None or exact[j]))
+    return exact
+
+
+def differences(program: Program, got: Any, want: dict[str, Any],
+                exact: bool = False) -> list[Difference] | None:
+    """The numbers that differ, data before grads (None when the student's code raised); with
+    `exact`, data is compared within EXACT_REL_TOL (a number rounded or flushed to 0 differs)."""
     if not isinstance(got, dict):
         fail("bad-result", reason="a graph's result is not an object")
     if "error" in got:
@@ -55,15 +71,20 @@ def differences(program: Program, got: Any, want: dict[str, Any]) -> list[Differ
     found = []
     got_data, got_grad = reported_numbers(got, "data", count), reported_numbers(got, "grad", count)
     scale = max(1.0, *(abs(g) for g in want["grad"])) * 10
-    for what, actual, expected in (("data", got_data, want["data"]),
-                                   ("grad", got_grad, want["grad"])):
-        for node, (a, e) in enumerate(zip(actual, expected, strict=True)):
-            if not _close(a, e, scale if what == "grad" else 1.0):
-                found.append(Difference(node, what, a, e))
+    tight = _exact_data(program) if exact else [False] * count
+    for node, (a, e) in enumerate(zip(got_data, want["data"], strict=True)):
+        close = (a is not None and math.isclose(a, e, rel_tol=EXACT_REL_TOL,
+                                                abs_tol=EXACT_ABS_TOL)
+                 if tight[node] else _close(a, e, 1.0))
+        if not close:
+            found.append(Difference(node, "data", a, e))
+    for node, (a, e) in enumerate(zip(got_grad, want["grad"], strict=True)):
+        if not _close(a, e, scale):
+            found.append(Difference(node, "grad", a, e))
     return found
 
 
-def fails(program: Program, got: Any, want: dict[str, Any]) -> bool:
+def fails(program: Program, got: Any, want: dict[str, Any], exact: bool = False) -> bool:
     """True when the student's run raised or differs from the reference's anywhere."""
-    found = differences(program, got, want)
+    found = differences(program, got, want, exact)
     return found is None or bool(found)

@@ -92,14 +92,16 @@ def _reference(reference: Callable[..., Any], scen: Any, programs: list[Program]
 
 def judge(sandboxed: Callable[..., Any], reference: Callable[..., Any], scen: Any,
           programs: list[Program], default_pitfall: str, diagnosed: bool = True,
-          explain: bool = True) -> None:
+          explain: bool = True, exact: bool = False, source: str = "reference") -> None:
     """Fail with a shrunk, diagnosed counterexample unless the student's engine gives the
     reference's data and gradients on every node of every program (`diagnosed=False`: the
     failure keeps the check's own pitfall; `explain=False`: the smallest drawn program, neither
-    shrunk nor diagnosed, for a failure that another check's blame will stand for)."""
+    shrunk nor diagnosed, for a failure that another check's blame will stand for; `exact`:
+    data compared exactly, `comparing.differences`; `source`: where the expected numbers come
+    from, as the feedback says it)."""
     got = _run(sandboxed, scen, programs, record=False)
     want = _reference(reference, scen, programs)
-    failing = [p for p, a, e in zip(programs, got, want, strict=True) if fails(p, a, e)]
+    failing = [p for p, a, e in zip(programs, got, want, strict=True) if fails(p, a, e, exact)]
     if not failing:
         return
     smallest = min(failing, key=size)
@@ -111,13 +113,13 @@ def judge(sandboxed: Callable[..., Any], reference: Callable[..., Any], scen: An
         except AssertionError:  # the run itself failed: keep what we have
             return [False] * len(options)
         expected = _reference(reference, scen, options)
-        return [fails(p, a, e) and (("error" in a) == raised)
+        return [fails(p, a, e, exact) and (("error" in a) == raised)
                 for p, a, e in zip(options, results, expected, strict=True)]
 
     shrunk = shrink(smallest, still_fails) if explain else smallest
     [student] = _run(sandboxed, scen, [shrunk], record=True)
     [expected] = _reference(reference, scen, [shrunk])
-    if not fails(shrunk, student, expected):  # recording changed the outcome: no calls
+    if not fails(shrunk, student, expected, exact):  # recording changed the outcome: no calls
         [student] = _run(sandboxed, scen, [shrunk], record=False)
     diagnosis = (diagnose(shrunk, student, expected, default_pitfall) if diagnosed and explain
                  else Diagnosis(default_pitfall, None))
@@ -125,7 +127,7 @@ def judge(sandboxed: Callable[..., Any], reference: Callable[..., Any], scen: An
     if "error" in student:
         fail("graph-raised", pitfall=diagnosis.pitfall, program=as_python(shrunk),
              error=str(student["error"]))
-    found = differences(shrunk, student, expected) or []
+    found = differences(shrunk, student, expected, exact) or []
     fail("graph-mismatch", pitfall=diagnosis.pitfall,
          graph=graph_detail(shrunk, student, expected, found), program=as_python(shrunk),
-         differences=_shown_differences(shrunk, found), source="reference", **extra)
+         differences=_shown_differences(shrunk, found), source=source, **extra)

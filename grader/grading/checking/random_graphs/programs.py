@@ -97,7 +97,8 @@ def number_text(k: float) -> str:
 def as_python(program: Program) -> str:
     """The program as one line of Python the student can paste and run."""
     label = names(program)
-    lines = [f"{label[n]} = Value({float(v)!r})" for n, v in enumerate(program["leaves"])]
+    lines = [f"{label[n]} = Value({v if type(v) is int else float(v)!r})"  # int data stays int
+             for n, v in enumerate(program["leaves"])]
     offset = len(program["leaves"])
     for n, node in enumerate(program_nodes(program)):
         expression = OPERATIONS[node.op].code.format(

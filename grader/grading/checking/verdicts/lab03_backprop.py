@@ -91,6 +91,11 @@ CYCLE_GRAPHS = {
     "below-output": "c = a*b; d = c + b; c._prev += (d,); out = d * a",
     "through-output": "out = a * b; a._prev = (out,)",
 }
+# The same cycles made after a first backward() on the graph (scenario cycle, after_backward).
+CYCLES_AFTER_BACKWARD = {
+    "below-output": "c = a*b; d = c + b; out = d * a; out.backward(); c._prev += (d,)",
+    "through-output": "out = a * b; out.backward(); a._prev = (out,)",
+}
 
 # `equal_data`: a and b hold different numbers, then the same one (so do p and q).
 EQUAL_DATA_GRAPH = "p = a*c; q = b*c; out = p*q + a + p"

@@ -11,7 +11,7 @@ import random
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from grader.grading.checking.verdict import fail, field
+from grader.grading.checking.verdict import expect_equal, fail, field, said
 
 # The targets of nn.py's four examples (-1, -1), (-1, 1), (1, -1), (1, 1): -1 for false, 1 for
 # true. Scenarios cannot read module globals, so the ones that need the examples spell them out.
@@ -120,6 +120,32 @@ def parameter_count(sizes: list[int]) -> int:
 def mean_squared_error(outputs: list[float], targets: list[float]) -> float:
     """The mean of (output - target) ** 2; inf, never OverflowError, for a model that diverged."""
     return sum((o - t) * (o - t) for o, t in zip(outputs, targets, strict=True)) / len(targets)
+
+# -- whole runs: steps 0 and a few, every loss as computed --------------------------------------
+
+# train_xor(model, steps=k) for each k from one seed: the loop's ends (0 steps, 1 step) and a
+# few more. The losses are compared to 1e-9: what a loss is, not what it prints as.
+SMALL_STEPS = (0, 1, 2, 3)
+EXACT_REL_TOL, EXACT_ABS_TOL = 1e-9, 1e-12
+
+
+def expect_whole_runs(runs: dict[int, Any], inputs_of: Any) -> None:
+    """`runs[k]`: train_and_evaluate of one seed with steps=k, for every k of SMALL_STEPS. Each
+    returns a list of k losses, and loss j of the longest run is the loss of the model after
+    j steps (the mean squared error of the outputs the run of j steps left), to 1e-9: the
+    loss as computed, whatever the initialisation or the update (other checks judge those)."""
+    for k in sorted(runs):
+        inputs = inputs_of(k)
+        expect_equal(field(runs[k], "type", str), "list",
+                     quantity=said("quantity-type-of", code="train_xor(...)"), inputs=inputs)
+        expect_equal(len(field(runs[k], "losses", list)), k, quantity="len(train_xor(...))",
+                     inputs=inputs)
+    longest = max(runs)
+    for j, loss in enumerate(runs[longest]["losses"]):
+        own = mean_squared_error(field(runs[j], "after", list), XOR_TARGETS)
+        if not math.isclose(loss, own, rel_tol=EXACT_REL_TOL, abs_tol=EXACT_ABS_TOL):
+            fail("mismatch", quantity=f"train_xor(...)[{j}]", inputs=inputs_of(longest),
+                 expected=own, actual=loss, source="own-model")
 
 # -- random networks ----------------------------------------------------------------------------
 

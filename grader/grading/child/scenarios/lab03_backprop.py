@@ -245,7 +245,9 @@ def deep_chain_zero_grad(engine, n, x, y):
 
 
 @scenario
-def cycle(engine, shape, x, y):
+def cycle(engine, shape, x, y, after_backward=False):
+    # after_backward: the graph is walked once before the cycle is made (by hand, in _prev):
+    # the next backward() must see the graph as it is now
     Value = engine.Value
     a, b = Value(x), Value(y)
     # the cycle goes through the collection the engine keeps the parents in: `_prev`, or the
@@ -256,13 +258,19 @@ def cycle(engine, shape, x, y):
         held = parents_attribute(c, [a, b])
         if held is None:
             return {"parents": None}
+        if after_backward:
+            out = d * a
+            out.backward()
         setattr(c, held, type(getattr(c, held))(list(getattr(c, held)) + [d]))
-        out = d * a
+        if not after_backward:
+            out = d * a
     else:
         out = a * b
         held = parents_attribute(out, [a, b])
         if held is None:
             return {"parents": None}
+        if after_backward:
+            out.backward()
         setattr(a, held, type(getattr(a, held))([out]))
     try:
         out.backward()
@@ -326,6 +334,12 @@ def check_grad_verdict(engine, kind, stale, x, y, z, offset=0.0):
 @scenario
 def random_graphs(engine, graphs, record):
     return {"results": run_expressions(engine.Value, graphs, record)}
+
+
+@scenario
+def backward_twice_graphs(engine, graphs, record):
+    # each graph's output walked twice, nothing reset between: every node's data and grad after
+    return {"results": run_expressions(engine.Value, graphs, record, passes=2)}
 
 
 @scenario
@@ -495,6 +509,7 @@ REPLIES: dict[Scenario, ReplySchema] = {
     zero_grad_graphs: expression_values,
     check_grad_verdict: Obj({"first": Bool(), "second": Bool()}),
     random_graphs: expressions,
+    backward_twice_graphs: expressions,
     chain_comparisons: with_lists({"comparisons": exactly("sizes", COUNT)}),
     second_backward: grads("a", "b", "c", "d", "y", replaced=ListOf(NAME, 8)),
 }

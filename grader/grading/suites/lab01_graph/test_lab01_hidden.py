@@ -325,12 +325,12 @@ def test_graphs_built_in_any_order_keep_their_own_numbers(sandboxed, reference, 
                    defers_to=(*NUMBERS_JUDGED, "values-keep-no-state-between-graphs"),
                    clause="domain", timeout=8)
 def test_operations_at_the_edges_of_the_domain_give_the_reference_numbers(sandboxed, reference):
-    # every operation x operand kind x edge value (0, 1, -1, tiny, large, negative), each
-    # value once on each side, alone or scaled (contract_grid.edge_cover): the same programs
-    # under every seed
+    # every operation x operand kind x edge value (0, 1, -1, tiny, large, many digits,
+    # negative; int data), each value once on each side, alone or scaled
+    # (contract_grid.edge_cover), data compared exactly: the same programs under every seed
     programs = contract_grid.edge_cover(CONTRACT)
     random_graphs.judge(sandboxed, reference, scenarios.random_graphs, programs,
-                        default_pitfall="domain-edge", diagnosed=False)
+                        default_pitfall="domain-edge", diagnosed=False, exact=True)
 
 
 @pytest.mark.check(id="every-operation-returns-a-new-value", pitfall="graph-construction",

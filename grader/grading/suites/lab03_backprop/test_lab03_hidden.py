@@ -10,7 +10,7 @@ cycle or deep chain, so the checks of those are not marked.
 
 import pytest
 
-from grader.grading.checking import random_graphs
+from grader.grading.checking import contract_grid, random_graphs
 from grader.grading.checking.inputs import distinct_values
 from grader.grading.checking.verdict import (
     expect_close,
@@ -131,6 +131,9 @@ def test_a_second_backward_walks_nodes_an_earlier_one_walked(sandboxed, referenc
     expect_results_close(result, expected, inputs=shown, source="reference")
 
 
+TWICE_GRAPHS = 6  # drawn after the fixed shapes of lab 01 (random_graphs.SHAPES_LAB01)
+
+
 def _backward_twice(sandboxed, rng):
     inputs = distinct_values(rng, "x y")
     result = sandboxed(scenarios.backward_twice, **inputs)
@@ -154,6 +157,14 @@ def test_second_backward_adds_to_the_first(sandboxed, reference, rng):
     expected = reference(scenarios.backward_twice, **inputs)
     del expected["out.grad"], expected["walks"], expected["replaced"]
     expect_results_close(result, expected, inputs=shown, source="reference")
+    # every graph shape (the contract's repetition dimension): intermediate nodes keep the
+    # first pass's gradients and pass them on again. + and * only: every engine makes each of
+    # them one node, while -, / and the functions may be built from others, whose inner nodes
+    # a second pass walks too (a - b as a + (-b)). Judged on the graphs one pass gets right.
+    programs = random_graphs.draw_programs(rng, random_graphs.LAB01_OPS, TWICE_GRAPHS,
+                                           random_graphs.SHAPES_LAB01)
+    contract_grid.judge_repeated(sandboxed, reference, scenarios.random_graphs,
+                                 scenarios.backward_twice_graphs, programs, "grad-overwrite")
 
 
 def _check_zero_grad_graph(sandboxed, rng, form):
@@ -233,18 +244,27 @@ def test_zero_grad_on_a_wide_shared_graph_runs_in_linear_time(sandboxed, rng):
 
 
 def _check_cycle(sandboxed, rng, shape):
+    # the cycle made before any backward(), then the same one made after a first backward()
+    # on the same output (the graph changed between two calls: an order kept from the first
+    # walk misses it)
     inputs = distinct_values(rng, "x y")
-    shown = {"graph": verdicts.CYCLE_GRAPHS[shape], "a": inputs["x"], "b": inputs["y"]}
-    result = verdicts.run_explaining_timeout(sandboxed, scenarios.cycle, "cycle-loops",
-                                              {"inputs": shown}, shape=shape, **inputs)
-    verdicts.expect_clear_cycle_error(result, shown)
+    for after_backward, graphs in ((False, verdicts.CYCLE_GRAPHS),
+                                   (True, verdicts.CYCLES_AFTER_BACKWARD)):
+        shown = {"graph": graphs[shape], "a": inputs["x"], "b": inputs["y"]}
+        result = verdicts.run_explaining_timeout(sandboxed, scenarios.cycle, "cycle-loops",
+                                                  {"inputs": shown}, shape=shape,
+                                                  after_backward=after_backward, **inputs)
+        verdicts.expect_clear_cycle_error(result, shown)
 
 
 # Judged on their own graphs once backward() works on a tree: only a walk out of order (a
 # pre-order walk cannot tell a path from a finished node), one without a visited set (which
 # loops on any cycle) or a recursive one (which overflows first) takes the blame instead.
 CYCLE_DEFERS_TO = ("ladder-backward-in-topological-order", "ladder-backward-once-per-node",
-                   "deep-chain-backward")
+                   "deep-chain-backward",
+                   # a second walk that skips the nodes a first one walked (a visited set kept
+                   # between calls) misses a cycle made after the first: that check names it
+                   "second-backward-reaches-walked-nodes")
 
 
 @pytest.mark.check(id="cycle-below-output-detected", pitfall="cycle-detection", weight=1,

@@ -332,6 +332,11 @@ def test_train_xor_returns_a_float_loss_for_every_step_it_was_asked(sandboxed, r
                  quantity=said("quantity-type-of", code="train_xor(...)"), inputs=inputs)
     expect_equal(len(field(result, "losses", list)), verdicts.STEPS,
                  quantity="len(train_xor(...))", inputs=inputs)
+    # the loop's ends and the losses themselves (the contract's whole-run dimension): steps
+    # 0 to 3 from one seed, each loss the loss of the model after that many steps, to 1e-9
+    runs = {steps: sandboxed(scenarios.train_and_evaluate, seed=seed, steps=steps,
+                             lr=verdicts.LEARNING_RATE) for steps in verdicts.SMALL_STEPS}
+    verdicts.expect_whole_runs(runs, lambda steps: {**inputs, "steps": steps})
 
 
 @pytest.mark.check(id="train-xor-leaves-random-alone", pitfall="training-loop", weight=2,

@@ -22,19 +22,15 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn
 
-from grader import __version__
 from grader.common.keyed_error import KeyedError
 from grader.common.labs import COURSE_ROOT, LABS, Lab
 from grader.grading.batch import (
     DEFAULT_SEED,
-    SHARD_RECORD,
     BatchOptions,
     GradingInterrupted,
-    OutputUnwritable,
     StopRequested,
     check_submission,
     grade_class,
-    read_reports,
 )
 from grader.grading.checking.todos import public_checks_by_todo
 from grader.grading.sandbox.jail import available_isolation
@@ -43,7 +39,9 @@ from grader.intake import lms
 from grader.intake.collect import Submission
 from grader.results.console import print_summary, progress_display, say
 from grader.results.i18n import LANGUAGES, Catalogue, default_language, format_number
+from grader.results.lms.registry import KINDS, read_class, target_named
 from grader.results.render import isolation_notes, render_feedback, render_summary
+from grader.results.report_folder import SHARD_RECORD, OutputUnwritable, read_reports
 
 EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_GRADER = 0, 1, 2, 3
 EXIT_SIGNAL = 128  # plus the signal's number, as shells report it: 130 Ctrl-C, 143 SIGTERM
@@ -128,7 +126,7 @@ def _shard(text: str | None) -> tuple[int, int] | None:
 def _class_submissions(kind: str, export: Path, scratch: Path, lang: str) -> list[Submission]:
     """The submissions of an LMS export, each carrying what the LMS says of its student."""
     try:
-        members = lms.read_export(kind, export, scratch)
+        members = read_class(kind, export, scratch)
     except lms.ExportError as exc:
         reason = Catalogue.load(lang).text(f"cli.errors.lms.{exc.key}", **exc.params)
         raise UsageError("lms_export", reason=reason) from None
@@ -147,7 +145,7 @@ def _refuse_classes(lab: Lab, paths: Sequence[Path]) -> None:
         raise UsageError("looks_like_lms_download", what=what, kind=kind)
     for path in paths:
         kind = lms.guess_class(path, lab)
-        if kind in ("canvas", "moodle"):
+        if kind is not None and target_named(kind) is not None:
             raise UsageError("looks_like_lms_download", what=str(path), kind=kind)
         if kind is not None:
             raise UsageError("looks_like_class", path=str(path), kind=kind)
@@ -156,8 +154,7 @@ def _refuse_classes(lab: Lab, paths: Sequence[Path]) -> None:
 def _gradebook_options(args: argparse.Namespace, lab: Lab, lms_kind: str | None,
                        merging: bool = False) -> None:
     """Refuse, before grading, gradebook options the LMS would not import as meant."""
-    from grader.results import fill_in  # class files: `check` never imports them
-    from grader.results.gradebook import CANVAS_TITLE_AND_ID
+    from grader.results.lms import fill_in  # class files: `check` never imports them
 
     if args.gradebook:
         path = Path(args.gradebook)
@@ -172,20 +169,18 @@ def _gradebook_options(args: argparse.Namespace, lab: Lab, lms_kind: str | None,
             raise UsageError("gradebook", path=str(path), reason=f"a {kind} gradebook fills in "
                              f"the grades of a class graded with --lms {kind}")
         return
-    if lms_kind == "canvas":
-        if not args.canvas_column or args.points is None:
-            raise UsageError("canvas_needs_column")
-        if not CANVAS_TITLE_AND_ID.match(args.canvas_column):
-            raise UsageError("canvas_column_format", column=repr(args.canvas_column))
-    if lms_kind == "moodle" and args.points is None:
-        raise UsageError("moodle_needs_points")
+    target = target_named(lms_kind)
+    problem = target.option_problem(args.points, args.canvas_column) if target else None
+    if problem is not None:
+        key, params = problem
+        raise UsageError(key, **params)
 
 
 def _say_gradebook_absent(args: argparse.Namespace, out_dir: Path) -> None:
     """Name the graded students the downloaded gradebook has no row for (they get no grade)."""
     if not args.gradebook:
         return
-    from grader.results import fill_in  # class files: `check` never imports them
+    from grader.results.lms import fill_in  # class files: `check` never imports them
 
     path = Path(args.gradebook)
     missing = fill_in.absent(path.read_bytes(), path.name, read_reports(out_dir))
@@ -238,7 +233,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     shard = _shard(args.shard)
     if not args.lms:
         _refuse_classes(lab, paths)
-    _gradebook_options(args, lab, args.lms if args.lms in ("canvas", "moodle") else None)
+    _gradebook_options(args, lab, args.lms if target_named(args.lms) else None)
     out_dir = _writable_out(args.out)  # last: a usage error leaves no folder behind
     seed = args.seed or os.environ.get("GRADER_SEED") or ""
     plan = GradingPlan(lab, suites, seed or DEFAULT_SEED, args.lang,
@@ -337,12 +332,11 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """Write a grading platform's bundle for one lab: Gradescope's zip, a PrairieLearn question."""
-    from grader.platforms import (  # not in the student kit: instructors export
-        gradescope,
-        prairielearn,
+    """Write a grading platform's bundle for one lab (`grader.platforms.registry`)."""
+    from grader.platforms.platform import ExportUsage  # not in the student kit: instructors export
+    from grader.platforms.registry import (  # not in the student kit: instructors export
+        platform_named,
     )
-    from grader.platforms.scaling import valid_total  # not in the student kit: instructors export
 
     lab = _lab(args.lab)
     if not lab.hidden_tests.is_dir():
@@ -351,31 +345,15 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.seed == "":
         raise UsageError("empty_seed")
     seed = args.seed or os.environ.get("GRADER_SEED") or ""
-    if args.platform == "gradescope":
-        if out.is_dir():
-            raise UsageError("export_out_is_folder", path=str(out))
-        if args.points is not None and not valid_total(args.points):
-            raise UsageError("points_range", text=str(args.points))
-        config = gradescope.Config(lab.name, args.lang, seed or DEFAULT_SEED,
-                                   args.hidden_visibility, points=args.points)
-        if not seed:  # after every usage check
-            say("cli.export_seed_warning", args.lang)
-        gradescope.export_bundle(lab, out, config)
-        say("cli.gradescope_built", args.lang, stream=sys.stdout, lab=lab.name, out=str(out))
-    else:
-        if out.exists() and not out.is_dir():
-            raise UsageError("export_out_is_file", path=str(out))
-        if not 1 <= args.timeout <= 600:
-            raise UsageError("timeout_range")
-        config_pl = prairielearn.Config(lab.name, args.lang, seed or DEFAULT_SEED)
-        if not seed:
-            say("cli.export_seed_warning", args.lang)
-        prairielearn.export_question(lab, out, config_pl, image=args.image, widget=args.widget,
-                                     timeout_s=args.timeout)
-        say("cli.prairielearn_built", args.lang, stream=sys.stdout, lab=lab.name, out=str(out),
-            image=args.image)
-        say("deploy.image_pushed" if prairielearn.names_a_registry(args.image)
-            else "deploy.image_local", args.lang, stream=sys.stdout, image=args.image)
+    platform = platform_named(args.platform)
+    try:
+        platform.refuse(out, args)
+    except ExportUsage as refused:
+        raise UsageError(refused.key, **refused.params) from None
+    if not seed:  # after every usage check
+        say("cli.export_seed_warning", args.lang)
+    for key, params in platform.export(lab, out, args, seed or DEFAULT_SEED):
+        say(key, args.lang, stream=sys.stdout, **params)
     return EXIT_OK
 
 
@@ -600,7 +578,7 @@ def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
     grade.add_argument("--resume", action="store_true", help=text("grade_resume"))
     grade.add_argument("--seed", default=None, help=text("grade_seed"))
     grade.add_argument("--public-only", action="store_true", help=text("grade_public_only"))
-    grade.add_argument("--lms", choices=lms.LMS_KINDS, help=text("grade_lms"))
+    grade.add_argument("--lms", choices=KINDS, help=text("grade_lms"))
     grade.add_argument("--shard", metavar="K/N", help=text("grade_shard"))
     grade.add_argument("--points", type=float, metavar="N", help=text("gradebook_points"))
     grade.add_argument("--canvas-column", metavar="'TITLE (ID)'",
@@ -624,33 +602,13 @@ def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
                               help=text("gradebook_canvas_column"))
     merge_parser.set_defaults(handler=cmd_merge)
 
-    export = commands.add_parser("export", help=text("export"))
-    platforms = export.add_subparsers(dest="platform", required=True, metavar="PLATFORM",
-                                      parser_class=parser_class)
-    seed = {"default": None, "help": text("export_seed")}
-    gradescope_parser = platforms.add_parser("gradescope", help=text("gradescope"))
-    gradescope_parser.add_argument("lab", help=text("lab"))
-    gradescope_parser.add_argument("--out", required=True, help=text("gradescope_out"))
-    gradescope_parser.add_argument("--lang", **language)  # type: ignore[arg-type]
-    gradescope_parser.add_argument("--seed", **seed)  # type: ignore[arg-type]
-    gradescope_parser.add_argument(
-        "--hidden-visibility", default="after_published",
-        choices=("hidden", "after_due_date", "after_published", "visible"),
-        help=text("gradescope_hidden_visibility"))
-    gradescope_parser.add_argument("--points", type=float, metavar="N",
-                                   help=text("gradescope_points"))
-    gradescope_parser.set_defaults(handler=cmd_export)
-    pl_parser = platforms.add_parser("prairielearn", help=text("prairielearn"))
-    pl_parser.add_argument("lab", help=text("lab"))
-    pl_parser.add_argument("--out", required=True, help=text("prairielearn_out"))
-    pl_parser.add_argument("--lang", **language)  # type: ignore[arg-type]
-    pl_parser.add_argument("--seed", **seed)  # type: ignore[arg-type]
-    pl_parser.add_argument("--image", default=f"minigrad-labs-grader:{__version__}",
-                           help=text("prairielearn_image"))
-    pl_parser.add_argument("--widget", choices=("upload", "editor"), default="upload",
-                           help=text("prairielearn_widget"))
-    pl_parser.add_argument("--timeout", type=int, default=120, help=text("prairielearn_timeout"))
-    pl_parser.set_defaults(handler=cmd_export)
+    if importlib.util.find_spec("grader.platforms") is not None:  # the student kit has none
+        from grader.platforms.registry import (  # not in the student kit: instructors export
+            add_export_parsers,
+        )
+
+        export = commands.add_parser("export", help=text("export"))
+        add_export_parsers(export, parser_class, text, language, cmd_export)
 
     render = commands.add_parser("render", help=text("render"))
     render.add_argument("scores", help=text("render_scores"))

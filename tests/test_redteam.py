@@ -66,19 +66,14 @@ from typing import Any
 import pytest
 
 from grader.common.labs import COURSE_ROOT, get_lab
-from grader.grading.batch import (
-    RESERVED_IDS,
-    SHARD_RECORD,
-    BatchOptions,
-    deal,
-    grade_class,
-)
+from grader.grading.batch import BatchOptions, deal, grade_class
 from grader.grading.sandbox import reaper
 from grader.grading.shard import GradingPlan, suites_for
 from grader.results.build import CHECK_BYTES, DOC_BYTES
 from grader.results.gradebook import class_csv
 from grader.results.i18n import Catalogue
 from grader.results.render import REPORT_FILES, render_feedback
+from grader.results.report_folder import RESERVED_IDS, SHARD_RECORD
 
 sys.path.insert(0, str(Path(__file__).parent / "sandbox"))
 import modes  # noqa: E402 - the helper that reproduces each mode on this machine

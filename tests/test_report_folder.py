@@ -22,10 +22,11 @@ from grader.common.labs import get_lab
 from grader.grading.batch import class_members
 from grader.results.lms.feedback_return import PARTIAL
 from grader.results.lms.registry import TARGETS
-from grader.results.report_folder import CLASS_FILES, OUTPUTS, RESERVED_IDS, SIMILARITY_HTML
+from grader.results.report_folder import SIMILARITY_HTML, class_files, outputs, reserved_ids
 from grader.semester import regrade
 from grader.similarity import command
 
+CLASS_FILES, OUTPUTS, RESERVED_IDS = class_files(), outputs(), reserved_ids()
 ROOT = Path(__file__).resolve().parent.parent
 LAB = get_lab("lab01_graph")
 SOLUTION = ROOT / "solutions" / "lab01_graph" / "value.py"
@@ -104,3 +105,13 @@ def test_a_graded_download_writes_only_reserved_names_and_keeps_them(tmp_path: P
     assert (out / SIMILARITY_HTML).is_file() and (out / "similarity.json").is_file()
     reports = sorted(p.name for p in out.iterdir() if (p / "scores.json").is_file())
     assert len(reports) == 2 and not set(reports) & RESERVED_IDS, reports
+
+
+def test_a_students_check_loads_no_class_file_module() -> None:
+    """The notebook's check cell (and `check`) writes no report folder: the class files and the
+    LMS targets are imported when a folder is written, not when a student's check starts."""
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, grader.notebook; print(sorted(m for m in sys.modules "
+         "if m.startswith(('grader.results.lms', 'grader.results.class_files'))))"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=True).stdout.strip()
+    assert loaded == "[]", loaded

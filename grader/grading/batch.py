@@ -38,13 +38,8 @@ from grader.intake.collect import (
     unique_ids,
 )
 from grader.results.build import grader_error_document, ungradable_document
-from grader.results.class_files import gradebook_settings, write_class_files
 from grader.results.render import report_texts
-from grader.results.report_folder import (
-    RESERVED_IDS,
-    SHARD_RECORD,
-    OutputUnwritable,
-)
+from grader.results.report_folder import SHARD_RECORD, OutputUnwritable, reserved_ids
 from grader.results.report_folder import write_file as _write_atomically
 
 if TYPE_CHECKING:  # imported where used: a student's check never waits on a pool
@@ -102,7 +97,7 @@ def remove_staging(out_dir: Path) -> None:
         if entry.is_dir() and not entry.is_symlink() and STAGING.match(entry.name):
             shutil.rmtree(entry, ignore_errors=True)
         elif (entry.name.endswith(TEMPORARY_SUFFIX) and entry.is_file()
-              and entry.name.removesuffix(TEMPORARY_SUFFIX) in RESERVED_IDS):
+              and entry.name.removesuffix(TEMPORARY_SUFFIX) in reserved_ids()):
             entry.unlink(missing_ok=True)
 
 
@@ -264,16 +259,20 @@ def shard_record(plan: GradingPlan, options: BatchOptions, settings: dict[str, A
 def write_shard_record(out_dir: Path, plan: GradingPlan, options: BatchOptions,
                        class_ids: Sequence[str]) -> None:
     """Write the folder's shard.json (see `shard_record`)."""
+    from grader.results.class_files import gradebook_settings  # class files: not a student's check
+
     settings = gradebook_settings(out_dir, options)
     record = shard_record(plan, options, settings, class_ids)
     _write_atomically(out_dir / SHARD_RECORD, json.dumps(record, indent=2) + "\n")
 
 
-def class_members(items: Sequence[Path | Submission], lab: Lab) -> list[Submission]:
-    """The class as grading names it: paths and LMS submissions, each with its unique id."""
+def class_members(items: Sequence[Path | Submission], lab: Lab,
+                  writes_folder: bool = True) -> list[Submission]:
+    """The class as grading names it: paths and LMS submissions, each with its unique id, never
+    a name of the report folder's own files (`check` writes no folder: no name is reserved)."""
     paths = [item for item in items if isinstance(item, Path)]
     return unique_ids([*collect(paths, lab), *(i for i in items if isinstance(i, Submission))],
-                      RESERVED_IDS)
+                      reserved_ids() if writes_folder else ())
 
 
 def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: BatchOptions,
@@ -290,7 +289,7 @@ def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: 
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         remove_staging(out_dir)
-    submissions = class_members(items, plan.lab)
+    submissions = class_members(items, plan.lab, writes_folder=out_dir is not None)
     recorded = report_options(plan)
     if out_dir is not None:
         write_shard_record(out_dir, plan, options, [sub.id for sub in submissions])
@@ -326,13 +325,20 @@ def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: 
             with lock:
                 written = sum(sub.id in docs for sub in submissions)
             if out_dir is not None:
-                write_class_files(out_dir, plan.lang, options)
+                _write_class_files(out_dir, plan.lang, options)
             signum = getattr(interrupt, "signum", signal.SIGINT)
             raise GradingInterrupted(written, len(submissions), signum) from None
     ordered = [docs[sub.id] for sub in submissions]
     if out_dir is not None:
-        write_class_files(out_dir, plan.lang, options)
+        _write_class_files(out_dir, plan.lang, options)
     return ordered
+
+
+def _write_class_files(out_dir: Path, lang: str, options: BatchOptions) -> None:
+    """class.csv, the dashboard and the gradebooks, from every report in the folder."""
+    from grader.results.class_files import write_class_files  # class files: not a student's check
+
+    write_class_files(out_dir, lang, options)
 
 
 def check_submission(lab: Lab, path: Path, lang: str, debug: bool = False,

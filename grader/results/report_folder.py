@@ -13,16 +13,16 @@ grader's.
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from grader.common.atomic import TEMPORARY_SUFFIX, write_atomically
-from grader.results.lms.feedback_return import PARTIAL
-from grader.results.lms.registry import TARGETS
 
-__all__ = ["CLASS_CSV", "CLASS_FILES", "DASHBOARD", "GRADEBOOK_DOWNLOAD", "GRADEBOOK_SETTINGS",
-           "OUTPUTS", "REGRADE_DIFF", "RESERVED_IDS", "SHARD_RECORD", "SIMILARITY_HTML",
-           "SIMILARITY_IDS", "SIMILARITY_JSON", "OutputUnwritable", "read_reports", "write_file"]
+__all__ = ["CLASS_CSV", "DASHBOARD", "GRADEBOOK_DOWNLOAD", "GRADEBOOK_SETTINGS",
+           "REGRADE_DIFF", "SHARD_RECORD", "SIMILARITY_HTML", "SIMILARITY_IDS", "SIMILARITY_JSON",
+           "OutputUnwritable", "class_files", "outputs", "read_reports", "reserved_ids",
+           "write_file"]
 
 CLASS_CSV, DASHBOARD = "class.csv", "dashboard.html"
 GRADEBOOK_SETTINGS = "gradebook.json"
@@ -33,19 +33,36 @@ SHARD_RECORD = "shard.json"
 SIMILARITY_HTML, SIMILARITY_JSON = "similarity.html", "similarity.json"
 SIMILARITY_IDS = "similarity-ids.json"  # the pseudonyms' key (`similarity --hash-ids`)
 REGRADE_DIFF = "regrade-diff.csv"  # `semester regrade`: what a regrade would change
-# The class files every grading rewrites from the reports: the class's own, then each LMS's
-# gradebook (written when the class came from that LMS).
-CLASS_FILES = (CLASS_CSV, DASHBOARD, *(target.gradebook_file for target in TARGETS))
-# Every file the folder can hold beside the reports.
-OUTPUTS = (*dict.fromkeys((*CLASS_FILES, *(name for target in TARGETS
-                                           for name in target.class_files))),
-           GRADEBOOK_SETTINGS, GRADEBOOK_DOWNLOAD, SHARD_RECORD, SIMILARITY_HTML,
-           SIMILARITY_JSON, SIMILARITY_IDS, REGRADE_DIFF)
-# Every name the grader writes beside the report folders (a file and its temporary twins, see
-# write_atomically and the feedback zips): no submission id may be one of them (a student can
-# upload class.csv.zip).
-RESERVED_IDS = frozenset(name + tmp for name in OUTPUTS
-                         for tmp in ("", TEMPORARY_SUFFIX, PARTIAL))
+
+
+# The LMS registry is read when a folder is written, not when a student's check starts.
+@cache
+def class_files() -> tuple[str, ...]:
+    """The class files every grading rewrites from the reports: the class's own, then each
+    LMS target's gradebook (written when the class came from that LMS)."""
+    from grader.results.lms.registry import TARGETS  # class files: not a student's check
+
+    return (CLASS_CSV, DASHBOARD, *(target.gradebook_file for target in TARGETS))
+
+
+@cache
+def outputs() -> tuple[str, ...]:
+    """Every file the folder can hold beside the reports."""
+    from grader.results.lms.registry import TARGETS  # class files: not a student's check
+
+    targets = (name for target in TARGETS for name in target.class_files)
+    return (*dict.fromkeys((*class_files(), *targets)), GRADEBOOK_SETTINGS, GRADEBOOK_DOWNLOAD,
+            SHARD_RECORD, SIMILARITY_HTML, SIMILARITY_JSON, SIMILARITY_IDS, REGRADE_DIFF)
+
+
+@cache
+def reserved_ids() -> frozenset[str]:
+    """Every name the grader writes beside the report folders (a file and its temporary twins,
+    see write_atomically and the feedback zips): no submission id may be one of them (a
+    student can upload class.csv.zip)."""
+    from grader.results.lms.feedback_return import PARTIAL  # class files: not a student's check
+
+    return frozenset(name + tmp for name in outputs() for tmp in ("", TEMPORARY_SUFFIX, PARTIAL))
 
 
 class OutputUnwritable(Exception):

@@ -59,6 +59,7 @@ SLOW_TESTS = frozenset({
     "tests/results/test_build.py::test_every_submission_gets_a_document_in_order",
     "tests/results/test_build.py::test_resume_keeps_unchanged_reports_and_regrades_changed_ones",
     "tests/test_course_config.py::test_the_weights_are_scored_and_recorded_in_the_document",
+    "tests/test_report_folder.py::test_a_graded_download_writes_only_reserved_names_and_keeps_them",
 })
 # Tests of an otherwise light module that share one costly module fixture: the tests of the
 # module whose names hold the word are one group (the fixture is set up once, not once per

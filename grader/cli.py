@@ -39,7 +39,6 @@ from grader.intake import lms
 from grader.intake.collect import Submission
 from grader.results.console import print_summary, progress_display, say
 from grader.results.i18n import LANGUAGES, Catalogue, default_language, format_number
-from grader.results.lms.registry import KINDS, read_class, target_named
 from grader.results.render import isolation_notes, render_feedback, render_summary
 from grader.results.report_folder import SHARD_RECORD, OutputUnwritable, read_reports
 
@@ -125,6 +124,8 @@ def _shard(text: str | None) -> tuple[int, int] | None:
 
 def _class_submissions(kind: str, export: Path, scratch: Path, lang: str) -> list[Submission]:
     """The submissions of an LMS export, each carrying what the LMS says of its student."""
+    from grader.results.lms.registry import read_class  # class files: `check` never imports them
+
     try:
         members = read_class(kind, export, scratch)
     except lms.ExportError as exc:
@@ -139,6 +140,8 @@ def _refuse_classes(lab: Lab, paths: Sequence[Path]) -> None:
     """A folder that holds a class is not one submission, nor is each file of an LMS download
     one student: say how to grade it (refused, not warned: graded anyway, a student's attempt
     would be split into several "students" and their grades into several rows)."""
+    from grader.results.lms.registry import target_named  # class files: not `check`
+
     kind = lms.download_naming(paths)
     if kind is not None:
         what = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1})"
@@ -155,6 +158,7 @@ def _gradebook_options(args: argparse.Namespace, lab: Lab, lms_kind: str | None,
                        merging: bool = False) -> None:
     """Refuse, before grading, gradebook options the LMS would not import as meant."""
     from grader.results.lms import fill_in  # class files: `check` never imports them
+    from grader.results.lms.registry import target_named  # class files: not `check`
 
     if args.gradebook:
         path = Path(args.gradebook)
@@ -233,7 +237,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     shard = _shard(args.shard)
     if not args.lms:
         _refuse_classes(lab, paths)
-    _gradebook_options(args, lab, args.lms if target_named(args.lms) else None)
+    _gradebook_options(args, lab, None if args.lms in (None, lms.FOLDERS) else args.lms)
     out_dir = _writable_out(args.out)  # last: a usage error leaves no folder behind
     seed = args.seed or os.environ.get("GRADER_SEED") or ""
     plan = GradingPlan(lab, suites, seed or DEFAULT_SEED, args.lang,
@@ -541,8 +545,12 @@ def _asked_language(argv: Sequence[str]) -> str:
     return default_language()
 
 
-def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser for every command, its help in lang (default: from the locale)."""
+def build_parser(lang: str | None = None,
+                 words: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser for every command, its help in lang (default: from the locale).
+
+    Given the command line's `words`, the LMS targets (`grade --lms`) and the platforms' export
+    options are read only when a word is `grade` or `export`: a student's `check` loads neither."""
     lang = lang or default_language()
     catalogue = Catalogue.load(lang)
 
@@ -578,7 +586,12 @@ def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
     grade.add_argument("--resume", action="store_true", help=text("grade_resume"))
     grade.add_argument("--seed", default=None, help=text("grade_seed"))
     grade.add_argument("--public-only", action="store_true", help=text("grade_public_only"))
-    grade.add_argument("--lms", choices=KINDS, help=text("grade_lms"))
+    lms_kinds: Sequence[str] = ()
+    if words is None or "grade" in words:
+        from grader.results.lms.registry import KINDS  # class files: not `check`
+
+        lms_kinds = KINDS
+    grade.add_argument("--lms", choices=lms_kinds, help=text("grade_lms"))
     grade.add_argument("--shard", metavar="K/N", help=text("grade_shard"))
     grade.add_argument("--points", type=float, metavar="N", help=text("gradebook_points"))
     grade.add_argument("--canvas-column", metavar="'TITLE (ID)'",
@@ -603,12 +616,13 @@ def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
     merge_parser.set_defaults(handler=cmd_merge)
 
     if importlib.util.find_spec("grader.platforms") is not None:  # the student kit has none
-        from grader.platforms.registry import (  # not in the student kit: instructors export
-            add_export_parsers,
-        )
-
         export = commands.add_parser("export", help=text("export"))
-        add_export_parsers(export, parser_class, text, language, cmd_export)
+        if words is None or "export" in words:
+            from grader.platforms.registry import (  # not in the student kit: instructors export
+                add_export_parsers,
+            )
+
+            add_export_parsers(export, parser_class, text, language, cmd_export)
 
     render = commands.add_parser("render", help=text("render"))
     render.add_argument("scores", help=text("render_scores"))
@@ -657,7 +671,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     asked = _asked_language(words)
     with _argparse_speaks(asked):
-        args = build_parser(asked).parse_args(words)
+        args = build_parser(asked, words).parse_args(words)
     lang = getattr(args, "lang", None) or default_language()
     if getattr(args, "workers", 1) < 1:
         say("cli.error", lang, message=Catalogue.load(lang).text("cli.errors.workers"))

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from grader.results import fill_in
+from grader.results.lms import fill_in
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -22,19 +22,15 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn
 
-from grader import __version__
 from grader.common.keyed_error import KeyedError
 from grader.common.labs import COURSE_ROOT, LABS, Lab
 from grader.grading.batch import (
     DEFAULT_SEED,
-    SHARD_RECORD,
     BatchOptions,
     GradingInterrupted,
-    OutputUnwritable,
     StopRequested,
     check_submission,
     grade_class,
-    read_reports,
 )
 from grader.grading.checking.todos import public_checks_by_todo
 from grader.grading.sandbox.jail import available_isolation
@@ -44,6 +40,7 @@ from grader.intake.collect import Submission
 from grader.results.console import print_summary, progress_display, say
 from grader.results.i18n import LANGUAGES, Catalogue, default_language, format_number
 from grader.results.render import isolation_notes, render_feedback, render_summary
+from grader.results.report_folder import SHARD_RECORD, OutputUnwritable, read_reports
 from grader.results.score_document import as_document
 
 EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_GRADER = 0, 1, 2, 3
@@ -128,8 +125,10 @@ def _shard(text: str | None) -> tuple[int, int] | None:
 
 def _class_submissions(kind: str, export: Path, scratch: Path, lang: str) -> list[Submission]:
     """The submissions of an LMS export, each carrying what the LMS says of its student."""
+    from grader.results.lms.registry import read_class  # class files: `check` never imports them
+
     try:
-        members = lms.read_export(kind, export, scratch)
+        members = read_class(kind, export, scratch)
     except lms.ExportError as exc:
         reason = Catalogue.load(lang).text(f"cli.errors.lms.{exc.key}", **exc.params)
         raise UsageError("lms_export", reason=reason) from None
@@ -142,13 +141,15 @@ def _refuse_classes(lab: Lab, paths: Sequence[Path]) -> None:
     """A folder that holds a class is not one submission, nor is each file of an LMS download
     one student: say how to grade it (refused, not warned: graded anyway, a student's attempt
     would be split into several "students" and their grades into several rows)."""
+    from grader.results.lms.registry import target_named  # class files: not `check`
+
     kind = lms.download_naming(paths)
     if kind is not None:
         what = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1})"
         raise UsageError("looks_like_lms_download", what=what, kind=kind)
     for path in paths:
         kind = lms.guess_class(path, lab)
-        if kind in ("canvas", "moodle"):
+        if kind is not None and target_named(kind) is not None:
             raise UsageError("looks_like_lms_download", what=str(path), kind=kind)
         if kind is not None:
             raise UsageError("looks_like_class", path=str(path), kind=kind)
@@ -157,8 +158,8 @@ def _refuse_classes(lab: Lab, paths: Sequence[Path]) -> None:
 def _gradebook_options(args: argparse.Namespace, lab: Lab, lms_kind: str | None,
                        merging: bool = False) -> None:
     """Refuse, before grading, gradebook options the LMS would not import as meant."""
-    from grader.results import fill_in  # class files: `check` never imports them
-    from grader.results.gradebook import CANVAS_TITLE_AND_ID
+    from grader.results.lms import fill_in  # class files: `check` never imports them
+    from grader.results.lms.registry import target_named  # class files: not `check`
 
     if args.gradebook:
         path = Path(args.gradebook)
@@ -173,20 +174,18 @@ def _gradebook_options(args: argparse.Namespace, lab: Lab, lms_kind: str | None,
             raise UsageError("gradebook", path=str(path), reason=f"a {kind} gradebook fills in "
                              f"the grades of a class graded with --lms {kind}")
         return
-    if lms_kind == "canvas":
-        if not args.canvas_column or args.points is None:
-            raise UsageError("canvas_needs_column")
-        if not CANVAS_TITLE_AND_ID.match(args.canvas_column):
-            raise UsageError("canvas_column_format", column=repr(args.canvas_column))
-    if lms_kind == "moodle" and args.points is None:
-        raise UsageError("moodle_needs_points")
+    target = target_named(lms_kind)
+    problem = target.option_problem(args.points, args.canvas_column) if target else None
+    if problem is not None:
+        key, params = problem
+        raise UsageError(key, **params)
 
 
 def _say_gradebook_absent(args: argparse.Namespace, out_dir: Path) -> None:
     """Name the graded students the downloaded gradebook has no row for (they get no grade)."""
     if not args.gradebook:
         return
-    from grader.results import fill_in  # class files: `check` never imports them
+    from grader.results.lms import fill_in  # class files: `check` never imports them
 
     path = Path(args.gradebook)
     missing = fill_in.absent(path.read_bytes(), path.name, read_reports(out_dir))
@@ -255,7 +254,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     shard = _shard(args.shard)
     if not args.lms:
         _refuse_classes(lab, paths)
-    _gradebook_options(args, lab, args.lms if args.lms in ("canvas", "moodle") else None)
+    _gradebook_options(args, lab, None if args.lms in (None, lms.FOLDERS) else args.lms)
     ledger_run = _ledger_run(args)  # a damaged ledger or a bad policy: nothing is graded
     out_dir = _writable_out(args.out)  # last: a usage error leaves no folder behind
     seed = args.seed or os.environ.get("GRADER_SEED") or ""
@@ -358,12 +357,11 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """Write a grading platform's bundle for one lab: Gradescope's zip, a PrairieLearn question."""
-    from grader.platforms import (  # not in the student kit: instructors export
-        gradescope,
-        prairielearn,
+    """Write a grading platform's bundle for one lab (`grader.platforms.registry`)."""
+    from grader.platforms.platform import ExportUsage  # not in the student kit: instructors export
+    from grader.platforms.registry import (  # not in the student kit: instructors export
+        platform_named,
     )
-    from grader.platforms.scaling import valid_total  # not in the student kit: instructors export
 
     lab = _lab(args.lab)
     if not lab.hidden_tests.is_dir():
@@ -372,31 +370,15 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.seed == "":
         raise UsageError("empty_seed")
     seed = args.seed or os.environ.get("GRADER_SEED") or ""
-    if args.platform == "gradescope":
-        if out.is_dir():
-            raise UsageError("export_out_is_folder", path=str(out))
-        if args.points is not None and not valid_total(args.points):
-            raise UsageError("points_range", text=str(args.points))
-        config = gradescope.Config(lab.name, args.lang, seed or DEFAULT_SEED,
-                                   args.hidden_visibility, points=args.points)
-        if not seed:  # after every usage check
-            say("cli.export_seed_warning", args.lang)
-        gradescope.export_bundle(lab, out, config)
-        say("cli.gradescope_built", args.lang, stream=sys.stdout, lab=lab.name, out=str(out))
-    else:
-        if out.exists() and not out.is_dir():
-            raise UsageError("export_out_is_file", path=str(out))
-        if not 1 <= args.timeout <= 600:
-            raise UsageError("timeout_range")
-        config_pl = prairielearn.Config(lab.name, args.lang, seed or DEFAULT_SEED)
-        if not seed:
-            say("cli.export_seed_warning", args.lang)
-        prairielearn.export_question(lab, out, config_pl, image=args.image, widget=args.widget,
-                                     timeout_s=args.timeout)
-        say("cli.prairielearn_built", args.lang, stream=sys.stdout, lab=lab.name, out=str(out),
-            image=args.image)
-        say("deploy.image_pushed" if prairielearn.names_a_registry(args.image)
-            else "deploy.image_local", args.lang, stream=sys.stdout, image=args.image)
+    platform = platform_named(args.platform)
+    try:
+        platform.refuse(out, args)
+    except ExportUsage as refused:
+        raise UsageError(refused.key, **refused.params) from None
+    if not seed:  # after every usage check
+        say("cli.export_seed_warning", args.lang)
+    for key, params in platform.export(lab, out, args, seed or DEFAULT_SEED):
+        say(key, args.lang, stream=sys.stdout, **params)
     return EXIT_OK
 
 
@@ -585,8 +567,12 @@ def _asked_language(argv: Sequence[str]) -> str:
     return default_language()
 
 
-def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser for every command, its help in lang (default: from the locale)."""
+def build_parser(lang: str | None = None,
+                 words: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser for every command, its help in lang (default: from the locale).
+
+    Given the command line's `words`, the LMS targets (`grade --lms`) and the platforms' export
+    options are read only when a word is `grade` or `export`: a student's `check` loads neither."""
     lang = lang or default_language()
     catalogue = Catalogue.load(lang)
 
@@ -622,7 +608,12 @@ def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
     grade.add_argument("--resume", action="store_true", help=text("grade_resume"))
     grade.add_argument("--seed", default=None, help=text("grade_seed"))
     grade.add_argument("--public-only", action="store_true", help=text("grade_public_only"))
-    grade.add_argument("--lms", choices=lms.LMS_KINDS, help=text("grade_lms"))
+    lms_kinds: Sequence[str] = ()
+    if words is None or "grade" in words:
+        from grader.results.lms.registry import KINDS  # class files: not `check`
+
+        lms_kinds = KINDS
+    grade.add_argument("--lms", choices=lms_kinds, help=text("grade_lms"))
     grade.add_argument("--shard", metavar="K/N", help=text("grade_shard"))
     grade.add_argument("--points", type=float, metavar="N", help=text("gradebook_points"))
     grade.add_argument("--canvas-column", metavar="'TITLE (ID)'",
@@ -646,33 +637,14 @@ def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
                               help=text("gradebook_canvas_column"))
     merge_parser.set_defaults(handler=cmd_merge)
 
-    export = commands.add_parser("export", help=text("export"))
-    platforms = export.add_subparsers(dest="platform", required=True, metavar="PLATFORM",
-                                      parser_class=parser_class)
-    seed = {"default": None, "help": text("export_seed")}
-    gradescope_parser = platforms.add_parser("gradescope", help=text("gradescope"))
-    gradescope_parser.add_argument("lab", help=text("lab"))
-    gradescope_parser.add_argument("--out", required=True, help=text("gradescope_out"))
-    gradescope_parser.add_argument("--lang", **language)  # type: ignore[arg-type]
-    gradescope_parser.add_argument("--seed", **seed)  # type: ignore[arg-type]
-    gradescope_parser.add_argument(
-        "--hidden-visibility", default="after_published",
-        choices=("hidden", "after_due_date", "after_published", "visible"),
-        help=text("gradescope_hidden_visibility"))
-    gradescope_parser.add_argument("--points", type=float, metavar="N",
-                                   help=text("gradescope_points"))
-    gradescope_parser.set_defaults(handler=cmd_export)
-    pl_parser = platforms.add_parser("prairielearn", help=text("prairielearn"))
-    pl_parser.add_argument("lab", help=text("lab"))
-    pl_parser.add_argument("--out", required=True, help=text("prairielearn_out"))
-    pl_parser.add_argument("--lang", **language)  # type: ignore[arg-type]
-    pl_parser.add_argument("--seed", **seed)  # type: ignore[arg-type]
-    pl_parser.add_argument("--image", default=f"minigrad-labs-grader:{__version__}",
-                           help=text("prairielearn_image"))
-    pl_parser.add_argument("--widget", choices=("upload", "editor"), default="upload",
-                           help=text("prairielearn_widget"))
-    pl_parser.add_argument("--timeout", type=int, default=120, help=text("prairielearn_timeout"))
-    pl_parser.set_defaults(handler=cmd_export)
+    if importlib.util.find_spec("grader.platforms") is not None:  # the student kit has none
+        export = commands.add_parser("export", help=text("export"))
+        if words is None or "export" in words:
+            from grader.platforms.registry import (  # not in the student kit: instructors export
+                add_export_parsers,
+            )
+
+            add_export_parsers(export, parser_class, text, language, cmd_export)
 
     render = commands.add_parser("render", help=text("render"))
     render.add_argument("scores", help=text("render_scores"))
@@ -723,7 +695,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     asked = _asked_language(words)
     with _argparse_speaks(asked):
-        args = build_parser(asked).parse_args(words)
+        args = build_parser(asked, words).parse_args(words)
     lang = getattr(args, "lang", None) or default_language()
     if getattr(args, "workers", 1) < 1:
         say("cli.error", lang, message=Catalogue.load(lang).text("cli.errors.workers"))

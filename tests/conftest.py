@@ -65,6 +65,7 @@ SLOW_TESTS = frozenset({
     "tests/results/test_build.py::test_resume_keeps_unchanged_reports_and_regrades_changed_ones",
     "tests/test_course_config.py::test_the_weights_are_scored_and_recorded_in_the_document",
     "tests/results/test_course_templates.py::test_grade_writes_its_reports_through_the_courses_templates",
+    "tests/test_report_folder.py::test_a_graded_download_writes_only_reserved_names_and_keeps_them",
 })
 # Tests of an otherwise light module that share one costly module fixture: the tests of the
 # module whose names hold the word are one group (the fixture is set up once, not once per

@@ -15,14 +15,11 @@ from typing import Any
 import pytest
 
 from grader.common.labs import get_lab
-from grader.grading.batch import (
-    CLASS_FILES,
-    SHARD_RECORD,
-    BatchOptions,
-    OutputUnwritable,
-    grade_class,
-)
+from grader.grading.batch import BatchOptions, grade_class
 from grader.grading.shard import GradingPlan, suites_for
+from grader.results.report_folder import SHARD_RECORD, OutputUnwritable, class_files
+
+CLASS_FILES = class_files()
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_submission import ZIP_DAMAGE, damaged_zip  # noqa: E402 - the broken zips intake refuses

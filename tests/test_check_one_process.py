@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted(p for folder in ("labs", "tests/data") for p in (ROOT / folder).rglob("*.ipynb"))
 # What checking one lab folder has no use for: notebook and schema libraries, class files.
 NOT_FOR_ONE_LAB = ("nbformat", "jsonschema", "grader.results.gradebook",
-                   "grader.results.fill_in", "grader.results.dashboard", "grader.grading.merging",
+                   "grader.results.lms", "grader.results.class_files", "grader.platforms.registry",
+                   "grader.results.dashboard", "grader.grading.merging",
                    "grader.grading.course_config", "grader.platforms.gradescope",
                    "grader.platforms.prairielearn",
                    # pytest's plugins grading leaves out (shard.UNUSED_PYTEST_PLUGINS) that

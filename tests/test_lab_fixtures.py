@@ -125,7 +125,7 @@ def test_every_failure_names_the_fixture_pitfall(
               if c["status"] == "failed" and c["pitfall"] != pitfall}
     random = [check for check in blamed if check in RANDOM_CHECKS]
     advice = (f"; {random[0]} is a random check: if a fixed check this fixture fails names the "
-              "bug, mark that check random_defers=True (docs/WRITING_CHECKS.md)" if random else "")
+              "bug, mark that check random_defers=True (docs/writing-checks.md)" if random else "")
     assert blamed == {}, (f"{fixture.id}: checks blaming another pitfall than {pitfall!r}: "
                           f"{blamed}{advice}")
     expected = [pitfall] if pitfall else []

@@ -66,19 +66,14 @@ from typing import Any
 import pytest
 
 from grader.common.labs import COURSE_ROOT, get_lab
-from grader.grading.batch import (
-    RESERVED_IDS,
-    SHARD_RECORD,
-    BatchOptions,
-    deal,
-    grade_class,
-)
+from grader.grading.batch import BatchOptions, deal, grade_class
 from grader.grading.sandbox import reaper
 from grader.grading.shard import GradingPlan, suites_for
 from grader.results.build import CHECK_BYTES, DOC_BYTES
 from grader.results.gradebook import class_csv
 from grader.results.i18n import Catalogue
 from grader.results.render import REPORT_FILES, render_feedback
+from grader.results.report_folder import SHARD_RECORD, reserved_ids
 
 sys.path.insert(0, str(Path(__file__).parent / "sandbox"))
 import modes  # noqa: E402 - the helper that reproduces each mode on this machine
@@ -931,7 +926,7 @@ def test_batch_finished_with_one_document_per_submission(batch):
     assert not missing and len(batch.graded) == len(batch.order), f"no document for {missing}"
     ids = [doc["submission"]["id"] for _, doc in batch.graded]
     assert len(set(ids)) == len(ids), f"ids repeat: {sorted(i for i in ids if ids.count(i) > 1)}"
-    taken = sorted(i for i in ids if i.casefold() in {r.casefold() for r in RESERVED_IDS})
+    taken = sorted(i for i in ids if i.casefold() in {r.casefold() for r in reserved_ids()})
     assert not taken, f"ids that are the names of class files: {taken}"
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grader import __version__
-from grader.common.atomic import TEMPORARY_SUFFIX, write_atomically
+from grader.common.atomic import TEMPORARY_SUFFIX
 from grader.common.labs import Lab
 from grader.grading.sandbox.jail import available_isolation
 from grader.grading.shard import GradingPlan, grade_shard, suites_for
@@ -39,7 +39,9 @@ from grader.intake.collect import (
     unique_ids,
 )
 from grader.results.build import grader_error_document, ungradable_document
-from grader.results.render import render_dashboard, report_texts
+from grader.results.render import report_texts
+from grader.results.report_folder import SHARD_RECORD, OutputUnwritable, reserved_ids
+from grader.results.report_folder import write_file as _write_atomically
 from grader.results.score_document import as_document, parse, to_json_or_none
 
 if TYPE_CHECKING:  # imported where used: a student's check never waits on a pool
@@ -55,20 +57,6 @@ class StopRequested(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that one path stops grading for both."""
 
     signum = signal.SIGTERM
-
-
-class OutputUnwritable(Exception):
-    """The report folder cannot take a report (a full disk, read-only, gone): grading stops.
-
-    `path` is the file being written, `kept` how many complete reports the folder holds;
-    nothing half written is left behind (see write_reports), so --resume carries on.
-    """
-
-    def __init__(self, path: Path, error: OSError, kept: int = 0) -> None:
-        super().__init__(f"{error.strerror or error} writing {path}: {kept} reports kept")
-        self.path = path
-        self.errno = error.errno or 0
-        self.kept = kept
 
 
 class GradingInterrupted(Exception):
@@ -101,29 +89,9 @@ class BatchOptions:
     templates: Path | None = None  # a course's template overrides (course_config.course_templates)
 
 
-GRADEBOOK_SETTINGS = "gradebook.json"
-# The gradebook the LMS exported, kept beside the reports so every rewrite of the class files
-# (a regrade, `--resume`, `merge`) fills in the same file.
-GRADEBOOK_DOWNLOAD = "gradebook_download.csv"
-SHARD_RECORD = "shard.json"
-CLASS_FILES = ("class.csv", "dashboard.html", "canvas_gradebook.csv", "moodle_worksheet.csv")
-# Every name the grader writes beside the report folders (a file and its temporary twin, see
-# _write_atomically): no submission id may be one of them (a student can upload class.csv.zip).
-RESERVED_IDS = frozenset(name + tmp for name in (*CLASS_FILES, GRADEBOOK_SETTINGS,
-                                                 GRADEBOOK_DOWNLOAD, SHARD_RECORD)
-                         for tmp in ("", TEMPORARY_SUFFIX))
-
-
 # What write_reports leaves while it writes: hidden folders named by tempfile.mkdtemp
 # (`.<id>.` or `.<id>.old.` and 8 characters), each removed by the next run if still there.
 STAGING = re.compile(r"^\.[A-Za-z0-9][A-Za-z0-9._-]*\.[a-z0-9_]{8}$")
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    try:
-        write_atomically(path, text)
-    except OSError as exc:
-        raise OutputUnwritable(path, exc) from exc
 
 
 def remove_staging(out_dir: Path) -> None:
@@ -132,7 +100,7 @@ def remove_staging(out_dir: Path) -> None:
         if entry.is_dir() and not entry.is_symlink() and STAGING.match(entry.name):
             shutil.rmtree(entry, ignore_errors=True)
         elif (entry.name.endswith(TEMPORARY_SUFFIX) and entry.is_file()
-              and entry.name.removesuffix(TEMPORARY_SUFFIX) in RESERVED_IDS):
+              and entry.name.removesuffix(TEMPORARY_SUFFIX) in reserved_ids()):
             entry.unlink(missing_ok=True)
 
 
@@ -283,82 +251,6 @@ def _shards(items: Sequence[PreparedSubmission], options: BatchOptions) -> list[
             deal(costs, options.workers, options.shard_size, options.keep_order)]
 
 
-def read_reports(out_dir: Path) -> list[dict[str, Any]]:
-    """Every report in the folder (`<id>/scores.json`), by submission id."""
-    docs = []
-    for path in sorted(out_dir.glob("*/scores.json")):
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(doc, dict) and doc.get("submission", {}).get("id") == path.parent.name:
-            docs.append(doc)
-    return docs
-
-
-def file_digest(raw: bytes) -> str:
-    """A content digest, as the records write it."""
-    return "sha256:" + hashlib.sha256(raw).hexdigest()[:16]
-
-
-def _gradebook_settings(out_dir: Path, options: BatchOptions) -> dict[str, Any]:
-    """The gradebook settings given now, else the ones the folder was graded with before."""
-    path = out_dir / GRADEBOOK_SETTINGS
-    given: dict[str, Any] = {"points": options.points, "canvas_column": options.canvas_column,
-                             "gradebook": None}
-    if options.gradebook is not None:
-        raw = options.gradebook.read_bytes()
-        _write_atomically(out_dir / GRADEBOOK_DOWNLOAD, raw.decode("utf-8"))
-        given["gradebook"] = file_digest(raw)
-    try:
-        saved = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        saved = {}
-    settings = {key: given[key] if given[key] is not None else saved.get(key) for key in given}
-    if any(value is not None for value in settings.values()):
-        _write_atomically(path, json.dumps(settings, indent=2) + "\n")
-    return settings
-
-
-def _lms_file(out_dir: Path, docs: Sequence[dict[str, Any]], lms: str,
-              settings: dict[str, Any], lang: str) -> str | None:
-    """The gradebook file of one LMS: the download filled in, else a fresh one, else None
-    (no points or column were given: `grade` refuses that before grading)."""
-    from grader.results import fill_in, gradebook  # class files: not a student's check
-
-    download = out_dir / GRADEBOOK_DOWNLOAD
-    if settings["gradebook"] and download.is_file():
-        raw = download.read_bytes()
-        if fill_in.kind_of(fill_in.read_sheet(raw, download.name)) == lms:
-            return fill_in.fill(raw, download.name, docs, docs[0]["lab"], settings["points"],
-                                settings["canvas_column"]).text
-    if settings["points"] is None:
-        return None
-    if lms == "canvas":
-        column = settings["canvas_column"]
-        return gradebook.canvas_csv(docs, column, settings["points"]) if column else None
-    return gradebook.moodle_worksheet(docs, settings["points"], lang)  # the site's: --lang
-
-
-def write_class_files(out_dir: Path, lang: str, options: BatchOptions | None = None) -> list[Path]:
-    """class.csv, the dashboard and the gradebook files, from every report in the folder."""
-    from grader.results import gradebook  # class files: not a student's check
-
-    docs = read_reports(out_dir)
-    settings = _gradebook_settings(out_dir, options or BatchOptions(out_dir=out_dir))
-    written = [out_dir / "class.csv", out_dir / "dashboard.html"]
-    _write_atomically(written[0], gradebook.class_csv(docs))
-    _write_atomically(written[1], render_dashboard(docs, lang, options.templates if options
-                                                   else None))
-    for lms, name in (("canvas", "canvas_gradebook.csv"), ("moodle", "moodle_worksheet.csv")):
-        if any(doc["submission"].get("lms") == lms for doc in docs):
-            text = _lms_file(out_dir, docs, lms, settings, lang)
-            if text is not None:
-                written.append(out_dir / name)
-                _write_atomically(written[-1], text)
-    return written
-
-
 def shard_record(plan: GradingPlan, options: BatchOptions, settings: dict[str, Any],
                  class_ids: Sequence[str]) -> dict[str, Any]:
     """What a report folder was graded with, for `merge` to compare: the shard spec, lab, grader
@@ -372,16 +264,20 @@ def shard_record(plan: GradingPlan, options: BatchOptions, settings: dict[str, A
 def write_shard_record(out_dir: Path, plan: GradingPlan, options: BatchOptions,
                        class_ids: Sequence[str]) -> None:
     """Write the folder's shard.json (see `shard_record`)."""
-    settings = _gradebook_settings(out_dir, options)
+    from grader.results.class_files import gradebook_settings  # class files: not a student's check
+
+    settings = gradebook_settings(out_dir, options)
     record = shard_record(plan, options, settings, class_ids)
     _write_atomically(out_dir / SHARD_RECORD, json.dumps(record, indent=2) + "\n")
 
 
-def class_members(items: Sequence[Path | Submission], lab: Lab) -> list[Submission]:
-    """The class as grading names it: paths and LMS submissions, each with its unique id."""
+def class_members(items: Sequence[Path | Submission], lab: Lab,
+                  writes_folder: bool = True) -> list[Submission]:
+    """The class as grading names it: paths and LMS submissions, each with its unique id, never
+    a name of the report folder's own files (`check` writes no folder: no name is reserved)."""
     paths = [item for item in items if isinstance(item, Path)]
     return unique_ids([*collect(paths, lab), *(i for i in items if isinstance(i, Submission))],
-                      RESERVED_IDS)
+                      reserved_ids() if writes_folder else ())
 
 
 def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: BatchOptions,
@@ -398,7 +294,7 @@ def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: 
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         remove_staging(out_dir)
-    submissions = class_members(items, plan.lab)
+    submissions = class_members(items, plan.lab, writes_folder=out_dir is not None)
     recorded = report_options(plan)
     if out_dir is not None:
         write_shard_record(out_dir, plan, options, [sub.id for sub in submissions])
@@ -434,13 +330,20 @@ def grade_class(plan: GradingPlan, items: Sequence[Path | Submission], options: 
             with lock:
                 written = sum(sub.id in docs for sub in submissions)
             if out_dir is not None:
-                write_class_files(out_dir, plan.lang, options)
+                _write_class_files(out_dir, plan.lang, options)
             signum = getattr(interrupt, "signum", signal.SIGINT)
             raise GradingInterrupted(written, len(submissions), signum) from None
     ordered = [docs[sub.id] for sub in submissions]
     if out_dir is not None:
-        write_class_files(out_dir, plan.lang, options)
+        _write_class_files(out_dir, plan.lang, options)
     return ordered
+
+
+def _write_class_files(out_dir: Path, lang: str, options: BatchOptions) -> None:
+    """class.csv, the dashboard and the gradebooks, from every report in the folder."""
+    from grader.results.class_files import write_class_files  # class files: not a student's check
+
+    write_class_files(out_dir, lang, options)
 
 
 def check_submission(lab: Lab, path: Path, lang: str, debug: bool = False,

@@ -17,16 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from grader.common.keyed_error import KeyedError
-from grader.grading.batch import (
+from grader.grading.batch import BatchOptions, in_shard
+from grader.grading.shard_record import NotAShardRecord, ShardRecord, read_shard_record
+from grader.results.class_files import write_class_files
+from grader.results.report_folder import (
     GRADEBOOK_DOWNLOAD,
     GRADEBOOK_SETTINGS,
     SHARD_RECORD,
-    BatchOptions,
-    in_shard,
     read_reports,
-    write_class_files,
 )
-from grader.grading.shard_record import NotAShardRecord, ShardRecord, read_shard_record
 from grader.results.score_document import as_document
 
 

@@ -33,7 +33,7 @@ import re
 import shutil
 import unicodedata
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -41,7 +41,9 @@ from grader.common.keyed_error import KeyedError
 from grader.common.labs import Lab
 from grader.intake import archive
 
-LMS_KINDS = ("canvas", "moodle", "folders")
+FOLDERS = "folders"  # the kind of an export with one folder, zip or file per student
+# How an LMS target reads its unpacked download: (folder, scratch, label) -> the class.
+Reader = Callable[[Path, Path, str], list["ClassMember"]]
 
 _CANVAS_PREFIX = r"^(?:(?!(?i:late)_)(?P<name>.+?)_)?(?:(?P<late>(?i:late))_)?(?P<user>anon_[0-9A-Za-z]+|\d+)_"
 CANVAS_FILE = re.compile(_CANVAS_PREFIX + r"(?P<attachment>\d+)_(?P<original>.+)$", re.DOTALL)
@@ -323,19 +325,21 @@ def folders(export: Path, label: str) -> list[ClassMember]:
     return _unique(members)
 
 
-def read_export(kind: str, export: Path, scratch: Path) -> list[ClassMember]:
-    """The class in `export` (a zip or its unpacked folder) as the LMS `kind` names it."""
-    if kind not in LMS_KINDS:
-        raise ExportError("unknown_lms", kind=repr(kind), known=", ".join(LMS_KINDS))
+def read_export(kind: str, export: Path, scratch: Path,
+                readers: Mapping[str, Reader]) -> list[ClassMember]:
+    """The class in `export` (a zip or its unpacked folder) as the LMS `kind` names it: read by
+    `readers[kind]` (each LMS target's intake naming, `grader.results.lms.registry`), or one
+    member per entry for `folders`."""
+    known = (*readers, FOLDERS)
+    if kind not in known:
+        raise ExportError("unknown_lms", kind=repr(kind), known=", ".join(known))
     if not export.exists():
         raise ExportError("missing", export=str(export))
     folder = unpack(export, scratch)
     label = export.name
-    if kind == "canvas":
-        return canvas(folder, scratch, label)
-    if kind == "moodle":
-        return moodle(folder, scratch, label)
-    return folders(folder, label)
+    if kind == FOLDERS:
+        return folders(folder, label)
+    return readers[kind](folder, scratch, label)
 
 
 # --- recognising a class ---------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 Everything here runs above the grading path: one submission per container (`single`), the
 autograder bundles and results files of the grading platforms (`gradescope`, `prairielearn`),
-what a bundle carries (`bundle`) and points scaled to an assignment's (`scaling`). Reading an
-LMS's download is intake (`grader.intake.lms`); its gradebook files are results
-(`grader.results.gradebook`, `grader.results.fill_in`).
+each a `Platform` (`platform`) that `export` reaches through the registry (`registry`), what a
+bundle carries (`bundle`) and points scaled to an assignment's (`scaling`). An LMS (its
+download's naming, its gradebook, its feedback zip) is an LMS target (`grader.results.lms`).
 """

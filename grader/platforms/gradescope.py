@@ -23,13 +23,14 @@ everywhere, where the rounded checks add up to 8.26).
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import json
 import shlex
 import shutil
 import time
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -38,6 +39,7 @@ from typing import Any
 from grader import __version__
 from grader.common.labs import Lab, get_lab
 from grader.common.shutdown import finish
+from grader.platforms.platform import ExportUsage, Platform, Said
 from grader.platforms.scaling import scaled_maxima, scaled_score, valid_total
 from grader.results.check_view import check_view_from_record
 from grader.results.i18n import LANGUAGES, Catalogue
@@ -291,3 +293,36 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     finish(main())
+
+
+# --- the platform, as `export gradescope` runs it ----------------------------------------------
+
+
+class Gradescope(Platform):
+    """Gradescope's autograder zip: `export gradescope LAB --out ZIP`."""
+
+    name = "gradescope"
+
+    def add_arguments(self, parser: argparse.ArgumentParser, text: Callable[[str], str]) -> None:
+        """--hidden-visibility and --points."""
+        parser.add_argument(
+            "--hidden-visibility", default=DEFAULT_HIDDEN_VISIBILITY, choices=VISIBILITIES,
+            help=text("gradescope_hidden_visibility"))
+        parser.add_argument("--points", type=float, metavar="N", help=text("gradescope_points"))
+
+    def refuse(self, out: Path, args: argparse.Namespace) -> None:
+        """The zip's path must not be a folder; the points must split in hundredths."""
+        if out.is_dir():
+            raise ExportUsage("export_out_is_folder", path=str(out))
+        if args.points is not None and not valid_total(args.points):
+            raise ExportUsage("points_range", text=str(args.points))
+
+    def export(self, lab: Lab, out: Path, args: argparse.Namespace, seed: str) -> list[Said]:
+        """Write the autograder zip."""
+        config = Config(lab.name, args.lang, seed, args.hidden_visibility, points=args.points)
+        export_bundle(lab, out, config)
+        return [("cli.gradescope_built", {"lab": lab.name, "out": str(out)})]
+
+
+PLATFORM = Gradescope()
+

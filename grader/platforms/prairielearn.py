@@ -22,6 +22,7 @@ external grading docs: nothing was graded and the attempt is not charged).
 
 from __future__ import annotations
 
+import argparse
 import base64
 import binascii
 import copy
@@ -31,7 +32,7 @@ import secrets
 import shutil
 import tempfile
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,7 @@ from typing import Any
 from grader import __version__
 from grader.common.labs import Lab, get_lab
 from grader.common.shutdown import finish
+from grader.platforms.platform import ExportUsage, Platform, Said
 from grader.results.check_view import check_view_from_record
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import localise_document, pitfall_title, problem_hint
@@ -365,3 +367,40 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     finish(main())
+
+
+# --- the platform, as `export prairielearn` runs it --------------------------------------------
+
+
+class PrairieLearn(Platform):
+    """A PrairieLearn question folder: `export prairielearn LAB --out FOLDER`."""
+
+    name = "prairielearn"
+
+    def add_arguments(self, parser: argparse.ArgumentParser, text: Callable[[str], str]) -> None:
+        """--image, --widget and --timeout."""
+        parser.add_argument("--image", default=DEFAULT_IMAGE, help=text("prairielearn_image"))
+        parser.add_argument("--widget", choices=WIDGETS, default=WIDGETS[0],
+                            help=text("prairielearn_widget"))
+        parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S,
+                            help=text("prairielearn_timeout"))
+
+    def refuse(self, out: Path, args: argparse.Namespace) -> None:
+        """The question's path must not be a file; the timeout is PrairieLearn's 1 to 600 s."""
+        if out.exists() and not out.is_dir():
+            raise ExportUsage("export_out_is_file", path=str(out))
+        if not 1 <= args.timeout <= 600:
+            raise ExportUsage("timeout_range")
+
+    def export(self, lab: Lab, out: Path, args: argparse.Namespace, seed: str) -> list[Said]:
+        """Write the question folder; say where its image is to come from."""
+        config_pl = Config(lab.name, args.lang, seed)
+        export_question(lab, out, config_pl, image=args.image, widget=args.widget,
+                        timeout_s=args.timeout)
+        return [("cli.prairielearn_built", {"lab": lab.name, "out": str(out), "image": args.image}),
+                ("deploy.image_pushed" if names_a_registry(args.image) else "deploy.image_local",
+                 {"image": args.image})]
+
+
+PLATFORM = PrairieLearn()
+

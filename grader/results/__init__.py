@@ -3,6 +3,7 @@
 The score document (`build`, its JSON Schema) is the canonical result; every other file here
 renders it: sentences from the catalogues (`messages`, `i18n`), feedback and the dashboard
 through templates (`render`, `dashboard`, `graph_drawing` on `graph_layout`), what `grade`
-prints (`console`), and the gradebook files an LMS imports (`gradebook`, `fill_in`,
-`moodle_strings`).
+prints (`console`); the report folder's names and class files (`report_folder`, `class_files`),
+and the LMS targets, one module each, with the gradebooks and feedback zips they take back
+(`lms`).
 """

@@ -1,8 +1,8 @@
 """The lines a class's grading ends with: who came in late, and what goes back to the LMS.
 
 Side: trusted (class files). After `grade`, the instructor is told which files in OUT go back to
-the LMS and where: the filled gradebook (canvas_gradebook.csv, moodle_worksheet.csv) and the
-students' feedback zipped as the LMS takes it back (grader.results.feedback_return), and which
+the LMS and where: the filled gradebook (each LMS target's, `grader.results.lms.registry`) and
+the students' feedback zipped as the LMS takes it back (grader.results.lms.feedback_return), and which
 submissions the LMS marked late (the penalty, if any, is the course's to apply). Everything is
 read from the folder's reports, so `grade`, `grade --resume` and `merge` end alike.
 """
@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from grader.results.console import say
-from grader.results.feedback_return import write_feedback_zip
+from grader.results.lms.feedback_return import write_feedback_zip
+from grader.results.lms.registry import target_named
 
-GRADEBOOK_FILES = {"canvas": "canvas_gradebook.csv", "moodle": "moodle_worksheet.csv"}
+__all__ = ["late_ids", "say_what_goes_back"]
 
 
 def late_ids(docs: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -26,21 +27,21 @@ def late_ids(docs: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def say_what_goes_back(out_dir: Path, docs: Sequence[Mapping[str, Any]], lang: str) -> None:
-    """Print the late line, then (for a folder of Canvas or Moodle students) the gradebook to
+    """Print the late line, then (for a folder of one LMS target's students) the gradebook to
     import and the feedback zip to upload, writing that zip."""
     late = late_ids(docs)
     if late:
         say("cli.return.late", lang, stream=sys.stdout, count=str(len(late)),
             students=", ".join(late))
     kinds = {doc["submission"].get("lms") for doc in docs}
-    if len(kinds) != 1 or not kinds <= set(GRADEBOOK_FILES):
+    target = target_named(kinds.pop()) if len(kinds) == 1 else None
+    if target is None:
         return
-    [kind] = kinds
-    gradebook = out_dir / GRADEBOOK_FILES[kind]
+    gradebook = out_dir / target.gradebook_file
     if gradebook.is_file():
-        say(f"cli.return.gradebook_{kind}", lang, stream=sys.stdout, path=str(gradebook))
-    returned = write_feedback_zip(kind, docs, out_dir)
-    say(f"cli.return.feedback_{kind}", lang, stream=sys.stdout, path=str(returned.path),
+        say(target.gradebook_message, lang, stream=sys.stdout, path=str(gradebook))
+    returned = write_feedback_zip(target, docs, out_dir)
+    say(target.feedback_message, lang, stream=sys.stdout, path=str(returned.path),
         count=str(returned.count))
     if returned.left_out:
         say("cli.return.feedback_left_out", lang, count=str(len(returned.left_out)),

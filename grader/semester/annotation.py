@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from grader.grading.batch import write_class_files, write_reports
+from grader.grading.batch import write_reports
+from grader.results.class_files import write_class_files
 from grader.semester.attempts import (
     Attempt,
     Grade,

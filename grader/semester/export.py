@@ -2,8 +2,9 @@
 
 Side: trusted process. Each student's counted attempt's score document, its score replaced by
 the grade the policy gives (or the instructor's override), goes through the same writers `grade`
-uses (`grader.results.gradebook`, or `grader.results.fill_in` to fill in the gradebook the LMS
-exported, never blanking a grade the LMS has). A student with no accepted attempt is left out:
+uses (the LMS target's fresh gradebook, `grader.results.lms.registry`, or
+`grader.results.lms.fill_in` to fill in the gradebook the LMS exported, never blanking a grade the
+LMS has). A student with no accepted attempt is left out:
 the LMS keeps whatever it has.
 """
 
@@ -15,7 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from grader.results import fill_in, gradebook
+from grader.results.lms import fill_in
+from grader.results.lms.registry import target_named
 from grader.semester.attempts import Grade
 from grader.semester.recording import document_digest
 
@@ -53,6 +55,8 @@ def gradebook_text(grades: Sequence[Grade], lms: str, points: float,
     if download is not None:
         return fill_in.fill(download.read_bytes(), download.name, docs, grades[0].lab, points,
                             canvas_column).text
-    if lms == "canvas":
-        return gradebook.canvas_csv(docs, canvas_column or "", points)
-    return gradebook.moodle_worksheet(docs, points, lang)
+    target = target_named(lms)
+    if target is None:  # argparse offers only the targets' names
+        raise ExportRefused(f"{lms} is not an LMS the grader writes a gradebook for")
+    settings = {"points": points, "canvas_column": canvas_column, "gradebook": None}
+    return target.fresh_gradebook(docs, settings, lang) or ""  # the command line asks a column

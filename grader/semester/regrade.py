@@ -16,11 +16,12 @@ from pathlib import Path
 from grader.common.atomic import write_atomically
 from grader.common.labs import Lab
 from grader.results.i18n import Catalogue, format_number
+from grader.results.report_folder import REGRADE_DIFF
 from grader.semester.attempts import Attempt, attempts_by_student
 from grader.semester.ledger import Entry
 from grader.semester.recording import ScoreDocument, checks_of, entry_of
 
-DIFF_FILE = "regrade-diff.csv"
+DIFF_FILE = REGRADE_DIFF  # a name of the report folder: no student folder takes it
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,15 @@ from pathlib import Path
 
 from grader.common.atomic import write_atomically
 from grader.common.labs import Lab
-from grader.grading.batch import read_reports
 from grader.intake.collect import Submission
 from grader.results.i18n import Catalogue
 from grader.results.render import render_template
+from grader.results.report_folder import (
+    SIMILARITY_HTML,
+    SIMILARITY_IDS,
+    SIMILARITY_JSON,
+    read_reports,
+)
 from grader.similarity.boilerplate import boilerplate_hashes, course_code, extra_code
 from grader.similarity.fingerprints import Fingerprinted, fingerprint
 from grader.similarity.ranking import rank_class
@@ -30,7 +35,7 @@ from grader.similarity.sources import HandedIn, Unreadable, read_one
 from grader.similarity.wrong_outputs import graded_count, shared_wrong_values
 
 TEMPLATE = "similarity.html.j2"
-HTML_FILE, JSON_FILE, IDS_FILE = "similarity.html", "similarity.json", "similarity-ids.json"
+HTML_FILE, JSON_FILE, IDS_FILE = SIMILARITY_HTML, SIMILARITY_JSON, SIMILARITY_IDS  # reserved
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,8 @@ import pytest
 from canvas_importer import Course, InvalidHeaderRow, changed_grades, import_csv, removed_grades
 from moodle_importer import Assignment, InvalidGradeImport, import_worksheet
 
-from grader.results import fill_in, gradebook
+from grader.results import gradebook
+from grader.results.lms import canvas, fill_in, moodle
 
 ROOT = Path(__file__).resolve().parents[2]
 LMS_DATA = ROOT / "tests" / "data" / "lms"
@@ -172,7 +173,7 @@ def test_fresh_canvas_csv_has_canvas_headers_and_no_row_without_a_score() -> Non
     """gradebook_importer.rb `header?` accepts the header; `parse_assignments` matches the
     column by id; an ungraded student has no row, so no blank is posted over a grade."""
     course = canvas_course()
-    text = gradebook.canvas_csv(CANVAS_DOCS, "Lab 01: graphs (4321)", 10)
+    text = canvas.canvas_csv(CANVAS_DOCS, "Lab 01: graphs (4321)", 10)
     upload = import_csv(text, course)
     assert upload.new_assignments == [] and removed_grades(upload, course) == []
     assert {row["ID"] for row in rows(text)} == {"1001", "1002", "1005", "1008", "1099"}
@@ -216,7 +217,7 @@ def test_filled_moodle_worksheet_imports_every_grade_in_range(lang: str) -> None
 def test_moodle_oracle_skips_a_raw_score_above_the_maximum(lang: str) -> None:
     """process_import_grades: a grade above the assignment's maximum is skipped ("out of
     range"), the worksheet's Maximum grade column is not read: the oracle catches raw points."""
-    text = gradebook.moodle_worksheet(MOODLE_DOCS, 23, lang)  # Bo's 23 of 23, not scaled to 10
+    text = moodle.moodle_worksheet(MOODLE_DOCS, 23, lang)  # Bo's 23 of 23, not scaled to 10
     assert import_worksheet(text, moodle_assignment(lang)).skipped[9004] == "out of range"
 
 
@@ -224,7 +225,7 @@ def test_moodle_oracle_skips_a_raw_score_above_the_maximum(lang: str) -> None:
 def test_fresh_moodle_worksheet_is_headed_in_the_sites_language(lang: str) -> None:
     """importgradeslib.php `init`: a worksheet headed in another language is refused
     (`invalidgradeimport`); in the site's own, every graded participant imports."""
-    text = gradebook.moodle_worksheet(MOODLE_DOCS, 10, lang)
+    text = moodle.moodle_worksheet(MOODLE_DOCS, 10, lang)
     other = "es" if lang == "en" else "en"
     with pytest.raises(InvalidGradeImport):
         import_worksheet(text, moodle_assignment(other))
@@ -235,7 +236,7 @@ def test_fresh_moodle_worksheet_is_headed_in_the_sites_language(lang: str) -> No
 def test_spanish_identifiers_are_participante_and_the_number() -> None:
     """assign_grading_table::col_recordid writes hiddenuser + id; the Spanish pack's hiddenuser
     is "Participante" (no space), so `next` cuts 12 bytes."""
-    text = gradebook.moodle_worksheet(MOODLE_DOCS, 10, "es")
+    text = moodle.moodle_worksheet(MOODLE_DOCS, 10, "es")
     assert [r["Identificador"] for r in rows(text)] == ["Participante200001", "Participante200004"]
     assert rows(text)[1]["Calificación"] == "10"
 
@@ -257,4 +258,4 @@ def test_comments_follow_the_documents_language() -> None:
 def test_text_cells_never_start_a_formula(name: str) -> None:
     doc = stored("mixed", id="s", student_id="1", name=name, lms="canvas")
     assert rows(gradebook.class_csv([doc]))[0]["name"].startswith("'")
-    assert rows(gradebook.canvas_csv([doc], "Lab (1)", 10))[0]["Student"].startswith("'")
+    assert rows(canvas.canvas_csv([doc], "Lab (1)", 10))[0]["Student"].startswith("'")

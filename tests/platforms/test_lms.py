@@ -24,6 +24,7 @@ from grader.common.labs import get_lab
 from grader.intake import archive, lms
 from grader.intake.candidates import named_as
 from grader.intake.collect import MAX_FILE_BYTES, Ungradable, read_files
+from grader.results.lms.registry import read_class
 
 LAB = get_lab("lab01_graph")
 
@@ -55,7 +56,7 @@ def test_canvas_second_file_of_one_name_is_read_as_that_name(original: str, base
 
 
 def test_canvas_export_gives_one_member_per_user_with_ids_and_names(tmp_path: Path) -> None:
-    members = lms.read_export("canvas", canvas_export(tmp_path / "in"), tmp_path / "scratch")
+    members = read_class("canvas", canvas_export(tmp_path / "in"), tmp_path / "scratch")
     got = {m.submission_id: (m.student_id, m.name, m.late, m.duplicates) for m in members}
     assert got == {e.submission_id: (e.student_id, e.name, e.late, e.duplicates)
                    for e in CANVAS_EXPECTED}
@@ -63,14 +64,14 @@ def test_canvas_export_gives_one_member_per_user_with_ids_and_names(tmp_path: Pa
 
 def test_canvas_renamed_upload_alone_is_the_source(tmp_path: Path) -> None:
     """content_zipper.rb zips the current attempt only: a lone value-2.py is that attempt."""
-    members = lms.read_export("canvas", canvas_export(tmp_path / "in"), tmp_path / "scratch")
+    members = read_class("canvas", canvas_export(tmp_path / "in"), tmp_path / "scratch")
     jane = next(m for m in members if m.student_id == "1001")
     assert jane.source.name == "doejane_1001_5090_value-2.py" and not jane.duplicates
     assert jane.source.read_bytes() == SOLUTION
 
 
 def test_canvas_files_of_one_attempt_are_staged_together_under_their_names(tmp_path: Path) -> None:
-    members = lms.read_export("canvas", canvas_export(tmp_path / "in"), tmp_path / "scratch")
+    members = read_class("canvas", canvas_export(tmp_path / "in"), tmp_path / "scratch")
     ann = next(m for m in members if m.student_id == "1003")
     assert sorted(p.name for p in ann.source.iterdir()) == ["lab01_graph.ipynb", "value.py"]
     tam = next(m for m in members if m.student_id == "1009")
@@ -83,7 +84,7 @@ def test_moodle_download_gives_one_member_per_participant_in_every_form(tmp_path
                                                                          form: str) -> None:
     """downloader.php (4.1+: `..._assignsubmission_file/`), locallib.php before 4.1
     (`..._assignsubmission_file_/`), and "download as files" mixed in: nobody is skipped."""
-    members = lms.read_export("moodle", moodle_export(tmp_path / "in", form), tmp_path / "s")
+    members = read_class("moodle", moodle_export(tmp_path / "in", form), tmp_path / "s")
     got = {m.submission_id: (m.student_id, m.name) for m in members}
     assert got == {e.submission_id: (e.student_id, e.name) for e in MOODLE_EXPECTED}
     bo = next(m for m in members if m.student_id == "200004")
@@ -97,7 +98,7 @@ def test_moodle_entry_named_neither_way_is_an_error_not_skipped(tmp_path: Path) 
         "Ann Lee_assignsubmission_file/value.py": SOLUTION,
     })
     with pytest.raises(lms.ExportError, match="Ann Lee_assignsubmission_file"):
-        lms.read_export("moodle", export, tmp_path / "scratch")
+        read_class("moodle", export, tmp_path / "scratch")
 
 
 def test_moodle_flat_download_is_grouped_by_participant(tmp_path: Path) -> None:
@@ -105,7 +106,7 @@ def test_moodle_flat_download_is_grouped_by_participant(tmp_path: Path) -> None:
         "Jane Doe_200001_assignsubmission_file_value.py": SOLUTION,
         "Jane Doe_200001_assignsubmission_file_notes.txt": b"notes",
     })
-    members = lms.read_export("moodle", export, tmp_path / "scratch")
+    members = read_class("moodle", export, tmp_path / "scratch")
     assert [(m.student_id, m.name) for m in members] == [("200001", "Jane Doe")]
     assert sorted(p.name for p in members[0].source.iterdir()) == ["notes.txt", "value.py"]
 
@@ -115,14 +116,14 @@ def test_folders_export_gives_one_member_per_folder_or_zip(tmp_path: Path) -> No
         (tmp_path / "class" / student).mkdir(parents=True)
         (tmp_path / "class" / student / "value.py").write_bytes(SOLUTION)
     write_zip(tmp_path / "class" / "carla.zip", {"value.py": SOLUTION})
-    members = lms.read_export("folders", tmp_path / "class", tmp_path / "scratch")
+    members = read_class("folders", tmp_path / "class", tmp_path / "scratch")
     assert [m.submission_id for m in members] == ["ana", "ben", "carla"]
 
 
 def test_an_export_that_is_not_the_lms_said_is_refused(tmp_path: Path) -> None:
     export = canvas_export(tmp_path / "in")
     with pytest.raises(lms.ExportError) as refused:
-        lms.read_export("moodle", export, tmp_path / "scratch")
+        read_class("moodle", export, tmp_path / "scratch")
     assert refused.value.key == "not_moodle", refused.value
 
 
@@ -148,7 +149,7 @@ def test_a_broken_export_is_refused_naming_the_member_and_zipfiles_words(tmp_pat
     export.write_bytes(damaged_zip("bad-crc", name="doejane_1001_5001_value.py",
                                    content=SOLUTION))
     with pytest.raises(lms.ExportError) as refused:
-        lms.read_export("canvas", export, tmp_path / "scratch")
+        read_class("canvas", export, tmp_path / "scratch")
     assert refused.value.key == "bad_member", refused.value
     assert refused.value.params["member"] == "doejane_1001_5001_value.py", refused.value
     assert "CRC" in refused.value.params["error"], refused.value
@@ -161,7 +162,7 @@ def test_an_export_that_zipfile_cannot_open_is_refused(tmp_path: Path) -> None:
     export = tmp_path / "submissions.zip"
     export.write_bytes(bytes(data))
     with pytest.raises(lms.ExportError) as refused:
-        lms.read_export("canvas", export, tmp_path / "scratch")
+        read_class("canvas", export, tmp_path / "scratch")
     assert refused.value.key == "bad_zip", refused.value
     assert refused.value.params["error"].startswith("BadZipFile"), refused.value
 
@@ -173,7 +174,7 @@ def test_an_export_bomb_is_refused_for_its_ratio(tmp_path: Path) -> None:
         for attachment in (5002, 5003):
             bundle.writestr(f"smithbob_1002_{attachment}_data.bin", bytes(40 << 20))
     with pytest.raises(lms.ExportError) as refused:
-        lms.read_export("canvas", export, tmp_path / "scratch")
+        read_class("canvas", export, tmp_path / "scratch")
     assert refused.value.key == "compression_ratio", refused.value
     assert refused.value.params["limit"] == str(archive.MAX_RATIO), refused.value
 
@@ -188,7 +189,7 @@ def test_an_export_over_a_limit_is_refused_with_the_key_it_always_had(
                                                       "a_1_2_x.txt": b"x", "b_3_4_y.txt": b"y",
                                                       "c_5_6_z.txt": b"z", "d_7_8_w.txt": b"w"})
     with pytest.raises(lms.ExportError) as refused:
-        lms.read_export("canvas", export, tmp_path / "scratch")
+        read_class("canvas", export, tmp_path / "scratch")
     assert refused.value.key == key, refused.value
 
 
@@ -198,7 +199,7 @@ def test_a_student_file_over_the_lab_file_limit_is_unpacked(tmp_path: Path) -> N
     big = notebook(SOLUTION)[:-1] + b', "padding": "' + b"x" * (2 * MAX_FILE_BYTES) + b'"}'
     export = write_zip(tmp_path / "submissions.zip", {
         "doejane_1001_5001_lab01_graph.ipynb": big, "smithbob_1002_5002_value.py": SOLUTION})
-    members = lms.read_export("canvas", export, tmp_path / "scratch")
+    members = read_class("canvas", export, tmp_path / "scratch")
     assert sorted(m.student_id for m in members) == ["1001", "1002"], members
     jane = next(m for m in members if m.student_id == "1001")
     assert jane.source.stat().st_size == len(big)
@@ -208,7 +209,7 @@ def test_a_damaged_student_zip_in_an_export_is_only_that_students_problem(tmp_pa
     files = dict(CANVAS_FILES)
     files["kimmin_1005_5006_lab01.zip"] = damaged_zip("bad-crc", content=SOLUTION)
     export = write_zip(tmp_path / "submissions.zip", files)
-    members = {m.student_id: m for m in lms.read_export("canvas", export, tmp_path / "scratch")}
+    members = {m.student_id: m for m in read_class("canvas", export, tmp_path / "scratch")}
     assert sorted(members) == sorted(e.student_id for e in CANVAS_EXPECTED), sorted(members)
     with pytest.raises(Ungradable) as caught:
         read_files(members["1005"].source, LAB)
@@ -234,7 +235,7 @@ def test_tool_files_in_a_moodle_download_are_never_staged(tmp_path: Path, form: 
         for name, content in files.items():
             (export / name).parent.mkdir(parents=True, exist_ok=True)
             (export / name).write_bytes(content)
-    [jane] = lms.read_export("moodle", export, tmp_path / "scratch")
+    [jane] = read_class("moodle", export, tmp_path / "scratch")
     assert sorted(p.name for p in jane.source.iterdir()) == ["notes.txt", "value.py"]
 
 

@@ -36,8 +36,8 @@ from lms_archives import (
 
 from grader.intake import lms
 from grader.platforms import gradescope
-from grader.results import fill_in
 from grader.results.gradebook import scaled
+from grader.results.lms import fill_in
 
 ROOT = Path(__file__).resolve().parents[2]
 LMS_DATA = ROOT / "tests" / "data" / "lms"

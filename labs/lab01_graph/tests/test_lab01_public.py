@@ -14,16 +14,15 @@ import random
 
 import pytest
 
-from grader.grading.checking import contract_grid
-from grader.grading.checking.marker import check_case
-from grader.grading.checking.verdict import (
+from grader.checking import (
+    check_case,
+    contract_grid,
     expect_equal,
     expect_results_close,
     field,
     structure_only,
 )
-from grader.grading.checking.verdicts import lab01_graph as verdicts
-from grader.grading.child.scenarios import lab01_graph as scenarios
+from grader.checking.lab01_graph import scenarios, verdicts
 
 A, B, C, D = 2.0, 3.0, 10.0, -4.0
 PRESET = 0.5  # a gradient a node already holds from another use

@@ -10,11 +10,8 @@ import random
 
 import pytest
 
-from grader.grading.checking import contract_grid
-from grader.grading.checking.marker import check_case
-from grader.grading.checking.verdict import field
-from grader.grading.child.scenarios import lab02_ops as scenarios
-from grader.grading.checking.verdicts import lab02_ops as verdicts
+from grader.checking import check_case, contract_grid, expect_results_close, field
+from grader.checking.lab02_ops import scenarios, verdicts
 
 A = 2.0
 E_SQUARED = 7.38905609893065  # e ** 2

@@ -10,11 +10,16 @@ import random
 
 import pytest
 
-from grader.grading.checking import contract_grid, random_graphs
-from grader.grading.checking.marker import check_case
-from grader.grading.checking.verdict import expect_close, expect_equal, expect_results_close, field
-from grader.grading.child.scenarios import lab03_backprop as scenarios
-from grader.grading.checking.verdicts import lab03_backprop as verdicts
+from grader.checking import (
+    check_case,
+    contract_grid,
+    expect_close,
+    expect_equal,
+    expect_results_close,
+    field,
+    random_graphs,
+)
+from grader.checking.lab03_backprop import scenarios, verdicts
 
 A, B, C, D = 2.0, 3.0, 1.0, 0.5
 LADDER = {"x": 0.75, "y": 0.5, "z": 0.625}  # a, c, d of the ladder

@@ -17,9 +17,8 @@ import sys
 
 import pytest
 
-from grader.grading.checking.verdict import close, expect_close, expect_equal, fail, field, said
-from grader.grading.checking.verdicts import lab04_xor as verdicts
-from grader.grading.child.scenarios import lab04_xor as scenarios
+from grader.checking import close, expect_close, expect_equal, fail, field, said
+from grader.checking.lab04_xor import scenarios, verdicts
 
 SEED = 0
 X = [1.0, -1.0]

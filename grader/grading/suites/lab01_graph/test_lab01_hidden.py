@@ -10,11 +10,15 @@ marked: no random graph judges a label or starts from a gradient.
 
 import pytest
 
-from grader.grading.checking import contract_grid, random_graphs
-from grader.grading.checking.inputs import distinct_values
-from grader.grading.checking.verdict import expect_equal, expect_results_close, field
-from grader.grading.checking.verdicts import lab01_graph as verdicts
-from grader.grading.child.scenarios import lab01_graph as scenarios
+from grader.checking import (
+    contract_grid,
+    distinct_values,
+    expect_equal,
+    expect_results_close,
+    field,
+    random_graphs,
+)
+from grader.checking.lab01_graph import scenarios, verdicts
 
 # Only behaviour gates: a label, the type of `_prev` or the form of `grad` never does.
 BUILT = ("value-hashable", "add-builds-node", "mul-builds-node")

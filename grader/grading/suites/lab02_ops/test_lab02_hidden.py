@@ -23,22 +23,23 @@ from typing import Any
 
 import pytest
 
-from grader.grading.checking import contract_grid, random_graphs
-from grader.grading.checking.marker import check_case
-from grader.grading.checking.random_graphs.sampling import SHAPES_LAB02, fixed_shapes
-from grader.grading.checking.verdict import (
+from grader.checking import (
+    OPERATIONS,
+    SHAPES_LAB02,
     CheckFailed,
     NotRun,
+    check_case,
     close,
+    contract_grid,
     expect_close,
     expect_equal,
     expect_results_close,
     field,
+    fixed_shapes,
+    random_graphs,
     said,
 )
-from grader.grading.checking.verdicts import lab02_ops as verdicts
-from grader.grading.child.graph import OPERATIONS
-from grader.grading.child.scenarios import lab02_ops as scenarios
+from grader.checking.lab02_ops import scenarios, verdicts
 
 H = 1e-5  # central-difference step; f(x ± H) stays away from kinks and singularities
 INT_EXPONENTS = (2, 3, -1, -2)

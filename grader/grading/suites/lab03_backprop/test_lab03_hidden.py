@@ -10,17 +10,17 @@ cycle or deep chain, so the checks of those are not marked.
 
 import pytest
 
-from grader.grading.checking import contract_grid, random_graphs
-from grader.grading.checking.inputs import distinct_values
-from grader.grading.checking.verdict import (
+from grader.checking import (
+    contract_grid,
+    distinct_values,
     expect_close,
     expect_equal,
     expect_results_close,
     field,
+    random_graphs,
     said,
 )
-from grader.grading.checking.verdicts import lab03_backprop as verdicts
-from grader.grading.child.scenarios import lab03_backprop as scenarios
+from grader.checking.lab03_backprop import scenarios, verdicts
 
 TRAVERSAL = ("ladder-backward-in-topological-order", "ladder-backward-once-per-node")
 # A walk that keys its visited set by data merges nodes holding the same number: a constant

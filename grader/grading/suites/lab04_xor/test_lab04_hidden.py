@@ -19,10 +19,8 @@ import sys
 
 import pytest
 
-from grader.grading.checking.inputs import distinct_values
-from grader.grading.checking.verdict import close, expect_close, expect_equal, fail, field, said
-from grader.grading.checking.verdicts import lab04_xor as verdicts
-from grader.grading.child.scenarios import lab04_xor as scenarios
+from grader.checking import close, distinct_values, expect_close, expect_equal, fail, field, said
+from grader.checking.lab04_xor import scenarios, verdicts
 
 STRUCTURE = ("neuron-computes-tanh-of-weighted-sum", "layer-returns-one-output-per-neuron",
              "mlp-chains-its-layers")

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+__all__ = ["MOODLE_STRINGS", "MoodleStrings", "worksheet_language"]
+
 
 @dataclass(frozen=True)
 class MoodleStrings:

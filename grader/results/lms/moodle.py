@@ -1,0 +1,195 @@
+"""Moodle: its download's naming, its grading worksheet, its feedback-files zip.
+
+Side: trusted (intake of a Moodle download, class files). Everything the grader does for Moodle
+(moodle/moodle), as the LMS target `TARGET`:
+
+- Intake naming: "Download all submissions", `mod/assign/classes/downloader.php`, read by
+  `grader.intake.lms.moodle` (`<Full name>_<participant id>_assignsubmission_file/...`).
+- A fresh worksheet (`grader.results.lms.moodle_strings`): headers in the site's language,
+  `Identifier` as `get_string('hiddenuser')` + participant id, grades scaled to the assignment's
+  maximum (the importer skips a grade above it) and written with the language's decimal
+  separator.
+- The worksheet Moodle exported, filled in (mod/assign/feedback/offline/importgradeslib.php,
+  `init`, `next`; locallib.php `process_import_grades`): headers and identifiers in the site's
+  language, grades scaled to the row's maximum grade, written with the language's decimal
+  separator. The other participants' rows are kept byte for byte (the import skips a row whose
+  grade was modified after the download).
+- The feedback zip, "Upload multiple feedback files in a zip"
+  (mod/assign/feedback/file/importziplib.php `is_valid_filename_for_import`): a path part split
+  on `_` into at most 5 pieces must read
+  `<full name>_<participant id>_<plugin type>_<plugin name>[_<rest>]`, the participant id
+  numeric and one of the assignment's; the rest of the path is the feedback file's name. Each
+  file is `<Full name>_<participant id>_assignsubmission_file/feedback.html`, the folder the
+  download gave (a full name's `_` becomes a space, as the download writes it; `.` and `~` do
+  not start a file's name, which the import skips).
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader.intake import lms as intake
+from grader.intake.lms import ClassMember
+from grader.results.gradebook import comment, graded_of, scaled, text_cell
+from grader.results.gradebook import rows_csv as _rows_csv
+from grader.results.i18n import format_number
+from grader.results.lms.feedback_return import FEEDBACK_FILE
+from grader.results.lms.moodle_strings import MOODLE_STRINGS, MoodleStrings, worksheet_language
+from grader.results.lms.sheet import GradebookError, Sheet
+from grader.results.lms.sheet import cell as _cell
+from grader.results.lms.sheet import student_rows as _student_rows
+from grader.results.lms.target import GradebookSettings, LmsTarget
+
+__all__ = ["TARGET", "Moodle", "MoodlePlan", "fill_moodle", "moodle_date", "moodle_maximum",
+           "moodle_name", "moodle_worksheet", "plan_moodle"]
+
+
+@dataclass(frozen=True)
+class MoodlePlan:
+    """Where in a Moodle worksheet the grades go."""
+
+    words: MoodleStrings
+    identifier: int
+    grade: int
+    modified: int
+    maximum: int | None
+    feedback: int | None
+
+
+def plan_moodle(sheet: Sheet) -> MoodlePlan:
+    """Find the worksheet's columns by the header strings of its language, as the importer does."""
+    header = sheet.records[0][0]
+    lang = worksheet_language(header)
+    if lang is None:
+        raise GradebookError("not a Moodle grading worksheet in English or Spanish: its header "
+                             "has no Identifier, Grade and Last modified (grade) columns")
+    words = MOODLE_STRINGS[lang]
+    lowered = [cell.lower() for cell in header]
+    maximum = lowered.index(words.maxgrade.lower()) if words.maxgrade.lower() in lowered else None
+    feedback = header.index(words.feedbackcomments) if words.feedbackcomments in header else None
+    return MoodlePlan(words, header.index(words.recordid), header.index(words.gradenoun),
+                      header.index(words.lastmodifiedgrade), maximum, feedback)
+
+
+def moodle_maximum(sheet: Sheet, plan: MoodlePlan, points: float | None) -> float:
+    """The assignment's maximum grade: the worksheet's, which `--points` may only repeat."""
+    found = {plan.words.unformat(_cell(cells, plan.maximum))
+             for _, cells in _student_rows(sheet, None)} - {None}
+    if len(found) > 1:
+        raise GradebookError("the Moodle worksheet gives several maximum grades")
+    maximum = found.pop() if found else None
+    if maximum is not None and points is not None and abs(maximum - points) > 1e-9:
+        raise GradebookError(f"--points {format_number(points)} differs from the maximum grade "
+                             f"{format_number(maximum)} in the Moodle worksheet")
+    if maximum is None and points is None:
+        raise GradebookError("the Moodle worksheet gives no maximum grade (a scale, or no "
+                             "Maximum grade column): give --points")
+    return maximum if maximum is not None else points or 0.0
+
+
+def fill_moodle(sheet: Sheet, plan: MoodlePlan, maximum: float,
+                docs: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Write grade, date and comment of each graded Moodle participant into its row; returns the
+    ids of graded participants the worksheet has no row for."""
+    by_id = {str(doc["submission"]["student_id"]): doc for doc in graded_of(docs, "moodle")}
+    seen = set()
+    for index, cells in _student_rows(sheet, None):
+        participant = plan.words.participant(_cell(cells, plan.identifier))
+        doc = by_id.get(participant)
+        if doc is None:
+            continue
+        seen.add(participant)
+        updated = list(cells) + [""] * (len(sheet.records[0][0]) - len(cells))
+        updated[plan.grade] = plan.words.number(scaled(doc, maximum))
+        updated[plan.modified] = moodle_date(doc["graded_at"])
+        if plan.feedback is not None:
+            updated[plan.feedback] = text_cell(comment(doc))
+        sheet.replace(index, updated)
+    return sorted(set(by_id) - seen)
+
+
+def moodle_date(graded_at: str) -> str:
+    """When the grade was set, as the worksheet's Last modified (grade): ISO 8601 with its offset,
+    which PHP's strtotime (what the importer calls) reads in every site language."""
+    moment = datetime.datetime.strptime(graded_at, "%Y-%m-%dT%H:%M:%SZ")
+    return moment.replace(tzinfo=datetime.UTC).isoformat()
+
+
+def moodle_worksheet(docs: Sequence[Mapping[str, Any]], out_of: float, lang: str = "en") -> str:
+    """Moodle's grading worksheet, headed in `lang`, one row per graded Moodle participant."""
+    words = MOODLE_STRINGS[lang]
+    header = [words.recordid, words.fullname, words.status, words.gradenoun, words.maxgrade,
+              words.gradecanbechanged, words.lastmodifiedsubmission, words.lastmodifiedgrade,
+              words.feedbackcomments]
+    rows = [[words.identifier(str(doc["submission"]["student_id"])),
+             text_cell(doc["submission"].get("name", "")), "", words.number(scaled(doc, out_of)),
+             words.number(out_of), words.yes, "", moodle_date(doc["graded_at"]),
+             text_cell(comment(doc))]
+            for doc in graded_of(docs, "moodle")]
+    return _rows_csv(header, rows)
+
+
+def moodle_name(report: Mapping[str, Any]) -> str | None:
+    """The path Moodle's feedback import reads as this participant's feedback file."""
+    record = report["submission"]
+    participant = str(record.get("student_id", ""))
+    if not participant.isdigit():
+        return None
+    name = re.sub(r"\s+", " ", str(record.get("name", "")).replace("_", " ")).strip()
+    return f"{name or 'Participant'}_{participant}_assignsubmission_file/{FEEDBACK_FILE}"
+
+
+class Moodle(LmsTarget):
+    """Moodle, as the LMS target the registry lists."""
+
+    name = "moodle"
+    gradebook_file = "moodle_worksheet.csv"
+    feedback_zip = "moodle_feedback.zip"
+    gradebook_kind = "a Moodle grading worksheet (Identifier, Grade, Last modified (grade))"
+
+    def read_download(self, folder: Path, scratch: Path, label: str) -> list[ClassMember]:
+        """One member per participant of the unpacked download (`grader.intake.lms.moodle`)."""
+        return intake.moodle(folder, scratch, label)
+
+    def option_problem(self, points: float | None,
+                       column: str | None) -> tuple[str, dict[str, str]] | None:
+        """A worksheet needs the assignment's points (its maximum grade)."""
+        return ("moodle_needs_points", {}) if points is None else None
+
+    def fresh_gradebook(self, docs: Sequence[Mapping[str, Any]], settings: GradebookSettings,
+                        lang: str) -> str | None:
+        """moodle_worksheet.csv, headed in the site's language (--lang)."""
+        return moodle_worksheet(docs, settings["points"], lang)
+
+    def reads_gradebook(self, header: Sequence[str]) -> bool:
+        """A header with the Identifier, Grade and Last modified (grade) of a known language."""
+        return worksheet_language(list(header)) is not None
+
+    def check_gradebook(self, sheet: Sheet, lab: str, points: float | None,
+                        column: str | None) -> None:
+        """The worksheet's columns and one maximum grade, which --points may only repeat."""
+        moodle_maximum(sheet, plan_moodle(sheet), points)
+
+    def fill_gradebook(self, sheet: Sheet, docs: Sequence[Mapping[str, Any]], lab: str,
+                       points: float | None, column: str | None) -> list[str]:
+        """Grade, date and comment written into each graded participant's row."""
+        plan = plan_moodle(sheet)
+        return fill_moodle(sheet, plan, moodle_maximum(sheet, plan, points), docs)
+
+    def gradebook_ids(self, sheet: Sheet) -> set[str]:
+        """The participant id of every row's Identifier."""
+        plan = plan_moodle(sheet)
+        return {plan.words.participant(_cell(cells, plan.identifier))
+                for _, cells in _student_rows(sheet, None)}
+
+    def feedback_name(self, report: Mapping[str, Any]) -> str | None:
+        """The path Moodle's import reads as this participant's (`moodle_name`)."""
+        return moodle_name(report)
+
+
+TARGET = Moodle()

@@ -12,14 +12,16 @@ from pathlib import Path
 import pytest
 
 from grader.results.messages import missing_module
+from grader.results.score_document import Problem
 
 ROOT = Path(__file__).resolve().parent.parent
 # micrograd's engine, correct, with an unused `import numpy as np` on its first line
 IMPORTS_NUMPY = ROOT / "tests" / "data" / "missing_module" / "imports-numpy"
 
 
-def _problem(kind: str, type_: str, message: str) -> dict:
-    return {"kind": kind, "file": "value.py", "params": {"type": type_, "message": message}}
+def _problem(kind: str, type_: str, message: str) -> Problem:
+    return Problem(kind=kind, file="value.py", line=None, message=message,  # type: ignore[arg-type]
+                   params={"type": type_, "message": message}, output=None, text=message)
 
 
 @pytest.mark.parametrize(("problem", "module"), [
@@ -31,7 +33,7 @@ def _problem(kind: str, type_: str, message: str) -> dict:
     (_problem("import-error", "SyntaxError", "invalid syntax"), None),
     (_problem("import-timeout", "ModuleNotFoundError", "No module named 'numpy'"), None),
 ])
-def test_missing_module_is_read_from_the_import_error(problem: dict, module: str | None) -> None:
+def test_missing_module_is_read_from_the_import_error(problem: Problem, module: str | None) -> None:
     assert missing_module(problem) == module
 
 

@@ -115,9 +115,11 @@ def test_random_graph_verdicts_do_not_depend_on_the_seed(name: str, tmp_path: Pa
     reference_engine = load_reference_class(lab)
     moved, correct_failed = {}, {}
     for fixture in fixtures_of(lab):
-        engine = engine_of(lab, fixture, tmp_path)
         verdicts, seconds = set(), RUN_SECONDS
         for k in range(SEEDS):
+            # loaded afresh for each seed, as each scenario runs in a fresh child when graded:
+            # state an engine keeps in its class (an id()-keyed cache) does not carry over
+            engine = engine_of(lab, fixture, tmp_path / f"seed-{k}")
             verdicts.add(verdict(check, engine, reference_engine, f"seed-{k}:{fixture.name}",
                                  seconds))
             if "failed:TooSlow" in verdicts:

@@ -91,8 +91,9 @@ def class_dashboard(lab01_pages: dict[str, tuple[Path, dict[str, Any]]],
     for index in range(CLASS_SIZE):
         doc = copy.deepcopy(graded[index % len(graded)])
         doc["submission"]["id"] = f"student-{index:03d}"
-        doc["isolation"] = ({"level": "uid", "how": "setuid"} if index % 37 == 0
-                            else {"level": "jail", "how": "root"})
+        doc["isolation"] = ({"level": "uid", "how": "setuid", "memory": "per-process"}
+                            if index % 37 == 0
+                            else {"level": "jail", "how": "root", "memory": "cgroup"})
         if index % 53 == 0:
             doc.update(status="ungradable", score=0.0, max_score=0.0, checks=[], pitfalls=[],
                        reason={"kind": "missing-file", "params": {"file": "value.py"},

@@ -445,7 +445,7 @@ def test_the_moodle_worksheet_imports_the_hand_computed_grades(semester: dict[st
 
 def test_filling_in_the_canvas_download_keeps_the_grades_the_ledger_does_not_know(
         semester: dict[str, Any], tmp_path: Path) -> None:
-    """--gradebook: the LMS's own export filled in (grader.results.fill_in); the outsider's 8.00
+    """--gradebook: the LMS's own export filled in (grader.results.lms.fill_in); the outsider's 8.00
     is neither blanked nor changed, as Canvas's importer port reads the file."""
     lab = "lab02_ops"
     column = f"{lab} ({CANVAS_IDS[lab]})"

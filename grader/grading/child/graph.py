@@ -205,12 +205,17 @@ def run_expressions(Value, graphs: list, record: bool = False, passes: int = 1) 
     One entry per graph: {"data": [...], "grad": [...]} (None for a number that is not
     finite), plus "calls" (the order of the `_backward` calls, by node index) when `record`;
     or {"error": ..., "stage": "build" | "backward"} when the student's code raised.
+    Every graph's nodes stay alive until the last graph is read, so no node here takes a dead
+    one's address: what an engine keeps between instances (an id()-keyed cache) is the state
+    sessions' question (run_sessions), never decided by where the allocator puts a node.
     """
     results: list = []
+    alive: list = []
     for graph in graphs:
         stage = "build"
         try:
             values = build_expression(Value, graph)
+            alive.append(values)
             data = [finite_or_none(v.data, f"[{k}].data") for k, v in enumerate(values)]
             calls = record_calls({str(k): v for k, v in enumerate(values)}) if record else None
             stage = "backward"

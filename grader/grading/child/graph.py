@@ -361,3 +361,11 @@ def label_type_of(node: Any) -> Any:
     except AttributeError:
         return None
     return type(label).__name__
+
+
+def called(function: Any, call: Any, **arguments: Any) -> Any:
+    """`function` called as the README writes its signature: the arguments in that order
+    ("positional", the default) or each by its name ("keyword"); one given as None (an
+    optional argument left to its default) is left out."""
+    given = {name: value for name, value in arguments.items() if value is not None}
+    return function(**given) if call == "keyword" else function(*given.values())

@@ -57,7 +57,8 @@ EXPONENTS: tuple[float, ...] = (0, 1, 2, 3, -1, -2, 0.5, 1.5, -0.5)
 EXP_EDGES: tuple[float, ...] = (-700.0, 700.0, 0.0, 1.0, -1.0, TINY, -TINY, 2.5, -1.75)
 LOG_EDGES: tuple[float, ...] = (TINY, 1e300, 1.0, 1e-100, LARGE, 0.5, 2.5)
 # Small inputs (0.005, 1e-8) besides tiny ones: near 0 tanh(x) is about x, and its data is
-# compared relatively there (`comparing.INEXACT_OPS`): a shortcut tanh(x) = x is off by x**3/3.
+# compared relatively there, down to an absolute 1e-14 (`comparing.INEXACT_OPS`): a shortcut
+# tanh(x) = x is off by x**3/3.
 SMALL = 0.005
 ORDINARY_EDGES: tuple[float, ...] = (0.0, 1.0, -1.0, TINY, -TINY, 2.5, -1.75, 20.0, -20.0,
                                      SMALL, -SMALL, 1e-8)

@@ -292,8 +292,10 @@ def numerical_grads(result: Any, quantity: str, count: int, inputs: dict) -> lis
 
 
 def expect_zero_grads(result: Any, form: str, inputs: dict) -> None:
-    """Fail unless zero_grad (called on the output, or on the list [a, b, c]) reset its nodes."""
-    call = "zero_grad(out)" if form == "output" else "zero_grad([a, b, c])"
+    """Fail unless zero_grad (called on the output, or twice on one list [a, b, c]: by
+    position, then by name) reset its nodes."""
+    call = ("zero_grad(out)" if form == "output"
+            else "nodes = [a, b, c]; zero_grad(nodes); zero_grad(nodes=nodes)")
     before = " = ".join(f"{name}.grad" for name in ZERO_GRAD_NODES)
     shown = {"graph": ZERO_GRAD_GRAPH, **inputs, before: STALE_GRAD, "calls": call}
     reset = ZERO_GRAD_NODES if form == "output" else ("a", "b", "c")

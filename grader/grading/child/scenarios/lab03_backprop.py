@@ -186,13 +186,23 @@ def zero_grad_graph(engine, form, stale, x, y, z):
     r = q + c
     out = r * p
     nodes = {"a": a, "b": b, "c": c, "p": p, "q": q, "r": r, "out": out}
-    for node in nodes.values():
-        node.grad = stale  # as an earlier backward() pass leaves them
-    if form == "output":
-        engine.zero_grad(out)
-    else:
-        engine.zero_grad([a, b, c])
-    return {name + ".grad": grad_of(node, name) for name, node in nodes.items()}
+    # form "list": one list [a, b, c] passed twice, by position then by the README's name
+    # (zero_grad leaves the caller's list as it was), the stale gradients put back between;
+    # each node's grad is the first one of the calls left that is not 0 (else 0)
+    calls = ["output"] if form == "output" else ["positional", "keyword"]
+    roots = [a, b, c]
+    left = {}
+    for call in calls:
+        for node in nodes.values():
+            node.grad = stale  # as an earlier backward() pass leaves them
+        if call == "output":
+            engine.zero_grad(out)
+        else:
+            called(engine.zero_grad, call, nodes=roots)
+        for name, node in nodes.items():
+            if left.get(name + ".grad", 0.0) == 0.0:
+                left[name + ".grad"] = grad_of(node, name)
+    return left
 
 
 @scenario

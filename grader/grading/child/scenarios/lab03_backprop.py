@@ -191,7 +191,7 @@ def zero_grad_graph(engine, form, stale, x, y, z):
     # each node's grad is the first one of the calls left that is not 0 (else 0)
     calls = ["output"] if form == "output" else ["positional", "keyword"]
     roots = [a, b, c]
-    left = {}
+    left: dict = {}
     for call in calls:
         for node in nodes.values():
             node.grad = stale  # as an earlier backward() pass leaves them

@@ -323,7 +323,7 @@ HELPER_NAMES = ("WrongType", "number", "text", "grad_of", "data_of", "parents_of
                 "record_calls",
                 "node_facts", "label_of", "label_type_of", "parents_attribute", "Operation", "sigmoid", "OPERATIONS", "build_expression",
                 "finite_or_none", "run_expressions", "_read_run", "_build_node",
-                "run_sessions")
+                "run_sessions", "called")
 
 
 def parents_attribute(node: Any, parents: list) -> Any:

@@ -328,7 +328,7 @@ HELPER_NAMES = ("WrongType", "number", "text", "grad_of", "data_of", "parents_of
                 "record_calls",
                 "node_facts", "label_of", "label_type_of", "parents_attribute", "Operation", "sigmoid", "OPERATIONS", "build_expression",
                 "finite_or_none", "run_expressions", "_read_run", "_build_node",
-                "run_sessions")
+                "run_sessions", "called")
 
 
 def parents_attribute(node: Any, parents: list) -> Any:
@@ -366,3 +366,11 @@ def label_type_of(node: Any) -> Any:
     except AttributeError:
         return None
     return type(label).__name__
+
+
+def called(function: Any, call: Any, **arguments: Any) -> Any:
+    """`function` called as the README writes its signature: the arguments in that order
+    ("positional", the default) or each by its name ("keyword"); one given as None (an
+    optional argument left to its default) is left out."""
+    given = {name: value for name, value in arguments.items() if value is not None}
+    return function(**given) if call == "keyword" else function(*given.values())

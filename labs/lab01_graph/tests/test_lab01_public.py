@@ -276,13 +276,19 @@ def test_example_backward_runs_each_node_once_on_shared_graphs(sandboxed, scenar
                    requires=("example-add-number-operands", "example-mul-number-operands",
                              "example-seed"))
 def test_example_numbers_on_either_side_through_backward(sandboxed):
-    for op, k, data, grad in (("+", 1, A + 1, 1.0), ("*", 3, 3 * A, 3.0)):
+    # and the number's leaf in out._prev (where the engine keeps its parents there): its data
+    # and its gradient, the same number used by a graph backpropagated before
+    for op, k, data, grad, k_grad in (("+", 1, A + 1, 1.0, 1.0), ("*", 3, 3 * A, 3.0, A)):
         for side in ("right", "left"):
             result = sandboxed(scenarios.number_operand, side=side, op=op, x=A, k=k)
             written = f"a {op} {k}" if side == "right" else f"{k} {op} a"
-            expect_results_close(result, {"data": data, "a.grad": grad},
-                                 inputs={"out": written, "a": A, "called": "out.backward()"},
-                                 source="literal")
+            expected = {"data": data, "a.grad": grad}
+            if isinstance(result, dict) and "k.grad" in result:
+                expected.update({"k.data": float(k), "k.grad": k_grad})
+            expect_results_close(result, expected, inputs={
+                "out": written, "a": A, "k": f"the leaf Value of {k} in out._prev",
+                "before": f"Value({A}) {op} {k} built and backpropagated",
+                "called": "out.backward()"}, source="literal")
 
 
 

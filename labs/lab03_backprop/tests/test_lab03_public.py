@@ -257,6 +257,8 @@ NUMERICAL_CASES = [
     {"function": "square-times", "point": [1e-300, -0.75], "h": 1e-3},
     {"function": "cubic-mix", "point": [1000.0, 0.5, -2.0], "h": 0.1},
     {"function": "square-times", "point": [1e100, 1.5], "h": 1e-3},
+    {"function": "square-times", "point": [1.5, -0.75], "h": 1e-3, "call": "keyword"},
+    {"function": "square-times", "point": [1.5, -0.75], "h": None, "call": "keyword"},
 ]
 
 
@@ -269,12 +271,19 @@ def test_example_numerical_grad_follows_the_formula(sandboxed):
 
 
 # check_grad's answers under the README's formula: the steep exp(1000·a) is accepted at the
-# default tol; a gradient off by 0.005 is rejected at tol 1e-4 and 1e-3, accepted at 1e-2
+# default tol; a gradient off by 0.005 is rejected at tol 1e-4 and 1e-3, accepted at 1e-2; a
+# gradient of the wrong sign is rejected, and so is b's off by 0.005 beside a's of 1000 (each
+# input has its own max(1, |numeric|)); f=, xs=, tol= by name as the README writes them
 CHECK_GRAD_CASES = [
     {"function": "steep", "point": [0.002], "tol": None},
     {"function": "off-by", "point": [1.5, 0.5], "tol": None, "offset": verdicts.OFF_BY},
     {"function": "off-by", "point": [1.5, 0.5], "tol": 1e-3, "offset": verdicts.OFF_BY},
     {"function": "off-by", "point": [1.5, 0.5], "tol": 1e-2, "offset": verdicts.OFF_BY},
+    {"function": "sign-flipped", "point": [1.5, -0.5], "tol": 1e-2},
+    {"function": "off-by-second", "point": [0.5, 1000.0], "tol": None, "offset": verdicts.OFF_BY},
+    {"function": "off-by", "point": [1.5, 0.5], "tol": 1e-2, "offset": verdicts.OFF_BY,
+     "call": "keyword"},
+    {"function": "steep", "point": [0.002], "tol": None, "call": "keyword"},
 ]
 
 
@@ -282,7 +291,8 @@ CHECK_GRAD_CASES = [
                    weight=1, requires=("example-check-grad", "example-numerical-grad-formula"))
 def test_example_check_grad_follows_the_formula(sandboxed):
     got = field(sandboxed(scenarios.check_grad_cases, cases=CHECK_GRAD_CASES), "answers", list)
-    verdicts.expect_check_grad_cases(CHECK_GRAD_CASES, got, [True, False, False, True])
+    verdicts.expect_check_grad_cases(CHECK_GRAD_CASES, got,
+                                     [True, False, False, True, False, False, True, True])
 
 
 # a = 1.5, b = -0.5; t1 = a*b; t2 = tanh(t1); t3 = t2*a; out = t3 + b: t3 holds 0 (as a node
@@ -298,5 +308,5 @@ def test_example_zero_grad_goes_below_a_node_that_holds_zero(sandboxed):
                               record=False), "results", list)
     shown = {"graph": "t1 = a*b; t2 = tanh(t1); t3 = t2*a; out = t3 + b", "a": 1.5, "b": -0.5,
              "before": "a.grad = 0.5, b.grad = 0, t1.grad = 2.5, t2.grad = 3.5, t3.grad = 0, "
-                       "out.grad = 5.5", "calls": "zero_grad(out)"}
+                       "out.grad = 5.5", "calls": verdicts.ZERO_GRAD_CALLS}
     verdicts.expect_every_grad_zero(entry, ["a", "b", "t1", "t2", "t3", "out"], shown)

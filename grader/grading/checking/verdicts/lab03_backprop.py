@@ -292,8 +292,10 @@ def numerical_grads(result: Any, quantity: str, count: int, inputs: dict) -> lis
 
 
 def expect_zero_grads(result: Any, form: str, inputs: dict) -> None:
-    """Fail unless zero_grad (called on the output, or on the list [a, b, c]) reset its nodes."""
-    call = "zero_grad(out)" if form == "output" else "zero_grad([a, b, c])"
+    """Fail unless zero_grad (called on the output, or twice on one list [a, b, c]: by
+    position, then by name) reset its nodes."""
+    call = ("zero_grad(out)" if form == "output"
+            else "nodes = [a, b, c]; zero_grad(nodes); zero_grad(nodes=nodes)")
     before = " = ".join(f"{name}.grad" for name in ZERO_GRAD_NODES)
     shown = {"graph": ZERO_GRAD_GRAPH, **inputs, before: STALE_GRAD, "calls": call}
     reset = ZERO_GRAD_NODES if form == "output" else ("a", "b", "c")
@@ -452,9 +454,31 @@ def _numerical_tolerance(point: list[float], h: float | None) -> float:
     return NUMERICAL_REL_TOL + ROUNDING_ULPS * 2.2e-16 * max(1.0, *map(abs, point)) / step
 
 
+def call_text(function: str, case: dict[str, Any], optional: str) -> str:
+    """How a case calls `function` (README's signature `function(f, xs, <optional>)`), as the
+    feedback shows it: by position, or each argument by its name (`case["call"]` "keyword")."""
+    xs = f"[{', '.join('abc'[:len(case['point'])])}]"
+    given = case[optional] is not None
+    if case.get("call") == "keyword":
+        return f"{function}(f=f, xs={xs}{f', {optional}={optional}' if given else ''})"
+    return f"{function}(f, {xs}{f', {optional}' if given else ''})"
+
+
+def by_name(cases: list[dict[str, Any]], optional: str) -> list[dict[str, Any]]:
+    """The first case of each value of `optional` (given, or None: its default) again, every
+    argument passed by its README name: the signature's names are part of the contract."""
+    seen: set[Any] = set()
+    found = []
+    for case in cases:
+        if case[optional] not in seen:
+            seen.add(case[optional])
+            found.append({**case, "call": "keyword"})
+    return found
+
+
 def _numerical_shown(case: dict[str, Any]) -> dict[str, Any]:
     names = "abc"[:len(case["point"])]
-    call = f"numerical_grad(f, [{', '.join(names)}]{'' if case['h'] is None else ', h'})"
+    call = call_text("numerical_grad", case, "h")
     shown = {**NUMERICAL_FUNCTIONS[case["function"]],
              **dict(zip(names, case["point"], strict=True))}
     if case["h"] is not None:
@@ -485,19 +509,28 @@ def expect_numerical_cases(cases: list[dict[str, Any]], got: list[Any], want: li
 
 
 # check_grad's cases: a correct gradient of a function steep enough that the step of the
-# estimate matters, and (a*b)'s gradient off by OFF_BY, judged at tolerances either side of it.
+# estimate matters, and (a*b)'s gradient off by OFF_BY, judged at tolerances either side of it;
+# the README's formula input by input: a gradient of the right size and the wrong sign (the
+# derivative negative), and b's gradient off by OFF_BY beside a's large one (each input's own
+# max(1, |numeric|), not the largest of all).
 OFF_BY = 5e-3
 CHECK_GRAD_TOLERANCES = (None, 1e-3, 1e-2)
 CASE_FUNCTIONS = {
     "steep": {"f(a)": "exp(a * 1000)"},
     "off-by": {"f(a, b)": "a*b", "(a*b)._backward": f"a.grad += (b.data + {OFF_BY}) * (a*b).grad; "
                "b.grad += a.data * (a*b).grad"},
+    "sign-flipped": {"f(a, b)": "a*b", "(a*b)._backward": "a.grad += -b.data * (a*b).grad; "
+                     "b.grad += a.data * (a*b).grad"},
+    "off-by-second": {"f(a, b)": "a*b", "(a*b)._backward": "a.grad += b.data * (a*b).grad; "
+                      f"b.grad += (a.data + {OFF_BY}) * (a*b).grad"},
 }
 
 
 def check_grad_cases(rng: Any) -> list[dict[str, Any]]:
     """The cases of `check_grad_cases`: each function at every tolerance, |b| below 1 (so
-    max(1, |numeric|) is 1 and OFF_BY is judged against tol itself)."""
+    max(1, |numeric|) is 1 and OFF_BY is judged against tol itself), a sign-flipped gradient
+    (b of either sign), b's gradient off by OFF_BY beside a large gradient of a (b near 1000,
+    |a| below 1); then each tolerance again with every argument passed by name."""
     cases = []
     for tol in CHECK_GRAD_TOLERANCES:
         cases.append({"function": "steep", "point": [round(rng.uniform(0.0005, 0.003), 5)],
@@ -505,7 +538,12 @@ def check_grad_cases(rng: Any) -> list[dict[str, Any]]:
         b = round(rng.uniform(0.3, 0.8), 3) * rng.choice((-1, 1))
         cases.append({"function": "off-by", "point": [round(rng.uniform(0.5, 2), 3), b],
                       "tol": tol, "offset": OFF_BY})
-    return cases
+        cases.append({"function": "sign-flipped", "point": [round(rng.uniform(0.5, 2), 3),
+                                                            -b], "tol": tol})
+        cases.append({"function": "off-by-second",
+                      "point": [b, round(rng.uniform(500, 2000), 1) * rng.choice((-1, 1))],
+                      "tol": tol, "offset": OFF_BY})
+    return cases + by_name(cases, "tol")
 
 
 def expect_check_grad_cases(cases: list[dict[str, Any]], got: list[Any], want: list[Any]) -> None:
@@ -514,7 +552,7 @@ def expect_check_grad_cases(cases: list[dict[str, Any]], got: list[Any], want: l
         fail("bad-result", reason="the answers do not have one entry per case")
     for case, actual, expected in zip(cases, got, want, strict=True):
         names = "ab"[:len(case["point"])]
-        call = f"check_grad(f, [{', '.join(names)}]{'' if case['tol'] is None else ', tol'})"
+        call = call_text("check_grad", case, "tol")
         shown = {**CASE_FUNCTIONS[case["function"]],
                  **dict(zip(names, case["point"], strict=True))}
         if case["tol"] is not None:
@@ -539,4 +577,8 @@ def expect_every_grad_zero(entry: Any, nodes: list[str], inputs: dict[str, Any])
     for name, grad in zip(nodes, grads, strict=True):
         expect_equal(field({f"{name}.grad": grad}, f"{name}.grad", float), 0.0,
                      quantity=said("quantity-after-call", code=f"{name}.grad",
-                                   call="zero_grad(out)"), inputs=inputs)
+                                   call=ZERO_GRAD_CALLS), inputs=inputs)
+
+
+# What `zero_grad_graphs` calls on each graph, the gradients reset before each call.
+ZERO_GRAD_CALLS = "zero_grad(out), zero_grad(nodes), zero_grad(nodes=nodes) with nodes = [out]"

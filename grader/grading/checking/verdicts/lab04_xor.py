@@ -126,6 +126,11 @@ def mean_squared_error(outputs: list[float], targets: list[float]) -> float:
 # train_xor(model, steps=k) for each k from one seed: the loop's ends (0 steps, 1 step) and a
 # few more. The losses are compared to 1e-9: what a loss is, not what it prints as.
 SMALL_STEPS = (0, 1, 2, 3)
+# How those runs call MLP(nin, nouts) and train_xor(model, steps, lr): every argument by its
+# README name (even k) or in the README's order (odd k), the signature's dimension.
+CALLS = ("keyword", "positional")
+CALL_TEXT = ("model = MLP(nin=2, nouts=[4, 1]); train_xor(model=model, steps=steps, lr=lr)",
+             "model = MLP(2, [4, 1]); train_xor(model, steps, lr)")
 EXACT_REL_TOL, EXACT_ABS_TOL = 1e-9, 1e-12
 
 

@@ -8,6 +8,7 @@ globals do not travel with it. This module imports nothing of the trusted side.
 
 from grader.grading.child.graph import (
     RECORD_CAP,
+    WrongType,
     data_of,
     grad_of,
     label_of,
@@ -223,18 +224,35 @@ def equal_data_nodes(Value, x, y, z):
 def number_operand(Value, side, op, x, k, own_backward=False):
     # A plain number on one side of the operator; the gradient through backward(), or through
     # the result's own _backward alone (own_backward: out.grad set to 1 by hand).
+    # With backward() (not own_backward), and when the engine keeps its parents in `_prev`
+    # (a name is structure, judged by its own check), the number's leaf too: the README's
+    # number operand becomes a leaf Value in `_prev`, a fresh one per operation, so the same
+    # number in a graph built and backpropagated before shares neither node nor gradient.
+    def build(a):
+        if side == "right":
+            return a + k if op == "+" else a * k
+        return k + a if op == "+" else k * a
+
+    if not own_backward:
+        build(Value(x)).backward()  # an earlier graph with the same number
     a = Value(x)
-    if side == "right":
-        out = a + k if op == "+" else a * k
-    else:
-        out = k + a if op == "+" else k * a
+    out = build(a)
     result = {"data": data_of(out, "out")}
+    parents = None if own_backward else getattr(out, "_prev", None)
+    leaf = None
+    if parents is not None:
+        leaf = next((p for p in list(parents) if p is not a), None)
+        if not isinstance(leaf, Value):
+            raise WrongType(f"the leaf of {k} in out._prev", type(leaf).__name__, "Value")
     if own_backward:
         out.grad = 1.0
         out._backward()
     else:
         out.backward()
     result["a.grad"] = grad_of(a, "a")
+    if leaf is not None:
+        result["k.data"] = data_of(leaf, "k")
+        result["k.grad"] = grad_of(leaf, "k")
     return result
 
 
@@ -353,7 +371,7 @@ REPLIES: dict[Scenario, ReplySchema] = {
     shared_intermediate: grads("x", "a", "b", nodes=NODES),
     equal_data_leaves: grads("a", "b", parents=OneOf(PARENTS, NULL), nodes=NODES),
     equal_data_nodes: Obj({**{name: Num() for name in "abcde"}, "nodes": NODES}),
-    number_operand: grads("a", data=Num()),
+    number_operand: Obj({"a.grad": Num(), "data": Num()}, {"k.data": Num(), "k.grad": Num()}),
     course_graph: Obj({"out.data": Num(), "ab.data": Num(), "out._op": LABEL,
                                    "ab._op": LABEL, "out._prev": OneOf(PARENTS, NULL),
                        "ab._prev": OneOf(PARENTS, NULL)}),

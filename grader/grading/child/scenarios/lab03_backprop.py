@@ -11,6 +11,7 @@ from grader.grading.child.graph import (
     RECORD_CAP,
     WrongType,
     build_expression,
+    called,
     data_of,
     grad_of,
     node_facts,
@@ -185,13 +186,23 @@ def zero_grad_graph(engine, form, stale, x, y, z):
     r = q + c
     out = r * p
     nodes = {"a": a, "b": b, "c": c, "p": p, "q": q, "r": r, "out": out}
-    for node in nodes.values():
-        node.grad = stale  # as an earlier backward() pass leaves them
-    if form == "output":
-        engine.zero_grad(out)
-    else:
-        engine.zero_grad([a, b, c])
-    return {name + ".grad": grad_of(node, name) for name, node in nodes.items()}
+    # form "list": one list [a, b, c] passed twice, by position then by the README's name
+    # (zero_grad leaves the caller's list as it was), the stale gradients put back between;
+    # each node's grad is the first one of the calls left that is not 0 (else 0)
+    calls = ["output"] if form == "output" else ["positional", "keyword"]
+    roots = [a, b, c]
+    left: dict = {}
+    for call in calls:
+        for node in nodes.values():
+            node.grad = stale  # as an earlier backward() pass leaves them
+        if call == "output":
+            engine.zero_grad(out)
+        else:
+            called(engine.zero_grad, call, nodes=roots)
+        for name, node in nodes.items():
+            if left.get(name + ".grad", 0.0) == 0.0:
+                left[name + ".grad"] = grad_of(node, name)
+    return left
 
 
 @scenario
@@ -412,8 +423,7 @@ def numerical_cases(engine, cases):
     for case in cases:
         xs = [engine.Value(v) for v in case["point"]]
         f = cubic_mix if case["function"] == "cubic-mix" else square_times
-        grads = (engine.numerical_grad(f, xs) if case["h"] is None
-                 else engine.numerical_grad(f, xs, case["h"]))
+        grads = called(engine.numerical_grad, case.get("call"), f=f, xs=xs, h=case["h"])
         entry: dict = {"data": [data_of(x, f"xs[{k}]") for k, x in enumerate(xs)]}
         if type(grads) is not list:
             entry["returned"] = type(grads).__name__
@@ -447,13 +457,32 @@ def check_grad_cases(engine, cases):
         ab._backward = off_backward
         return ab
 
+    def sign_flipped(a, b):  # d(a*b)/da is b; this passes -b: right in size, wrong in sign
+        ab = a * b
+
+        def flipped_backward():
+            a.grad += -b.data * ab.grad
+            b.grad += a.data * ab.grad
+        ab._backward = flipped_backward
+        return ab
+
+    def off_by_second(a, b, offset):  # d(a*b)/db passed as a + offset, beside d/da = b, large
+        ab = a * b
+
+        def off_backward():
+            a.grad += b.data * ab.grad
+            b.grad += (a.data + offset) * ab.grad
+        ab._backward = off_backward
+        return ab
+
     answers = []
     for case in cases:
         xs = [Value(v) for v in case["point"]]
         name, offset = case["function"], case.get("offset", 0.0)
-        f = steep if name == "steep" else (lambda a, b, offset=offset: off_by(a, b, offset))
-        answer = (engine.check_grad(f, xs) if case["tol"] is None
-                  else engine.check_grad(f, xs, case["tol"]))
+        f = {"steep": steep, "sign-flipped": sign_flipped,
+             "off-by": lambda a, b, offset=offset: off_by(a, b, offset),
+             "off-by-second": lambda a, b, offset=offset: off_by_second(a, b, offset)}[name]
+        answer = called(engine.check_grad, case.get("call"), f=f, xs=xs, tol=case["tol"])
         if type(answer) is not bool:
             raise WrongType("check_grad(f, xs)", type(answer).__name__, "bool")
         answers.append(answer)
@@ -464,15 +493,26 @@ def check_grad_cases(engine, cases):
 def zero_grad_graphs(engine, graphs, record):
     # Each graph built, every node given a gradient as earlier passes leave them (0 on every
     # third node, so nodes that hold 0 sit above nodes that do not), then zero_grad(output);
-    # every node's data and grad afterwards. `record` is the random checks' argument, unused.
+    # the same again with zero_grad(nodes) and zero_grad(nodes=nodes), one list nodes = [output]
+    # passed twice (the README: a Value or a list, by position or by name, the caller's list
+    # left as it was). Every node's data, and per node the first gradient one of the three
+    # calls left that is not 0 (else 0). `record` is the random checks' argument, unused.
     results = []
     for graph in graphs:
         values = build_expression(engine.Value, graph)
-        for k, value in enumerate(values):
-            value.grad = 0.0 if k % 3 == 1 else 0.5 + k
-        engine.zero_grad(values[-1])
+        nodes = [values[-1]]
+        left = [0.0] * len(values)
+        for call in ("value", "positional", "keyword"):
+            for k, value in enumerate(values):
+                value.grad = 0.0 if k % 3 == 1 else 0.5 + k
+            if call == "value":
+                engine.zero_grad(values[-1])
+            else:
+                called(engine.zero_grad, call, nodes=nodes)
+            grads = [grad_of(v, f"[{k}]") for k, v in enumerate(values)]
+            left = [old if old != 0 else new for old, new in zip(left, grads, strict=True)]
         results.append({"data": [data_of(v, f"[{k}]") for k, v in enumerate(values)],
-                        "grad": [grad_of(v, f"[{k}]") for k, v in enumerate(values)]})
+                        "grad": left})
     return {"results": results}
 
 

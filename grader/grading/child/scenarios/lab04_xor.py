@@ -14,7 +14,7 @@ weights (when the student's initialisation follows the contract), and restores t
 engine to watch the training loop undoes the patch before returning, for the same reason.
 """
 
-from grader.grading.child.graph import RECORD_CAP, data_of, finite_or_none, number
+from grader.grading.child.graph import RECORD_CAP, called, data_of, finite_or_none, number
 from grader.grading.child.scenario import Scenario, scenario
 from grader.grading.child.schema import (
     COUNT,
@@ -228,20 +228,26 @@ def neuron_gradients(nn, seed, x):
 
 
 @scenario
-def train_and_evaluate(nn, seed, steps, lr, layers=(4, 1)):
-    # steps=None: train_xor(model) with the defaults nn.py gives it
+def train_and_evaluate(nn, seed, steps, lr, layers=(4, 1), call=None):
+    # steps=None: train_xor(model) with the defaults nn.py gives it. call: how MLP and
+    # train_xor are called, by the README's signatures MLP(nin, nouts) and
+    # train_xor(model, steps, lr): None as the README's example (MLP by position, steps= and
+    # lr= by name), "positional" (every argument in order) or "keyword" (each by its name)
     import random
     xs = [[-1.0, -1.0], [-1.0, 1.0], [1.0, -1.0], [1.0, 1.0]]
     state = random.getstate()
     random.seed(seed)
     try:
-        model = nn.MLP(2, list(layers))
+        model = (nn.MLP(nin=2, nouts=list(layers)) if call == "keyword"
+                 else nn.MLP(2, list(layers)))
         before = [data_of(model(x), "model(x)") for x in xs]
         drawn = random.getstate()  # the README: no random numbers while training
         if steps is None:
             losses = nn.train_xor(model)
-        else:
+        elif call is None:
             losses = nn.train_xor(model, steps=steps, lr=lr)
+        else:
+            losses = called(nn.train_xor, call, model=model, steps=steps, lr=lr)
         random_moved = random.getstate() != drawn
         after = [data_of(model(x), "model(x)") for x in xs]
     finally:

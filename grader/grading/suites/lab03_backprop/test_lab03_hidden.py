@@ -385,7 +385,8 @@ def test_random_dags_with_shared_nodes_match_the_reference(sandboxed, reference,
 
 def _numerical_cases(rng):
     """numerical_grad cases over magnitudes x h x function: each input's magnitude from
-    verdicts.MAGNITUDES in turn (the others drawn near 1), h from verdicts.NUMERICAL_STEPS."""
+    verdicts.MAGNITUDES in turn (the others drawn near 1), h from verdicts.NUMERICAL_STEPS; then
+    one case of each h again with every argument passed by name (f=, xs=, h=)."""
     cases = []
     for function, arity in (("square-times", 2), ("cubic-mix", 3)):
         for magnitude in verdicts.MAGNITUDES:
@@ -393,7 +394,7 @@ def _numerical_cases(rng):
                 point = list(distinct_values(rng, "x y z").values())[:arity]
                 point[rng.randrange(arity)] = magnitude * rng.choice((-1, 1))
                 cases.append({"function": function, "point": point, "h": h})
-    return cases
+    return cases + verdicts.by_name(cases, "h")  # the README's parameter names too
 
 
 @pytest.mark.check(id="numerical-grad-follows-the-formula", pitfall="finite-difference",

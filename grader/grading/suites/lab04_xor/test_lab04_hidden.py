@@ -333,8 +333,10 @@ def test_train_xor_returns_a_float_loss_for_every_step_it_was_asked(sandboxed, r
     # the loop's ends and the losses themselves (the contract's whole-run dimension): steps
     # 0 to 3 from one seed, each loss the loss of the model after that many steps, to 1e-9
     runs = {steps: sandboxed(scenarios.train_and_evaluate, seed=seed, steps=steps,
-                             lr=verdicts.LEARNING_RATE) for steps in verdicts.SMALL_STEPS}
-    verdicts.expect_whole_runs(runs, lambda steps: {**inputs, "steps": steps})
+                             lr=verdicts.LEARNING_RATE, call=verdicts.CALLS[steps % 2])
+            for steps in verdicts.SMALL_STEPS}
+    verdicts.expect_whole_runs(runs, lambda steps: {**inputs, "steps": steps,
+                                                   "calls": verdicts.CALL_TEXT[steps % 2]})
 
 
 @pytest.mark.check(id="train-xor-leaves-random-alone", pitfall="training-loop", weight=2,

@@ -243,7 +243,9 @@ def number_operand(Value, side, op, x, k, own_backward=False):
     if parents is not None:
         leaf = next((p for p in list(parents) if p is not a), None)
         if not isinstance(leaf, Value):
-            raise WrongType(f"the leaf of {k} in out._prev", type(leaf).__name__, "Value")
+            # said as code, in no language: the parent of out that is not a
+            raise WrongType("next(p for p in out._prev if p is not a)", type(leaf).__name__,
+                            "Value")
     if own_backward:
         out.grad = 1.0
         out._backward()

@@ -49,14 +49,9 @@ EXCEPTIONS: dict[str, str] = {
     "grader/results/render.py::feedback_view": "the check block: view40 rewrites it",
     "grader/results/first_screen.py": "the check block's first screen: view40 rewrites it",
     "grader/results/graph_drawing.py::parse_graph": "the check block's drawing: view40",
-    # modules other branches rewrite now; converted after the merge (issue 34)
-    "grader/results/gradebook.py": "outputs40 moves the LMS files out; semester40 adds cells",
-    "grader/results/fill_in.py": "outputs40 moves it to grader/results/lms/",
-    "grader/results/feedback_return.py": "outputs40 moves it to grader/results/lms/",
-    "grader/results/lms_summary.py": "outputs40 rewrites it",
-    "grader/grading/batch.py::read_reports": "outputs40 moves it to class_files.py",
-    "grader/grading/batch.py::write_class_files": "outputs40 moves it to class_files.py",
-    "grader/grading/batch.py::_lms_file": "outputs40 moves it to class_files.py",
+    # the folder's JSON files before they are known to be documents: which of them is a report
+    "grader/results/report_folder.py::read_reports": "tells a report (`<id>/scores.json` naming "
+    "its own folder) from any other JSON before a reader parses it",
     "grader/platforms/gradescope.py::_test": "the check block: view40 rewrites it",
     "grader/platforms/prairielearn.py::_test": "the check block: view40 rewrites it",
     "grader/platforms/prairielearn.py::withhold_hidden": "builds the withheld checks' JSON",

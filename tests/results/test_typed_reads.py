@@ -50,11 +50,8 @@ EXCEPTIONS: dict[str, str] = {
     # the folder's JSON files before they are known to be documents: which of them is a report
     "grader/results/report_folder.py::read_reports": "tells a report (`<id>/scores.json` naming "
     "its own folder) from any other JSON before a reader parses it",
-    "grader/platforms/gradescope.py::_test": "the check block: view40 rewrites it",
-    "grader/platforms/prairielearn.py::_test": "the check block: view40 rewrites it",
     "grader/platforms/prairielearn.py::withhold_hidden": "builds the withheld checks' JSON",
     "grader/platforms/gradescope.py::_grade_and_say": "Gradescope's results.json, not a document",
-    "grader/platforms/gradescope.py::results": "Gradescope's tests (`t`), not a document",
     "grader/semester": "semester40 adds the semester's fields to the document",
 }
 

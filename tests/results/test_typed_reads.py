@@ -46,7 +46,6 @@ EXCEPTIONS: dict[str, str] = {
     "grader/results/messages.py::describe_detail": "the detail format {kind, params}",
     "grader/results/messages.py::describe_flag": "the flag format {id, params}",
     # the check-block rendering: rewritten now by issue 34's check view (branch view40)
-    "grader/results/graph_drawing.py::parse_graph": "the check block's drawing: view40",
     # the folder's JSON files before they are known to be documents: which of them is a report
     "grader/results/report_folder.py::read_reports": "tells a report (`<id>/scores.json` naming "
     "its own folder) from any other JSON before a reader parses it",

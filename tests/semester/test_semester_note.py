@@ -18,7 +18,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from grader.results.gradebook import class_csv, moodle_worksheet
+from grader.results.gradebook import class_csv
+from grader.results.lms.moodle import moodle_worksheet
 from grader.results.render import render_dashboard, render_feedback
 from grader.results.score_schema import score_schema
 from grader.semester.annotation import section_of

@@ -41,12 +41,12 @@ from grader.common.labs import Lab, get_lab
 from grader.common.shutdown import finish
 from grader.platforms.platform import ExportUsage, Platform, Said
 from grader.platforms.scaling import scaled_maxima, scaled_score, valid_total
-from grader.results.check_view import check_view_from_record
+from grader.results.check_view import check_view
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import attempt_notes, localise, problem_notice, problem_where
 from grader.results.render import json_text, pitfall_notes, render_template, report_texts
 from grader.results.rounding import rounded_total
-from grader.results.score_document import as_document, to_json, to_json_or_none
+from grader.results.score_document import Check, as_document, to_json, to_json_or_none
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 DEFAULT_HIDDEN_VISIBILITY = "after_published"
@@ -89,13 +89,13 @@ class Config:
 # --- results.json ----------------------------------------------------------------------------
 
 
-def _test(check: Mapping[str, Any], hidden_visibility: str, catalogue: Catalogue,
+def _test(check: Check, hidden_visibility: str, catalogue: Catalogue,
           scaled: tuple[Decimal, Decimal] | None = None) -> dict[str, Any]:
     """One check as a Gradescope test case, its (score, maximum) scaled when given."""
-    view = check_view_from_record(check, catalogue, drawn=False)
+    view = check_view(check, catalogue, drawn=False)
     output = render_template("platforms/check.md.j2", check=view, t=catalogue.text,
                              lang=catalogue.lang).strip()
-    score, max_score = check["score"], check["max_score"]
+    score, max_score = check.score, check.max_score
     if scaled is not None:
         score, max_score = float(scaled[0]), float(scaled[1])
     return {
@@ -105,13 +105,12 @@ def _test(check: Mapping[str, Any], hidden_visibility: str, catalogue: Catalogue
         "max_score": max_score,
         # Gradescope knows passed and failed only; not-run and error keep their own status in
         # extra_data and in the output text.
-        "status": "passed" if check["status"] == "passed" else "failed",
+        "status": "passed" if check.status == "passed" else "failed",
         "output": output,
         "output_format": "md",
-        "tags": [check["pitfall"]],
-        "visibility": "visible" if check["visibility"] == "public" else hidden_visibility,
-        "extra_data": {"check": check["id"], "pitfall": check["pitfall"],
-                       "status": check["status"]},
+        "tags": [check.pitfall],
+        "visibility": "visible" if check.visibility == "public" else hidden_visibility,
+        "extra_data": {"check": check.id, "pitfall": check.pitfall, "status": check.status},
     }
 
 
@@ -126,7 +125,7 @@ def results(doc: Mapping[str, Any], hidden_visibility: str = DEFAULT_HIDDEN_VISI
     catalogue = Catalogue.load(as_document(doc).lang)
     document = localise(as_document(doc), catalogue)
     localised = to_json(document)  # for the templates
-    checks = localised["checks"]
+    checks = document.checks
     graded = document.status == "graded"
     scaled: list[tuple[Decimal, Decimal] | None] = [None] * len(checks)
     if points is not None:  # the total rounded once, as the gradebooks round it

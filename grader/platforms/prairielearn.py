@@ -41,11 +41,11 @@ from grader import __version__
 from grader.common.labs import Lab, get_lab
 from grader.common.shutdown import finish
 from grader.platforms.platform import ExportUsage, Platform, Said
-from grader.results.check_view import check_view_from_record
+from grader.results.check_view import check_view
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import localise_document, pitfall_title, problem_hint
 from grader.results.render import json_text, render_feedback, render_template
-from grader.results.score_document import Problem, as_document, as_record, parse, to_json
+from grader.results.score_document import Check, Problem, as_document, as_record, parse
 
 MAX_RESULTS_BYTES = 1_000_000
 ROOT_VARIABLE = "GRADE_ROOT"
@@ -107,18 +107,18 @@ def withhold_hidden(doc: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _test(check: Mapping[str, Any], catalogue: Catalogue) -> dict[str, Any]:
-    known = catalogue.has(f"pitfalls.{check['pitfall']}.title")
-    view = check_view_from_record(check, catalogue, drawn=False)
+def _test(check: Check, catalogue: Catalogue) -> dict[str, Any]:
+    known = catalogue.has(f"pitfalls.{check.pitfall}.title")
+    view = check_view(check, catalogue, drawn=False)
     message = render_template("platforms/check.txt.j2", check=view, t=catalogue.text,
                               lang=catalogue.lang,
                               withheld_notice=catalogue.text("platforms.prairielearn.hidden_check")
                               ).strip()
     return {
         "name": view.title,
-        "description": pitfall_title(check["pitfall"], catalogue) if known else check["pitfall"],
-        "points": check["score"],
-        "max_points": check["max_score"],
+        "description": pitfall_title(check.pitfall, catalogue) if known else check.pitfall,
+        "points": check.score,
+        "max_points": check.max_score,
         "message": message,
         "output": view.output,
     }
@@ -154,7 +154,7 @@ def results(doc: Mapping[str, Any]) -> dict[str, Any]:
         "message": catalogue.text("platforms.prairielearn.not_loaded", reason=told, **points)
         if problem else catalogue.text("platforms.prairielearn.graded", **points),
         "output": render_feedback(localised, "terminal"),
-        "tests": [_test(to_json(check), catalogue) for check in document.checks],
+        "tests": [_test(check, catalogue) for check in document.checks],
     }
     return fit(found, catalogue.text("platforms.prairielearn.truncated"))
 

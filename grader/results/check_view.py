@@ -19,7 +19,7 @@ from typing import Any
 
 from grader.results.i18n import Catalogue
 from grader.results.messages import format_pair
-from grader.results.score_document import Check, Detail, Graph, parse_record, to_json
+from grader.results.score_document import Check, Detail, Graph, parse_record
 
 # How the sandbox and the plugin end output they capped (grader/grading/sandbox/sandbox.py,
 # grader/grading/plugin.py); the view shows that note in the reader's language.
@@ -69,9 +69,9 @@ def graph_view(recorded: Graph | None, catalogue: Catalogue) -> GraphView | None
     if recorded is None:
         return None
     # Imported here: most feedback draws no graph, and a student's check should not pay for it.
-    from grader.results.graph_drawing import ROW_KEYS, drawing, parse_graph, tree_rows
+    from grader.results.graph_drawing import ROW_KEYS, drawable, drawing, tree_rows
 
-    graph = parse_graph(to_json(recorded))
+    graph = drawable(recorded)
     if graph is None:
         return None
     labels = {key: catalogue.text(f"ui.graph.label_{key}") for key in ROW_KEYS}

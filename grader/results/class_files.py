@@ -30,6 +30,7 @@ from grader.results.report_folder import (
     read_reports,
 )
 from grader.results.report_folder import write_file as _write_atomically
+from grader.results.score_document import as_document
 
 __all__ = ["GradebookOptions", "file_digest", "gradebook_settings", "write_class_files"]
 
@@ -80,7 +81,7 @@ def _lms_file(out_dir: Path, docs: Sequence[dict[str, Any]], target: LmsTarget,
     if settings["gradebook"] and download.is_file():
         raw = download.read_bytes()
         if fill_in.kind_of(read_sheet(raw, download.name)) == target.name:
-            return fill_in.fill(raw, download.name, docs, docs[0]["lab"], settings["points"],
+            return fill_in.fill(raw, download.name, docs, as_document(docs[0]).lab, settings["points"],
                                 settings["canvas_column"]).text
     if settings["points"] is None:
         return None
@@ -97,7 +98,7 @@ def write_class_files(out_dir: Path, lang: str,
     _write_atomically(written[1], render_dashboard(docs, lang, options.templates if options
                                                    else None))
     for target in TARGETS:
-        if any(doc["submission"].get("lms") == target.name for doc in docs):
+        if any(as_document(doc).submission.lms == target.name for doc in docs):
             text = _lms_file(out_dir, docs, target, settings, lang)
             if text is not None:
                 written.append(out_dir / target.gradebook_file)

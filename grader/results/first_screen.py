@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.results.messages import is_not_written
+from grader.results.score_document import Check, to_json_or_none
 
 # Unwritten TODOs counted one line each; past this many lines, the later ones share one line.
 MAX_TODO_LINES = 4
@@ -33,9 +34,8 @@ class Waiting:
     last: int | None = None
 
 
-def first_screen(attention: Sequence[Mapping[str, Any]],
-                 todos_of: Mapping[str, tuple[int, ...]]) -> tuple[list[Mapping[str, Any]],
-                                                                   list[Waiting]]:
+def first_screen(attention: Sequence[Check],
+                 todos_of: Mapping[str, tuple[int, ...]]) -> tuple[list[Check], list[Waiting]]:
     """The checks shown in full and the one-line summaries of the others, in TODO order.
 
     `attention` are the checks that did not pass, in the suite's order; `todos_of` maps a
@@ -43,13 +43,13 @@ def first_screen(attention: Sequence[Mapping[str, Any]],
     unwritten = [check for check in attention if _not_written(check)]
     first = min(unwritten, key=lambda check: _own_todo(check) or 0, default=None)
     shown = [check for check in attention if check is first or
-             (check["status"] != "not-run" and not _not_written(check))]
+             (check.status != "not-run" and not _not_written(check))]
     next_todo = _next_todo(unwritten)
     counts: dict[int | None, int] = {}
     for check in attention:
         if any(check is kept for kept in shown):
             continue
-        todo = _own_todo(check) if _not_written(check) else max(todos_of.get(check["id"], ()),
+        todo = _own_todo(check) if _not_written(check) else max(todos_of.get(check.id, ()),
                                                                  default=None)
         counts[todo] = counts.get(todo, 0) + 1
     waiting = [Waiting(todo, count, todo is not None and next_todo is not None and todo >= next_todo)
@@ -68,18 +68,23 @@ def _later_merged(waiting: list[Waiting]) -> list[Waiting]:
     return [*(line for line in waiting if not line.unwritten or line in kept), merged]
 
 
-def _not_written(check: Mapping[str, Any]) -> bool:
-    return check["status"] == "failed" and is_not_written(check.get("detail"))
+def _not_written(check: Check) -> bool:
+    return check.status == "failed" and is_not_written(to_json_or_none(check.detail))
 
 
-def _own_todo(check: Mapping[str, Any]) -> int | None:
+def _own_todo(check: Check) -> int | None:
     """The TODO a "not written yet" failure ran into (None: a NotImplementedError of its own)."""
-    todo = ((check.get("detail") or {}).get("params") or {}).get("todo")
+    todo = _params(check).get("todo")
     return todo if isinstance(todo, int) else None
 
 
-def _next_todo(unwritten: Sequence[Mapping[str, Any]]) -> int | None:
+def _next_todo(unwritten: Sequence[Check]) -> int | None:
     """The lowest TODO still as the stub has it, as the "not written yet" failures say."""
-    numbers = [((check.get("detail") or {}).get("params") or {}).get("next") for check in unwritten]
+    numbers = [_params(check).get("next") for check in unwritten]
     found = [number for number in numbers if isinstance(number, int)]
     return min(found, default=None)
+
+
+def _params(check: Check) -> Mapping[str, Any]:
+    """The params of a check's detail (empty without a detail)."""
+    return (check.detail.params if check.detail is not None else None) or {}

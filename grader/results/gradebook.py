@@ -16,13 +16,20 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from grader.results.i18n import Catalogue, format_number
-from grader.results.messages import localise_document
+from grader.results.messages import localise
 from grader.results.render import render_template
 from grader.results.rounding import rounded_total
+from grader.results.score_document import (
+    Document,
+    ScoreDocument,
+    as_document,
+    to_json,
+    to_json_or_none,
+)
 from grader.results.semester_note import SEMESTER_COLUMNS, note_lines, semester_cells
 
 __all__ = ["CLASS_COLUMNS", "FORMULA_START", "class_csv", "comment", "graded_of", "one_line",
@@ -45,23 +52,25 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def scaled(doc: Mapping[str, Any], out_of: float) -> float:
+def scaled(doc: Document, out_of: float) -> float:
     """The document's score as points out of `out_of`, to two decimals (what both LMSs show),
     rounded once as every platform rounds it (grader.results.rounding.rounded_total); the grade
     that counts when the semester's ledger gave one (after the penalty and any override)."""
-    score = doc["semester"]["counted_score"] if doc.get("semester") else doc["score"]
-    return float(rounded_total(score, doc["max_score"], out_of))
+    typed = as_document(doc)
+    score = typed.semester.counted_score if typed.semester else typed.score
+    return float(rounded_total(score, typed.max_score, out_of))
 
 
-def comment(doc: Mapping[str, Any]) -> str:
+def comment(doc: Document) -> str:
     """The one-line comment of a row, in the document's language."""
-    catalogue = Catalogue.load(doc["lang"])
-    localised = localise_document(doc, catalogue)
-    checks = localised["checks"]
+    typed = as_document(doc)
+    catalogue = Catalogue.load(typed.lang)
+    localised = localise(typed, catalogue)
     text = render_template(
-        "platforms/gradebook_comment.txt.j2", doc=localised, t=catalogue.text, lang=catalogue.lang, failed=sum(c["status"] != "passed" for c in checks),
-        total=len(checks), pitfalls=", ".join(localised["pitfalls"]),
-        semester_note=note_lines(doc.get("semester"), catalogue))
+        "platforms/gradebook_comment.txt.j2", doc=to_json(localised), t=catalogue.text,
+        lang=catalogue.lang, failed=sum(c.status != "passed" for c in localised.checks),
+        total=len(localised.checks), pitfalls=", ".join(localised.pitfalls),
+        semester_note=note_lines(to_json_or_none(typed.semester), catalogue))
     return one_line(text)
 
 
@@ -73,25 +82,32 @@ def rows_csv(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     return buffer.getvalue()
 
 
-def class_csv(docs: Sequence[Mapping[str, Any]]) -> str:
+def class_csv(docs: Sequence[Document]) -> str:
     """class.csv: one row per submission; scores blank and a reason when not graded; `late`
     "yes" when the LMS marked the submission late (no penalty applied)."""
     rows = []
     for doc in docs:
-        record = doc["submission"]
-        graded = doc["status"] == "graded"
-        reason = "" if graded else one_line((doc.get("reason") or {}).get("text", ""))
-        rows.append([text_cell(record["id"]), text_cell(record.get("student_id", "")),
-                     text_cell(record.get("name", "")), doc["lab"], doc["status"],
-                     format_number(doc["score"]) if graded else "",
-                     format_number(doc["max_score"]) if graded else "",
-                     " ".join(doc["pitfalls"]), text_cell(reason),
-                     "yes" if record.get("late") else "",  # as the LMS marked it
-                     *semester_cells(doc.get("semester"))])
+        typed = as_document(doc)
+        record = typed.submission
+        graded = typed.graded
+        reason = "" if graded or typed.reason is None else one_line(typed.reason.text)
+        rows.append([text_cell(record.id), text_cell(_or_blank(record.student_id)),
+                     text_cell(_or_blank(record.name)), typed.lab, typed.status,
+                     format_number(typed.score) if graded else "",
+                     format_number(typed.max_score) if graded else "",
+                     " ".join(typed.pitfalls), text_cell(reason),
+                     "yes" if record.late else "",  # as the LMS marked it
+                     *semester_cells(to_json_or_none(typed.semester))])
     return rows_csv(CLASS_COLUMNS, rows)
 
 
-def graded_of(docs: Iterable[Mapping[str, Any]], lms: str) -> list[Mapping[str, Any]]:
+def graded_of(docs: Iterable[Document], lms: str) -> list[ScoreDocument]:
     """The graded documents of one LMS's students: the only ones a gradebook file may change."""
-    return [doc for doc in docs if doc["status"] == "graded"
-            and doc["submission"].get("lms") == lms and doc["submission"].get("student_id")]
+    typed = [as_document(doc) for doc in docs]
+    return [doc for doc in typed if doc.graded
+            and doc.submission.lms == lms and doc.submission.student_id]
+
+
+def _or_blank(value: str | None) -> str:
+    """An optional field's text, blank when the document leaves it out."""
+    return "" if value is None else value

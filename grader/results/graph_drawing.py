@@ -10,6 +10,7 @@ it writes the graph as the rows of an indented tree for the Markdown and termina
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -17,7 +18,8 @@ from typing import Any
 
 from grader.results.graph_layout import OP_RADIUS, Block, Box, Layout, layout
 from grader.results.i18n import format_number
-from grader.results.score_document import GraphNode
+from grader.results.score_document import DocumentError, GraphNode, parse_record
+from grader.results.score_document import Graph as RecordedGraph
 from grader.results.score_schema import GRAPH_CAPS
 
 MAX_NODES = GRAPH_CAPS.nodes
@@ -60,21 +62,19 @@ class Graph:
         return table
 
 
-def _number(value: Any) -> bool:
-    """True for a JSON number (not a bool) or null, the allowed types of data and gradients."""
+def _number(value: float | None) -> bool:
+    """True for a finite number (not a bool) or null, the allowed values of data and gradients."""
     return value is None or (type(value) in (int, float) and math.isfinite(value))
 
 
-def _node(raw: Any) -> GraphNode | None:
-    if not isinstance(raw, Mapping):
-        return None
-    name, op, wrong = raw.get("name"), raw.get("op", ""), raw.get("wrong", False)
-    numbers = [raw.get(key) for key in ("data", "grad", "expected_grad")]
-    if not (isinstance(name, str) and 0 < len(name) <= MAX_NAME and isinstance(op, str)
-            and len(op) <= MAX_OP and type(wrong) is bool and all(map(_number, numbers))):
+def _node(recorded: GraphNode) -> GraphNode | None:
+    """The node with its numbers as floats, or None when its name, op or numbers break the caps."""
+    numbers = (recorded.data, recorded.grad, recorded.expected_grad)
+    if not (0 < len(recorded.name) <= MAX_NAME and len(recorded.op) <= MAX_OP
+            and all(map(_number, numbers))):
         return None
     data, grad, expected = (None if n is None else float(n) for n in numbers)
-    return GraphNode(name=name, op=op, data=data, grad=grad, expected_grad=expected, wrong=wrong)
+    return dataclasses.replace(recorded, data=data, grad=grad, expected_grad=expected)
 
 
 def parse_graph(raw: Any) -> Graph | None:
@@ -83,30 +83,31 @@ def parse_graph(raw: Any) -> Graph | None:
     A stored document may have been edited by hand, so nothing is assumed: a graph that does
     not follow the format is not drawn (the check's message still says what happened).
     """
-    if not isinstance(raw, Mapping):
+    try:
+        recorded = parse_record(RecordedGraph, raw, "graph")
+    except DocumentError:
         return None
-    raw_nodes, raw_edges = raw.get("nodes"), raw.get("edges", [])
-    if not (isinstance(raw_nodes, list) and 0 < len(raw_nodes) <= MAX_NODES
-            and isinstance(raw_edges, list) and len(raw_edges) <= MAX_EDGES):
+    return drawable(recorded)
+
+
+def drawable(recorded: RecordedGraph) -> Graph | None:
+    """The Graph of a detail's typed graph, or None when it breaks the format's caps or names a
+    node it does not have (nodes, edges, calls and output)."""
+    if not (0 < len(recorded.nodes) <= MAX_NODES and len(recorded.edges) <= MAX_EDGES):
         return None
-    nodes = [_node(item) for item in raw_nodes]
+    nodes = [_node(item) for item in recorded.nodes]
     names = {node.name for node in nodes if node is not None}
     if None in nodes or len(names) != len(nodes):
         return None
-    edges = []
-    for edge in raw_edges:
-        if not (isinstance(edge, Mapping) and edge.get("from") in names
-                and edge.get("to") in names):
-            return None
-        edges.append((edge["from"], edge["to"]))
-    calls, output = raw.get("calls"), raw.get("output")
-    if calls is not None and not (isinstance(calls, list) and len(calls) <= MAX_CALLS
-                                  and all(name in names for name in calls)):
+    if not all(edge.parent in names and edge.to in names for edge in recorded.edges):
+        return None
+    calls, output = recorded.calls, recorded.output
+    if calls is not None and not (len(calls) <= MAX_CALLS and all(name in names for name in calls)):
         return None
     if output is not None and output not in names:
         return None
-    return Graph(tuple(n for n in nodes if n is not None), tuple(edges),
-                 None if calls is None else tuple(calls), output)
+    return Graph(tuple(n for n in nodes if n is not None),
+                 tuple((edge.parent, edge.to) for edge in recorded.edges), calls, output)
 
 
 def _call_positions(graph: Graph) -> dict[str, list[int]]:

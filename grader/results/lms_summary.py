@@ -10,30 +10,30 @@ read from the folder's reports, so `grade`, `grade --resume` and `merge` end ali
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from grader.results.console import say
 from grader.results.lms.feedback_return import write_feedback_zip
 from grader.results.lms.registry import target_named
+from grader.results.score_document import Document, as_document
 
 __all__ = ["late_ids", "say_what_goes_back"]
 
 
-def late_ids(docs: Sequence[Mapping[str, Any]]) -> list[str]:
+def late_ids(docs: Sequence[Document]) -> list[str]:
     """The submissions the LMS marked late, by id."""
-    return [str(doc["submission"]["id"]) for doc in docs if doc["submission"].get("late")]
+    return [typed.submission.id for typed in map(as_document, docs) if typed.submission.late]
 
 
-def say_what_goes_back(out_dir: Path, docs: Sequence[Mapping[str, Any]], lang: str) -> None:
+def say_what_goes_back(out_dir: Path, docs: Sequence[Document], lang: str) -> None:
     """Print the late line, then (for a folder of one LMS target's students) the gradebook to
     import and the feedback zip to upload, writing that zip."""
     late = late_ids(docs)
     if late:
         say("cli.return.late", lang, stream=sys.stdout, count=str(len(late)),
             students=", ".join(late))
-    kinds = {doc["submission"].get("lms") for doc in docs}
+    kinds = {as_document(doc).submission.lms for doc in docs}
     target = target_named(kinds.pop()) if len(kinds) == 1 else None
     if target is None:
         return

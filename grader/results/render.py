@@ -16,12 +16,12 @@ import jinja2
 from markupsafe import Markup, escape
 
 from grader.common.labs import TEMPLATE_DIR
-from grader.results.check_view import check_view_from_record
+from grader.results.check_view import check_view
 from grader.results.first_screen import first_screen
 from grader.results.i18n import Catalogue, format_number
 from grader.results.messages import (
     attempt_notes,
-    localise_document,
+    localise,
     pitfall_explanation,
     pitfall_section,
     pitfall_title,
@@ -30,7 +30,14 @@ from grader.results.messages import (
     unchecked_note,
 )
 from grader.results.other_lab_note import other_lab_note
-from grader.results.score_document import Document, Isolation, ScoreDocument, as_document
+from grader.results.score_document import (
+    Document,
+    Isolation,
+    ScoreDocument,
+    as_document,
+    to_json,
+    to_json_or_none,
+)
 from grader.results.semester_note import note_lines
 
 FEEDBACK_TEMPLATES: Mapping[str, str] = {
@@ -227,34 +234,35 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue,
                   brief: Mapping[str, tuple[int, ...]] | None = None) -> dict[str, Any]:
     """Return the template context for one score document in the catalogue's language;
     `brief` (each check's TODOs): the short first screen (grader.results.first_screen)."""
-    localised = localise_document(doc, catalogue)
-    checks = localised["checks"]
-    problem = localised.get("problem")
-    other_lab = other_lab_note(localised, catalogue)
+    typed = localise(as_document(doc), catalogue)
+    localised = to_json(typed)
+    checks = typed.checks
+    problem = to_json_or_none(typed.problem)
+    other_lab = other_lab_note(typed, catalogue)
     # a submission that cannot be loaded, or is another lab's file, says so once, not once per
     # check
     attention = [] if problem or other_lab else [check for check in checks
-                                                 if check["status"] != "passed"]
+                                                 if check.status != "passed"]
     waiting: list[Any] = []
     if brief is not None:
         attention, waiting = first_screen(attention, brief)
     return {
         "doc": localised,
         "problem": problem,
-        "problem_where": problem_where(problem, catalogue) if problem else "",
-        "problem_notice": problem_notice(localised, catalogue) if problem else "",
-        "unchecked": unchecked_note(localised, catalogue),
+        "problem_where": problem_where(typed.problem, catalogue) if typed.problem else "",
+        "problem_notice": problem_notice(typed, catalogue) if problem else "",
+        "unchecked": unchecked_note(typed, catalogue),
         "other_lab": other_lab,
-        "attempt_notes": attempt_notes(localised, catalogue),
-        "semester_note": note_lines(doc.get("semester"), catalogue),
-        "attention": [check_view_from_record(check, catalogue) for check in attention],
+        "attempt_notes": attempt_notes(typed, catalogue),
+        "semester_note": note_lines(to_json_or_none(typed.semester), catalogue),
+        "attention": [check_view(check, catalogue) for check in attention],
         "waiting": waiting,
-        "passed": [check_view_from_record(check, catalogue, drawn=False)
-                   for check in checks if check["status"] == "passed"],
-        "all_passed": bool(checks) and all(check["status"] == "passed" for check in checks),
+        "passed": [check_view(check, catalogue, drawn=False)
+                   for check in checks if check.status == "passed"],
+        "all_passed": bool(checks) and all(check.status == "passed" for check in checks),
         # only public checks ran (`make check`): a clean result there is not the grade
-        "public_only": bool(checks) and all(check["visibility"] == "public" for check in checks),
-        "pitfall_notes": pitfall_notes(localised["pitfalls"], catalogue),
+        "public_only": bool(checks) and all(check.visibility == "public" for check in checks),
+        "pitfall_notes": pitfall_notes(list(typed.pitfalls), catalogue),
         "grader_error_notice": catalogue.text("ui.grader_error_notice"),
         "lang": catalogue.lang,
         "t": catalogue.text,

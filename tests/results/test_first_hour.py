@@ -14,20 +14,26 @@ from grader.common.labs import LABS
 from grader.results.first_screen import MAX_TODO_LINES, Waiting, first_screen
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import todo_hint
+from grader.results.score_document import Check, CheckStatus, Detail
 
 
-def _not_written(check_id: str, todo: int, following: int = 1) -> dict[str, Any]:
-    return {"id": check_id, "status": "failed", "detail": {
-        "kind": "not-written", "params": {"todo": todo, "file": "value.py", "next": following}}}
+def _check(check_id: str, status: CheckStatus, kind: str, params: dict[str, Any]) -> Check:
+    return Check(id=check_id, title=check_id, pitfall="", status=status, score=0.0,
+                 max_score=1.0, visibility="public", message="", hint="",
+                 detail=Detail(kind=kind, params=params), output=None, section="")
 
 
-def _not_run(check_id: str) -> dict[str, Any]:
-    return {"id": check_id, "status": "not-run", "detail": {"kind": "prerequisite",
-                                                             "params": {"checks": []}}}
+def _not_written(check_id: str, todo: int, following: int = 1) -> Check:
+    return _check(check_id, "failed", "not-written",
+                  {"todo": todo, "file": "value.py", "next": following})
 
 
-def _bug(check_id: str) -> dict[str, Any]:
-    return {"id": check_id, "status": "failed", "detail": {"kind": "wrong-gradient"}}
+def _not_run(check_id: str) -> Check:
+    return _check(check_id, "not-run", "prerequisite", {"checks": []})
+
+
+def _bug(check_id: str) -> Check:
+    return _check(check_id, "failed", "wrong-gradient", {})
 
 
 def test_the_lowest_unwritten_todo_is_shown_and_the_rest_counted_per_todo() -> None:
@@ -35,14 +41,14 @@ def test_the_lowest_unwritten_todo_is_shown_and_the_rest_counted_per_todo() -> N
                  _not_run("e")]
     todos = {"a": (1,), "b": (2,), "c": (2,), "d": (1, 3), "e": ()}
     shown, waiting = first_screen(attention, todos)
-    assert [check["id"] for check in shown] == ["a"]
+    assert [check.id for check in shown] == ["a"]
     assert waiting == [Waiting(2, 2, True), Waiting(3, 1, True), Waiting(None, 1, False)]
 
 
 def test_failures_of_written_code_stay_in_full_and_their_dependants_are_held_back() -> None:
     attention = [_bug("a"), _not_run("b"), _not_written("c", 4, following=4), _not_run("d")]
     shown, waiting = first_screen(attention, {"a": (1,), "b": (2,), "c": (4,), "d": (5,)})
-    assert [check["id"] for check in shown] == ["a", "c"]
+    assert [check.id for check in shown] == ["a", "c"]
     assert waiting == [Waiting(2, 1, False), Waiting(5, 1, True)]
 
 

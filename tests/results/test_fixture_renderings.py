@@ -16,11 +16,12 @@ from markupsafe import escape
 from grader.common.labs import LABS
 from grader.grading.checking.todos import public_checks_by_todo
 from grader.platforms import gradescope, prairielearn
-from grader.results.check_view import CheckView, check_view_from_record
+from grader.results.check_view import CheckView, check_view, check_view_from_record
 from grader.results.first_screen import first_screen
 from grader.results.i18n import LANGUAGES, Catalogue
-from grader.results.messages import localise_document
+from grader.results.messages import localise, localise_document
 from grader.results.render import environment, render_feedback, render_notebook_feedback
+from grader.results.score_document import as_document
 
 # Each lab's fixtures, then its reference solution and its unedited stub.
 CASES = [(fixture.folder, fixture.name) for fixture in ALL_FIXTURES if fixture.folder in LABS] \
@@ -53,13 +54,13 @@ def passed_views(doc: dict[str, Any], catalogue: Catalogue) -> list[CheckView]:
 def shown_in_full(doc: dict[str, Any], catalogue: Catalogue,
                   brief: dict[str, tuple[int, ...]] | None = None) -> list[CheckView]:
     """The views of the checks a feedback page shows in full (first_screen: on `check`'s)."""
-    localised = localise_document(doc, catalogue)
-    if localised.get("problem"):
+    localised = localise(as_document(doc), catalogue)
+    if localised.problem:
         return []
-    records = [check for check in localised["checks"] if check["status"] != "passed"]
+    records = [check for check in localised.checks if check.status != "passed"]
     if brief is not None:
         records = list(first_screen(records, brief)[0])
-    return [check_view_from_record(check, catalogue) for check in records]
+    return [check_view(check, catalogue) for check in records]
 
 
 @pytest.mark.parametrize(("lab", "name"), CASES, ids=[f"{lab}/{name}" for lab, name in CASES])

@@ -45,24 +45,15 @@ EXCEPTIONS: dict[str, str] = {
     "grader/results/messages.py::check_hint": "the detail format {kind, params}",
     "grader/results/messages.py::describe_detail": "the detail format {kind, params}",
     "grader/results/messages.py::describe_flag": "the flag format {id, params}",
-    # the check-block rendering: rewritten now by issue 34's check view (branch view40)
-    "grader/results/render.py::feedback_view": "the check block: view40 rewrites it",
-    "grader/results/first_screen.py": "the check block's first screen: view40 rewrites it",
-    "grader/results/graph_drawing.py::parse_graph": "the check block's drawing: view40",
-    # modules other branches rewrite now; converted after the merge (issue 34)
-    "grader/results/gradebook.py": "outputs40 moves the LMS files out; semester40 adds cells",
-    "grader/results/fill_in.py": "outputs40 moves it to grader/results/lms/",
-    "grader/results/feedback_return.py": "outputs40 moves it to grader/results/lms/",
-    "grader/results/lms_summary.py": "outputs40 rewrites it",
-    "grader/grading/batch.py::read_reports": "outputs40 moves it to class_files.py",
-    "grader/grading/batch.py::write_class_files": "outputs40 moves it to class_files.py",
-    "grader/grading/batch.py::_lms_file": "outputs40 moves it to class_files.py",
-    "grader/platforms/gradescope.py::_test": "the check block: view40 rewrites it",
-    "grader/platforms/prairielearn.py::_test": "the check block: view40 rewrites it",
+    # the folder's JSON files before they are known to be documents: which of them is a report
+    "grader/results/report_folder.py::read_reports": "tells a report (`<id>/scores.json` naming "
+    "its own folder) from any other JSON before a reader parses it",
+    # JSON the platforms write, not a document read
     "grader/platforms/prairielearn.py::withhold_hidden": "builds the withheld checks' JSON",
     "grader/platforms/gradescope.py::_grade_and_say": "Gradescope's results.json, not a document",
-    "grader/platforms/gradescope.py::results": "Gradescope's tests (`t`), not a document",
-    "grader/semester": "semester40 adds the semester's fields to the document",
+    # NOT a reason of the kind above: real reads of stored documents (the ledger's recording,
+    # replay, regrade, annotation, export) left for the next pass of issue 34
+    "grader/semester": "not converted yet: the semester's readers of stored documents",
 }
 
 

@@ -33,10 +33,9 @@ Side: trusted (intake of a Canvas download, class files). Everything the grader 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from grader.intake import lms as intake
 from grader.intake.lms import ClassMember
@@ -47,6 +46,7 @@ from grader.results.lms.feedback_return import FEEDBACK_FILE
 from grader.results.lms.sheet import GradebookError, Sheet
 from grader.results.lms.sheet import student_rows as _student_rows
 from grader.results.lms.target import GradebookSettings, LmsTarget
+from grader.results.score_document import Document, as_document
 
 __all__ = ["CANVAS_COLUMNS", "CANVAS_TITLE_AND_ID", "TARGET", "Canvas", "CanvasPlan",
            "canvas_column", "canvas_csv", "canvas_name", "canvas_student_columns", "fill_canvas",
@@ -153,7 +153,7 @@ def plan_canvas(sheet: Sheet, wanted: str | None, lab: str, points: float | None
                       points_row)
 
 
-def fill_canvas(sheet: Sheet, plan: CanvasPlan, docs: Sequence[Mapping[str, Any]]) -> list[str]:
+def fill_canvas(sheet: Sheet, plan: CanvasPlan, docs: Sequence[Document]) -> list[str]:
     """Write the scaled score of each graded Canvas student into its row and leave out the rows
     of every other student; returns the ids of graded students the export has no row for.
 
@@ -161,7 +161,7 @@ def fill_canvas(sheet: Sheet, plan: CanvasPlan, docs: Sequence[Mapping[str, Any]
     instructor entered after the export removes that grade (gradebook_importer.rb
     `no_change_to_value?` sees a change; the upload page posts it as null,
     `updateWillRemoveGrade`), and a student absent from the file gets nothing posted."""
-    by_id = {str(doc["submission"]["student_id"]): doc for doc in graded_of(docs, "canvas")}
+    by_id = {str(doc.submission.student_id): doc for doc in graded_of(docs, "canvas")}
     comma = sheet.delimiter == ";" and plan.points_row is not None and "," in (
         sheet.records[plan.points_row][0][plan.column])
     seen = set()
@@ -183,27 +183,27 @@ def fill_canvas(sheet: Sheet, plan: CanvasPlan, docs: Sequence[Mapping[str, Any]
     return sorted(set(by_id) - seen)
 
 
-def canvas_csv(docs: Sequence[Mapping[str, Any]], column: str, out_of: float) -> str:
+def canvas_csv(docs: Sequence[Document], column: str, out_of: float) -> str:
     """Canvas's gradebook import CSV: one row per graded Canvas student, scored out of `out_of`."""
-    rows = [[text_cell(doc["submission"].get("name", "")), doc["submission"]["student_id"],
+    rows = [[text_cell(doc.submission.name or ""), str(doc.submission.student_id),
              "", "", "", format_number(scaled(doc, out_of))]
-            for doc in graded_of(docs, "canvas") if str(doc["submission"]["student_id"]).isdigit()]
+            for doc in graded_of(docs, "canvas") if str(doc.submission.student_id).isdigit()]
     return _rows_csv([*CANVAS_COLUMNS, column], rows)
 
 
-def canvas_name(report: Mapping[str, Any]) -> str | None:
+def canvas_name(report: Document) -> str | None:
     """The name Canvas's re-upload reads as this student's submission, or None (no file of the
     download with an attachment id: an anonymous download, or a text entry only). The report's
     source names the download's files: the first `_<user id>_<digits>_` in it gives the
     attachment, as the download named it."""
-    record = report["submission"]
-    user = str(record.get("student_id", ""))
-    found = re.search(rf"_{re.escape(user)}_(\d+)_", str(record.get("source", "")))
+    record = as_document(report).submission
+    user = str(record.student_id or "")
+    found = re.search(rf"_{re.escape(user)}_(\d+)_", record.source)
     if not user.isdigit() or found is None:
         return None
-    words = [word for word in str(record.get("name", "")).split("_") if word and
+    words = [word for word in (record.name or "").split("_") if word and
              not word.isdigit()]
-    late = ["LATE"] if record.get("late") else []
+    late = ["LATE"] if record.late else []
     return "_".join([*words, *late, user, found[1], FEEDBACK_FILE])
 
 
@@ -228,7 +228,7 @@ class Canvas(LmsTarget):
             return "canvas_column_format", {"column": repr(column)}
         return None
 
-    def fresh_gradebook(self, docs: Sequence[Mapping[str, Any]], settings: GradebookSettings,
+    def fresh_gradebook(self, docs: Sequence[Document], settings: GradebookSettings,
                         lang: str) -> str | None:
         """canvas_gradebook.csv, when a column and points were given."""
         column = settings["canvas_column"]
@@ -243,7 +243,7 @@ class Canvas(LmsTarget):
         """The export has the column and its points."""
         plan_canvas(sheet, column, lab, points)
 
-    def fill_gradebook(self, sheet: Sheet, docs: Sequence[Mapping[str, Any]], lab: str,
+    def fill_gradebook(self, sheet: Sheet, docs: Sequence[Document], lab: str,
                        points: float | None, column: str | None) -> list[str]:
         """The scores written into the column; every other student's row left out."""
         return fill_canvas(sheet, plan_canvas(sheet, column, lab, points), docs)
@@ -252,7 +252,7 @@ class Canvas(LmsTarget):
         """The ID column of every student row."""
         return {cells[1].strip() for _, cells in _student_rows(sheet, None)}
 
-    def feedback_name(self, report: Mapping[str, Any]) -> str | None:
+    def feedback_name(self, report: Document) -> str | None:
         """The re-upload name Canvas reads as this student's (`canvas_name`)."""
         return canvas_name(report)
 

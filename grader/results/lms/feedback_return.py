@@ -10,12 +10,12 @@ in a zip" in `grader.results.lms.moodle`).
 from __future__ import annotations
 
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from grader.results.lms.target import LmsTarget
+from grader.results.score_document import Document, as_document
 
 __all__ = ["FEEDBACK_FILE", "PARTIAL", "Returned", "write_feedback_zip"]
 
@@ -35,7 +35,7 @@ class Returned:
 
 
 
-def write_feedback_zip(target: LmsTarget, reports: Sequence[Mapping[str, Any]],
+def write_feedback_zip(target: LmsTarget, reports: Sequence[Document],
                        out_dir: Path) -> Returned:
     """OUT/<the target's feedback zip>: every reported student's feedback.html under the name
     the LMS's import reads as theirs; students without a name the LMS can match are named."""
@@ -44,11 +44,11 @@ def write_feedback_zip(target: LmsTarget, reports: Sequence[Mapping[str, Any]],
     count = 0
     staging = path.with_name(path.name + PARTIAL)
     with zipfile.ZipFile(staging, "w", zipfile.ZIP_DEFLATED) as bundle:
-        for report in sorted(reports, key=lambda r: str(r["submission"]["id"])):
-            folder = out_dir / str(report["submission"]["id"])
+        for report in sorted((as_document(r) for r in reports), key=lambda r: r.submission.id):
+            folder = out_dir / report.submission.id
             name = target.feedback_name(report)
             if name is None or not (folder / FEEDBACK_FILE).is_file():
-                left_out.append(str(report["submission"]["id"]))
+                left_out.append(report.submission.id)
                 continue
             info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
             info.external_attr = 0o100644 << 16

@@ -10,14 +10,14 @@ it is comes from its header; where the scores go is that LMS target's to say
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from grader.results.gradebook import graded_of
 from grader.results.lms.registry import TARGETS
 from grader.results.lms.sheet import GradebookError, Sheet, read_sheet
 from grader.results.lms.target import LmsTarget
+from grader.results.score_document import Document
 
 __all__ = ["Filled", "GradebookError", "absent", "check", "fill", "kind_of", "target_of"]
 
@@ -54,7 +54,7 @@ def check(raw: bytes, label: str, lab: str, points: float | None,
     return target.name
 
 
-def fill(raw: bytes, label: str, docs: Sequence[Mapping[str, Any]], lab: str,
+def fill(raw: bytes, label: str, docs: Sequence[Document], lab: str,
          points: float | None, canvas_column_wanted: str | None) -> Filled:
     """The downloaded gradebook with the graded students' scores written in."""
     sheet = read_sheet(raw, label)
@@ -63,10 +63,10 @@ def fill(raw: bytes, label: str, docs: Sequence[Mapping[str, Any]], lab: str,
     return Filled(target.name, sheet.text(), tuple(absent))
 
 
-def absent(raw: bytes, label: str, docs: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+def absent(raw: bytes, label: str, docs: Sequence[Document]) -> tuple[str, ...]:
     """The graded students the downloaded gradebook has no row for (it gives them no grade)."""
     sheet = read_sheet(raw, label)
     target = target_of(sheet)
     ids = target.gradebook_ids(sheet)
-    graded = {str(doc["submission"]["student_id"]) for doc in graded_of(docs, target.name)}
+    graded = {str(doc.submission.student_id) for doc in graded_of(docs, target.name)}
     return tuple(sorted(graded - ids))

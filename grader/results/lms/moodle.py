@@ -28,10 +28,9 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from grader.intake import lms as intake
 from grader.intake.lms import ClassMember
@@ -44,6 +43,7 @@ from grader.results.lms.sheet import GradebookError, Sheet
 from grader.results.lms.sheet import cell as _cell
 from grader.results.lms.sheet import student_rows as _student_rows
 from grader.results.lms.target import GradebookSettings, LmsTarget
+from grader.results.score_document import Document, as_document
 
 __all__ = ["TARGET", "Moodle", "MoodlePlan", "fill_moodle", "moodle_date", "moodle_maximum",
            "moodle_name", "moodle_worksheet", "plan_moodle"]
@@ -93,10 +93,10 @@ def moodle_maximum(sheet: Sheet, plan: MoodlePlan, points: float | None) -> floa
 
 
 def fill_moodle(sheet: Sheet, plan: MoodlePlan, maximum: float,
-                docs: Sequence[Mapping[str, Any]]) -> list[str]:
+                docs: Sequence[Document]) -> list[str]:
     """Write grade, date and comment of each graded Moodle participant into its row; returns the
     ids of graded participants the worksheet has no row for."""
-    by_id = {str(doc["submission"]["student_id"]): doc for doc in graded_of(docs, "moodle")}
+    by_id = {str(doc.submission.student_id): doc for doc in graded_of(docs, "moodle")}
     seen = set()
     for index, cells in _student_rows(sheet, None):
         participant = plan.words.participant(_cell(cells, plan.identifier))
@@ -106,7 +106,7 @@ def fill_moodle(sheet: Sheet, plan: MoodlePlan, maximum: float,
         seen.add(participant)
         updated = list(cells) + [""] * (len(sheet.records[0][0]) - len(cells))
         updated[plan.grade] = plan.words.number(scaled(doc, maximum))
-        updated[plan.modified] = moodle_date(doc["graded_at"])
+        updated[plan.modified] = moodle_date(doc.graded_at)
         if plan.feedback is not None:
             updated[plan.feedback] = text_cell(comment(doc))
         sheet.replace(index, updated)
@@ -120,27 +120,27 @@ def moodle_date(graded_at: str) -> str:
     return moment.replace(tzinfo=datetime.UTC).isoformat()
 
 
-def moodle_worksheet(docs: Sequence[Mapping[str, Any]], out_of: float, lang: str = "en") -> str:
+def moodle_worksheet(docs: Sequence[Document], out_of: float, lang: str = "en") -> str:
     """Moodle's grading worksheet, headed in `lang`, one row per graded Moodle participant."""
     words = MOODLE_STRINGS[lang]
     header = [words.recordid, words.fullname, words.status, words.gradenoun, words.maxgrade,
               words.gradecanbechanged, words.lastmodifiedsubmission, words.lastmodifiedgrade,
               words.feedbackcomments]
-    rows = [[words.identifier(str(doc["submission"]["student_id"])),
-             text_cell(doc["submission"].get("name", "")), "", words.number(scaled(doc, out_of)),
-             words.number(out_of), words.yes, "", moodle_date(doc["graded_at"]),
+    rows = [[words.identifier(str(doc.submission.student_id)),
+             text_cell(doc.submission.name or ""), "", words.number(scaled(doc, out_of)),
+             words.number(out_of), words.yes, "", moodle_date(doc.graded_at),
              text_cell(comment(doc))]
             for doc in graded_of(docs, "moodle")]
     return _rows_csv(header, rows)
 
 
-def moodle_name(report: Mapping[str, Any]) -> str | None:
+def moodle_name(report: Document) -> str | None:
     """The path Moodle's feedback import reads as this participant's feedback file."""
-    record = report["submission"]
-    participant = str(record.get("student_id", ""))
+    record = as_document(report).submission
+    participant = str(record.student_id or "")
     if not participant.isdigit():
         return None
-    name = re.sub(r"\s+", " ", str(record.get("name", "")).replace("_", " ")).strip()
+    name = re.sub(r"\s+", " ", (record.name or "").replace("_", " ")).strip()
     return f"{name or 'Participant'}_{participant}_assignsubmission_file/{FEEDBACK_FILE}"
 
 
@@ -161,7 +161,7 @@ class Moodle(LmsTarget):
         """A worksheet needs the assignment's points (its maximum grade)."""
         return ("moodle_needs_points", {}) if points is None else None
 
-    def fresh_gradebook(self, docs: Sequence[Mapping[str, Any]], settings: GradebookSettings,
+    def fresh_gradebook(self, docs: Sequence[Document], settings: GradebookSettings,
                         lang: str) -> str | None:
         """moodle_worksheet.csv, headed in the site's language (--lang)."""
         return moodle_worksheet(docs, settings["points"], lang)
@@ -175,7 +175,7 @@ class Moodle(LmsTarget):
         """The worksheet's columns and one maximum grade, which --points may only repeat."""
         moodle_maximum(sheet, plan_moodle(sheet), points)
 
-    def fill_gradebook(self, sheet: Sheet, docs: Sequence[Mapping[str, Any]], lab: str,
+    def fill_gradebook(self, sheet: Sheet, docs: Sequence[Document], lab: str,
                        points: float | None, column: str | None) -> list[str]:
         """Grade, date and comment written into each graded participant's row."""
         plan = plan_moodle(sheet)
@@ -187,7 +187,7 @@ class Moodle(LmsTarget):
         return {plan.words.participant(_cell(cells, plan.identifier))
                 for _, cells in _student_rows(sheet, None)}
 
-    def feedback_name(self, report: Mapping[str, Any]) -> str | None:
+    def feedback_name(self, report: Document) -> str | None:
         """The path Moodle's import reads as this participant's (`moodle_name`)."""
         return moodle_name(report)
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from grader.intake.lms import ClassMember
 from grader.results.lms.sheet import Sheet
+from grader.results.score_document import Document
 
 __all__ = ["GradebookSettings", "LmsTarget"]
 
@@ -68,7 +69,7 @@ class LmsTarget(ABC):
         and its parameters), or None."""
 
     @abstractmethod
-    def fresh_gradebook(self, docs: Sequence[Mapping[str, Any]], settings: GradebookSettings,
+    def fresh_gradebook(self, docs: Sequence[Document], settings: GradebookSettings,
                         lang: str) -> str | None:
         """The gradebook file written anew from the documents, or None (no points or column)."""
 
@@ -82,7 +83,7 @@ class LmsTarget(ABC):
         """Refuse (GradebookError), before grading, a download that cannot be filled in."""
 
     @abstractmethod
-    def fill_gradebook(self, sheet: Sheet, docs: Sequence[Mapping[str, Any]], lab: str,
+    def fill_gradebook(self, sheet: Sheet, docs: Sequence[Document], lab: str,
                        points: float | None, column: str | None) -> list[str]:
         """Write the graded students' scores into the sheet; the ids it has no row for."""
 
@@ -91,5 +92,5 @@ class LmsTarget(ABC):
         """The student ids the downloaded gradebook has a row for."""
 
     @abstractmethod
-    def feedback_name(self, report: Mapping[str, Any]) -> str | None:
+    def feedback_name(self, report: Document) -> str | None:
         """The name in the feedback zip that the LMS reads as this student's, or None."""

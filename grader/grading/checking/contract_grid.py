@@ -352,14 +352,7 @@ def judge_sessions(sandboxed: Callable[..., Any], reference: Callable[..., Any] 
         if "error" in expected:
             raise RuntimeError(f"the reference raised on {_programs_text(session)}: "
                                f"{expected['error']}")
-        if not isinstance(student, dict):
-            fail("bad-result", reason="a session's result is not an object")
-        if "error" in student:
-            fail("session-raised", pitfall=pitfall, session=_shown_session(session),
-                 programs=_programs_text(session), error=str(student["error"]))
-        results = field(student, "results", list)
-        if len(results) != len(session["programs"]):
-            fail("bad-result", reason="a session does not have one result per program")
+        results = _session_results(student, session, pitfall)
         for number, (program, mine, theirs) in enumerate(
                 zip(session["programs"], results, expected["results"], strict=True), start=1):
             found = differences(program, mine, theirs, exact) or []
@@ -509,6 +502,20 @@ def edge_cover(dimensions: tuple[Dimension, ...], public: bool = False) -> list[
     return found
 
 
+
+def _session_results(student: Any, session: dict[str, Any], pitfall: str) -> list[Any]:
+    """The results of one session of the student's reply, one per program of the session;
+    fails the check on a reply not so shaped, or a session where the student's code raised."""
+    if not isinstance(student, dict):
+        fail("bad-result", reason="a session's result is not an object")
+    if "error" in student:
+        fail("session-raised", pitfall=pitfall, session=_shown_session(session),
+             programs=_programs_text(session), error=str(student["error"]))
+    results: list[Any] = field(student, "results", list)
+    if len(results) != len(session["programs"]):
+        fail("bad-result", reason="a session does not have one result per program")
+    return results
+
 def judge_kinks(sandboxed: Callable[..., Any], scen: Any, programs: list[Program],
                 pitfall: str) -> None:
     """Judge programs that meet relu at exactly 0 (`edge_programs(..., "kink")`), each alone:
@@ -519,14 +526,7 @@ def judge_kinks(sandboxed: Callable[..., Any], scen: Any, programs: list[Program
     if len(got) != len(sessions):
         fail("bad-result", reason="the results do not have one entry per session")
     for session, program, student in zip(sessions, programs, got, strict=True):
-        if not isinstance(student, dict):
-            fail("bad-result", reason="a session's result is not an object")
-        if "error" in student:
-            fail("session-raised", pitfall=pitfall, session=_shown_session(session),
-                 programs=_programs_text(session), error=str(student["error"]))
-        results = field(student, "results", list)
-        if len(results) != 1:
-            fail("bad-result", reason="a session does not have one result per program")
+        results = _session_results(student, session, pitfall)
         found = []
         for slope in (0.0, 1.0):
             modelled_run = model(program, kink=slope)

@@ -5,6 +5,7 @@ its scenario beside a CPU hog of its own: four busy processes on the one core it
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import subprocess
 import sys
@@ -26,6 +27,9 @@ pytestmark = pytest.mark.skipif(not run_queue.supported(), reason="no /proc/<pid
 ENGINE = "class Value:\n    def __init__(self, data):\n        self.data = data\n"
 HOGS_PER_CORE = 4
 LIMIT_S = 1.0
+# Machine-wide, not per run (each run has its own TMPDIR): two test runs at once would otherwise
+# pin their hogs to the same core (the last one) and starve each other's scenarios past the stretch.
+HOG_LOCK = Path("/tmp/minigrad-labs-cpu-hog.lock")
 
 
 @contextlib.contextmanager
@@ -36,6 +40,19 @@ def cpu_hog() -> Iterator[int]:
     beside this one (xdist's other worker) are not slowed. Each hog has a session of its own,
     as other users' jobs do: with the kernel's autogroups, hogs sharing one session would
     share one CPU share, and a sandbox child (a session of its own) would not wait for them."""
+    with contextlib.ExitStack() as stack:
+        try:  # read-only: a lock another user made is still one to wait on
+            lock = os.open(HOG_LOCK, os.O_RDONLY | os.O_CREAT, 0o644)
+        except OSError:  # /tmp refuses it (fs.protected_regular): run unserialised
+            lock = None
+        if lock is not None:
+            stack.callback(os.close, lock)
+            fcntl.flock(lock, fcntl.LOCK_EX)  # another run's hogs gone first
+        yield stack.enter_context(_hogged_core())
+
+
+@contextlib.contextmanager
+def _hogged_core() -> Iterator[int]:
     allowed = os.sched_getaffinity(0)
     core = max(allowed)
     os.sched_setaffinity(0, {core})

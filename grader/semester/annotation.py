@@ -18,6 +18,7 @@ from typing import Any
 
 from grader.grading.batch import write_reports
 from grader.results.class_files import write_class_files
+from grader.results.score_document import parse, to_json, to_json_or_none
 from grader.semester.attempts import (
     Attempt,
     Grade,
@@ -81,10 +82,10 @@ def annotate_folder(out_dir: Path, sections: dict[str, dict[str, Any]]) -> int:
         section = sections.get(document_digest(raw))
         if section is None:
             continue
-        doc = json.loads(raw)
-        lang = lang or doc["lang"]
-        if doc.get("semester") != section:
-            write_reports({**doc, "semester": section}, out_dir)
+        doc = parse(json.loads(raw))
+        lang = lang or doc.lang
+        if to_json_or_none(doc.semester) != section:
+            write_reports({**to_json(doc), "semester": section}, out_dir)
             changed += 1
     if changed and lang:
         write_class_files(out_dir, lang)

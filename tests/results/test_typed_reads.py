@@ -51,9 +51,6 @@ EXCEPTIONS: dict[str, str] = {
     # JSON the platforms write, not a document read
     "grader/platforms/prairielearn.py::withhold_hidden": "builds the withheld checks' JSON",
     "grader/platforms/gradescope.py::_grade_and_say": "Gradescope's results.json, not a document",
-    # NOT a reason of the kind above: real reads of stored documents (the ledger's recording,
-    # replay, regrade, annotation, export) left for the next pass of issue 34
-    "grader/semester": "not converted yet: the semester's readers of stored documents",
 }
 
 

@@ -254,7 +254,7 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue,
         "unchecked": unchecked_note(typed, catalogue),
         "other_lab": other_lab,
         "attempt_notes": attempt_notes(typed, catalogue),
-        "semester_note": note_lines(to_json_or_none(typed.semester), catalogue),
+        "semester_note": note_lines(typed.semester, catalogue),
         "attention": [check_view(check, catalogue) for check in attention],
         "waiting": waiting,
         "passed": [check_view(check, catalogue, drawn=False)

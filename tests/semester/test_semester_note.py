@@ -21,7 +21,7 @@ import pytest
 from grader.results.gradebook import class_csv
 from grader.results.lms.moodle import moodle_worksheet
 from grader.results.render import render_dashboard, render_feedback
-from grader.results.score_document import parse
+from grader.results.score_document import parse, to_json
 from grader.results.score_schema import score_schema
 from grader.semester.annotation import section_of
 from grader.semester.attempts import attempts_by_student, semester_grades
@@ -46,7 +46,7 @@ def annotated(lang: str = "en") -> dict[str, Any]:
                 "points": 2.0, "reason": "the diamond test was wrong"})]
     [grade] = semester_grades(rows, POLICY)
     [attempt] = attempts_by_student(rows, "lab01_graph")["4242"]
-    return {**doc, "semester": section_of(grade, attempt)}
+    return {**doc, "semester": to_json(section_of(grade, attempt))}
 
 
 def test_the_section_follows_the_documents_schema() -> None:
@@ -115,7 +115,7 @@ def test_time_unknown_is_said_and_the_policy_may_take_the_cap_for_an_lms_late_fl
     for name, policy in (("lenient", lenient), ("strict", strict)):
         [grade] = semester_grades([row], policy)
         [attempt] = attempts_by_student([row], "lab01_graph")["s"]
-        notes[name] = (render_feedback({**doc, "semester": section_of(grade, attempt)},
+        notes[name] = (render_feedback({**doc, "semester": to_json(section_of(grade, attempt))},
                                        "terminal"), grade.final)
     assert "the LMS marks it late but gives no time: no penalty applied" in notes["lenient"][0]
     assert notes["lenient"][1] == 4.0

@@ -14,7 +14,6 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from grader.common.keyed_error import KeyedError
 from grader.grading.batch import BatchOptions, in_shard
@@ -26,7 +25,7 @@ from grader.results.report_folder import (
     SHARD_RECORD,
     read_reports,
 )
-from grader.results.score_document import as_document
+from grader.results.score_document import ScoreDocument, as_document
 
 
 class MergeRefused(KeyedError):
@@ -37,7 +36,7 @@ class MergeRefused(KeyedError):
 class Merged:
     """The joined class: its documents, and who is missing (only with allow_partial)."""
 
-    docs: list[dict[str, Any]]
+    docs: list[ScoreDocument]
     missing: tuple[str, ...]
 
 

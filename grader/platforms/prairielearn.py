@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import base64
 import binascii
-import copy
 import json
 import re
 import secrets
@@ -33,7 +32,7 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +42,17 @@ from grader.common.shutdown import finish
 from grader.platforms.platform import ExportUsage, Platform, Said
 from grader.results.check_view import check_view
 from grader.results.i18n import LANGUAGES, Catalogue
-from grader.results.messages import localise_document, pitfall_title, problem_hint
+from grader.results.messages import localise, pitfall_title, problem_hint
 from grader.results.render import json_text, render_feedback, render_template
-from grader.results.score_document import Check, Problem, as_document, as_record, parse
+from grader.results.score_document import (
+    Check,
+    Document,
+    Problem,
+    ScoreDocument,
+    as_document,
+    as_record,
+    to_json,
+)
 
 MAX_RESULTS_BYTES = 1_000_000
 ROOT_VARIABLE = "GRADE_ROOT"
@@ -56,7 +63,9 @@ WIDGETS = ("upload", "editor")
 # PrairieLearn's own test of a question's uuid (apps/prairielearn/src/lib/string-util.ts).
 UUID_PATTERN = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 # What a hidden check shows of itself; everything else it carries is withheld.
-HIDDEN_KEPT = ("id", "title", "pitfall", "status", "score", "max_score", "visibility")
+# What a hidden check is written without (its id, title, pitfall, status, points and visibility
+# are kept).
+WITHHELD: dict[str, Any] = {"message": "", "hint": "", "section": "", "detail": None, "output": None}
 # What Python raises on code that does not compile (the child's bootstrap reports its type).
 COMPILE_ERRORS = frozenset({"SyntaxError", "IndentationError", "TabError"})
 
@@ -95,16 +104,13 @@ def does_not_compile(problem: Problem | Mapping[str, Any] | None) -> bool:
     return problem.kind == "import-error" and problem.params.get("type") in COMPILE_ERRORS
 
 
-def withhold_hidden(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of a score document whose hidden checks keep only their title, points, status and
+def withhold_hidden(doc: Document) -> ScoreDocument:
+    """The score document whose hidden checks keep only their title, points, status and
     pitfall: no message, hint, section, detail (inputs, values, counterexample) or output."""
-    out = copy.deepcopy(dict(doc))
-    out["checks"] = [
-        check if check["visibility"] == "public" else
-        {**{key: check[key] for key in HIDDEN_KEPT},
-         "message": "", "hint": "", "section": "", "detail": None, "output": None}
-        for check in out["checks"]]
-    return out
+    document = as_document(doc)
+    return replace(document, checks=tuple(
+        check if check.visibility == "public" else replace(check, **WITHHELD)
+        for check in document.checks))
 
 
 def _test(check: Check, catalogue: Catalogue) -> dict[str, Any]:
@@ -127,8 +133,8 @@ def _test(check: Check, catalogue: Catalogue) -> dict[str, Any]:
 def results(doc: Mapping[str, Any]) -> dict[str, Any]:
     """The PrairieLearn results.json of a score document, under 1 MB, hidden checks withheld."""
     catalogue = Catalogue.load(as_document(doc).lang)
-    localised = withhold_hidden(localise_document(doc, catalogue))
-    document = parse(localised)
+    document = withhold_hidden(localise(as_document(doc), catalogue))
+    localised = to_json(document)
     status = document.status
     if status != "graded":
         reason = document.reason.text if document.reason else ""

@@ -30,7 +30,7 @@ from grader.results.report_folder import (
     read_reports,
 )
 from grader.results.report_folder import write_file as _write_atomically
-from grader.results.score_document import as_document
+from grader.results.score_document import Document, as_document
 
 __all__ = ["GradebookOptions", "file_digest", "gradebook_settings", "write_class_files"]
 
@@ -73,7 +73,7 @@ def gradebook_settings(out_dir: Path, options: GradebookOptions | None) -> dict[
     return settings
 
 
-def _lms_file(out_dir: Path, docs: Sequence[dict[str, Any]], target: LmsTarget,
+def _lms_file(out_dir: Path, docs: Sequence[Document], target: LmsTarget,
               settings: dict[str, Any], lang: str) -> str | None:
     """The gradebook file of one LMS: the download filled in, else a fresh one, else None
     (no points or column were given: `grade` refuses that before grading)."""

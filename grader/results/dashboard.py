@@ -19,7 +19,6 @@ from grader.results.score_document import (
     ScoreDocument,
     as_document,
     to_json,
-    to_json_or_none,
 )
 from grader.results.semester_note import note_lines
 
@@ -225,7 +224,7 @@ def _row(doc: ScoreDocument, catalogue: Catalogue) -> dict[str, Any]:
         "flags": len(doc.flags),
         "isolation": _isolation(doc),
         "late": bool(doc.submission.late),  # as the LMS marked it
-        "semester": "; ".join(note_lines(to_json_or_none(doc.semester), catalogue)),
+        "semester": "; ".join(note_lines(doc.semester, catalogue)),
     }
 
 

@@ -28,7 +28,6 @@ from grader.results.score_document import (
     ScoreDocument,
     as_document,
     to_json,
-    to_json_or_none,
 )
 from grader.results.semester_note import SEMESTER_COLUMNS, note_lines, semester_cells
 
@@ -70,7 +69,7 @@ def comment(doc: Document) -> str:
         "platforms/gradebook_comment.txt.j2", doc=to_json(localised), t=catalogue.text,
         lang=catalogue.lang, failed=sum(c.status != "passed" for c in localised.checks),
         total=len(localised.checks), pitfalls=", ".join(localised.pitfalls),
-        semester_note=note_lines(to_json_or_none(typed.semester), catalogue))
+        semester_note=note_lines(typed.semester, catalogue))
     return one_line(text)
 
 
@@ -97,7 +96,7 @@ def class_csv(docs: Sequence[Document]) -> str:
                      format_number(typed.max_score) if graded else "",
                      " ".join(typed.pitfalls), text_cell(reason),
                      "yes" if record.late else "",  # as the LMS marked it
-                     *semester_cells(to_json_or_none(typed.semester))])
+                     *semester_cells(typed.semester)])
     return rows_csv(CLASS_COLUMNS, rows)
 
 

@@ -254,7 +254,7 @@ def feedback_view(doc: Mapping[str, Any], catalogue: Catalogue,
         "unchecked": unchecked_note(typed, catalogue),
         "other_lab": other_lab,
         "attempt_notes": attempt_notes(typed, catalogue),
-        "semester_note": note_lines(to_json_or_none(typed.semester), catalogue),
+        "semester_note": note_lines(typed.semester, catalogue),
         "attention": [check_view(check, catalogue) for check in attention],
         "waiting": waiting,
         "passed": [check_view(check, catalogue, drawn=False)
@@ -376,14 +376,14 @@ def summary_context(documents: Sequence[Document], lang: str) -> dict[str, Any]:
     }
 
 
-def render_summary(docs: Sequence[Mapping[str, Any]], lang: str,
+def render_summary(docs: Sequence[Document], lang: str,
                    templates: Path | None = None) -> str:
     """Render a plain-text table of submissions: status, score and pitfalls of each."""
     return environment(templates).get_template(SUMMARY_TEMPLATE).render(
         summary_context(docs, lang))
 
 
-def render_dashboard(docs: Sequence[Mapping[str, Any]], lang: str,
+def render_dashboard(docs: Sequence[Document], lang: str,
                      templates: Path | None = None) -> str:
     """Render the class dashboard (HTML): what to reteach, charts, pass rates, submissions
     that need a look of their own, and links to every submission's feedback."""

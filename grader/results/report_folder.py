@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from grader.common.atomic import TEMPORARY_SUFFIX, write_atomically
+from grader.results.score_document import ScoreDocument, parse
 
 __all__ = ["CLASS_CSV", "DASHBOARD", "GRADEBOOK_DOWNLOAD", "GRADEBOOK_SETTINGS",
            "REGRADE_DIFF", "SHARD_RECORD", "SIMILARITY_HTML", "SIMILARITY_IDS", "SIMILARITY_JSON",
@@ -87,14 +87,15 @@ def write_file(path: Path, text: str) -> None:
         raise OutputUnwritable(path, exc) from exc
 
 
-def read_reports(out_dir: Path) -> list[dict[str, Any]]:
-    """Every report in the folder (`<id>/scores.json`), by submission id."""
+def read_reports(out_dir: Path) -> list[ScoreDocument]:
+    """Every report in the folder (`<id>/scores.json`: a score document naming its own folder),
+    as typed records, by submission id; any other file of that name is not a report."""
     docs = []
     for path in sorted(out_dir.glob("*/scores.json")):
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            doc = parse(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):  # not JSON, or not a score document (DocumentError)
             continue
-        if isinstance(doc, dict) and doc.get("submission", {}).get("id") == path.parent.name:
+        if doc.submission.id == path.parent.name:
             docs.append(doc)
     return docs

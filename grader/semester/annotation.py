@@ -12,12 +12,13 @@ out (`recording.document_digest`), and so does a replay's comparison.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from grader.grading.batch import write_reports
 from grader.results.class_files import write_class_files
+from grader.results.score_document import Semester, parse, to_json
 from grader.semester.attempts import (
     Attempt,
     Grade,
@@ -31,35 +32,35 @@ from grader.semester.policy import Policy
 from grader.semester.recording import document_digest
 
 
-def section_of(grade: Grade, attempt: Attempt) -> dict[str, Any]:
+def section_of(grade: Grade, attempt: Attempt) -> Semester:
     """The section of one attempt of a student's lab, given the lab's grade under the policy."""
     late, penalised_score = grade.each[attempt.row.seq]
     override = grade.override
-    return {
-        "submitted_at": attempt.row.submitted_at,
-        "time_source": attempt.row.detail.get("time_source"),
-        "late": record(late),
-        "score": attempt_score(attempt, grade.check_overrides),
-        "max_score": attempt.graded.max_score or 0.0,
-        "penalised_score": penalised_score,
-        "counts": grade.counted is not None and grade.counted.row.seq == attempt.row.seq,
-        "counted_score": grade.final,
-        "extension": ({"until": grade.extension.until, "reason": grade.extension.reason}
-                      if grade.extension else None),
-        "override": ({"who": override.who, "reason": str(override.detail.get("reason", "")),
-                      "score": override.score} if override else None),
-        "check_overrides": [
+    return Semester(
+        submitted_at=attempt.row.submitted_at,
+        time_source=attempt.row.detail.get("time_source"),
+        late=record(late),
+        score=attempt_score(attempt, grade.check_overrides),
+        max_score=attempt.graded.max_score or 0.0,
+        penalised_score=penalised_score,
+        counts=grade.counted is not None and grade.counted.row.seq == attempt.row.seq,
+        counted_score=grade.final,
+        extension=({"until": grade.extension.until, "reason": grade.extension.reason}
+                   if grade.extension else None),
+        override=({"who": override.who, "reason": str(override.detail.get("reason", "")),
+                   "score": override.score} if override else None),
+        check_overrides=tuple(
             {"check": o.detail["check"], "status": o.detail["status"], "was": o.detail["was"],
              "who": o.who, "reason": o.detail["reason"]}
             for o in grade.check_overrides
-            if o.detail["check"] in attempt.graded.detail.get("checks", {})],
-    }
+            if o.detail["check"] in attempt.graded.detail.get("checks", {})),
+    )
 
 
-def sections_by_document(entries: Sequence[Entry], policy: Policy, lab: str) -> dict[str, dict[str, Any]]:
+def sections_by_document(entries: Sequence[Entry], policy: Policy, lab: str) -> dict[str, Semester]:
     """Each recorded document of `lab` (by its digest, grades and regrades) -> its section."""
     attempts = {a.row.seq: a for each in attempts_by_student(entries, lab).values() for a in each}
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, Semester] = {}
     for grade in semester_grades(entries, policy):
         if grade.lab != lab:
             continue
@@ -71,7 +72,7 @@ def sections_by_document(entries: Sequence[Entry], policy: Policy, lab: str) -> 
     return found
 
 
-def annotate_folder(out_dir: Path, sections: dict[str, dict[str, Any]]) -> int:
+def annotate_folder(out_dir: Path, sections: Mapping[str, Semester]) -> int:
     """Give every recorded document in a report folder its section and write its report again,
     then the class files (only when a section changed); the number of reports written again."""
     changed = 0
@@ -81,10 +82,10 @@ def annotate_folder(out_dir: Path, sections: dict[str, dict[str, Any]]) -> int:
         section = sections.get(document_digest(raw))
         if section is None:
             continue
-        doc = json.loads(raw)
-        lang = lang or doc["lang"]
-        if doc.get("semester") != section:
-            write_reports({**doc, "semester": section}, out_dir)
+        doc = parse(json.loads(raw))
+        lang = lang or doc.lang
+        if doc.semester != section:
+            write_reports(to_json(replace(doc, semester=section)), out_dir)
             changed += 1
     if changed and lang:
         write_class_files(out_dir, lang)

@@ -10,14 +10,14 @@ the LMS keeps whatever it has.
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from grader.results.lms import fill_in
 from grader.results.lms.registry import target_named
+from grader.results.score_document import ScoreDocument, Submission, parse, parse_record, to_json
 from grader.semester.attempts import Grade
 from grader.semester.recording import document_digest
 
@@ -26,7 +26,7 @@ class ExportRefused(ValueError):
     """A counted attempt whose document is gone or changed since it was recorded."""
 
 
-def final_document(grade: Grade, lms: str) -> dict[str, Any] | None:
+def final_document(grade: Grade, lms: str) -> ScoreDocument | None:
     """The counted attempt's document with the final grade as its score, for `lms`; None when
     no attempt was accepted."""
     if grade.counted is None:
@@ -41,10 +41,10 @@ def final_document(grade: Grade, lms: str) -> dict[str, Any] | None:
     if document_digest(raw) != entry.doc_digest:
         raise ExportRefused(f"{path}: the document of {grade.student}'s counted attempt changed "
                             "since it was recorded")
-    doc = copy.deepcopy(json.loads(raw))
-    doc["score"] = grade.final
-    doc["submission"].update({"lms": lms, "student_id": grade.student})
-    return doc
+    doc = parse(json.loads(raw))
+    submission = parse_record(Submission, {**to_json(doc.submission), "lms": lms,
+                                           "student_id": grade.student})
+    return dataclasses.replace(doc, score=grade.final, submission=submission)
 
 
 def gradebook_text(grades: Sequence[Grade], lms: str, points: float,

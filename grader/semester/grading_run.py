@@ -15,16 +15,16 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from grader.common.labs import Lab
 from grader.results.console import say
+from grader.results.score_document import Document, as_document
 from grader.semester.annotation import annotate_folder, sections_by_document
 from grader.semester.ledger import LedgerDamaged, open_ledger
 from grader.semester.policy import Policy, PolicyError, load_policy, policy_in_force
 from grader.semester.recording import (
     RecordRefused,
-    ScoreDocument,
+    StoredDocument,
     document_digest,
     entry_of,
     read_times,
@@ -54,15 +54,15 @@ class LedgerRun:
         times = read_times(Path(args.times)) if args.times else {}
         return cls(Path(args.ledger), policy, args.policy, times, args.by)
 
-    def record(self, lab: Lab, out_dir: Path, docs: Sequence[dict[str, Any]], seed: str,
+    def record(self, lab: Lab, out_dir: Path, docs: Sequence[Document], seed: str,
                lang: str) -> int:
         """Append this run's graded documents as attempts (those already recorded are not), then
         give this run's reports their semester note; the number of rows appended."""
         documents = []
-        for doc in docs:
-            path = out_dir / doc["submission"]["id"] / "scores.json"
+        for doc in map(as_document, docs):
+            path = out_dir / doc.submission.id / "scores.json"
             raw = path.read_bytes()
-            documents.append(ScoreDocument(path.resolve(), doc, document_digest(raw)))
+            documents.append(StoredDocument(path.resolve(), doc, document_digest(raw)))
         with open_ledger(self.ledger) as ledger:
             known = {(e.student, e.doc_digest) for e in ledger.entries(lab.name) if e.kind == "grade"}
             rows = []

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Any
 
 from grader.results.i18n import Catalogue
+from grader.results.score_document import Lateness as LatenessRecord
 from grader.results.semester_note import lateness_sentence
 from grader.semester.policy import UNITS, Policy, parse_time
 
@@ -64,9 +64,9 @@ def penalised(score: float, late: Lateness) -> float:
     return round(score * (1 - late.percent / 100), 6)
 
 
-def record(late: Lateness) -> dict[str, Any]:
-    """The lateness as a document's `semester` section keeps it (language-free)."""
-    return asdict(late)
+def record(late: Lateness) -> LatenessRecord:
+    """The lateness as a document's `semester` section keeps it (language-free): its typed record."""
+    return LatenessRecord(**asdict(late))
 
 
 def describe(late: Lateness, catalogue: Catalogue) -> str:

@@ -25,6 +25,7 @@ from grader.common.labs import Lab
 from grader.grading.batch import report_options
 from grader.grading.shard import GradingPlan, suites_for
 from grader.results.render import json_text
+from grader.results.score_document import ScoreDocument, parse, to_json_or_none
 from grader.semester.ledger import Entry, content_digest
 from grader.semester.policy import utc_text
 
@@ -34,18 +35,17 @@ class RecordRefused(ValueError):
 
 
 @dataclass(frozen=True)
-class ScoreDocument:
-    """A score document read from a report folder, with its path and digest."""
+class StoredDocument:
+    """A score document read from a report folder (its typed records), with its path and digest."""
 
     path: Path
-    doc: dict[str, Any]
+    doc: ScoreDocument
     digest: str
 
     @property
     def student(self) -> str:
         """The student: the id the LMS gave, else the submission id."""
-        submission = self.doc["submission"]
-        return str(submission.get("student_id") or submission["id"])
+        return self.doc.submission.student_id or self.doc.submission.id
 
 
 def document_digest(raw: bytes) -> str:
@@ -62,15 +62,24 @@ def document_digest(raw: bytes) -> str:
     return "sha256:" + hashlib.sha256(raw).hexdigest()
 
 
-def read_documents(out_dir: Path, lab: str) -> list[ScoreDocument]:
+def read_document(path: Path) -> ScoreDocument:
+    """The typed records of a stored score document; RecordRefused if it cannot be read or is
+    not shaped as the schema says."""
+    try:
+        return parse(json.loads(path.read_bytes()))
+    except (OSError, ValueError) as exc:  # DocumentError is a ValueError
+        raise RecordRefused(f"{path}: the recorded document cannot be read ({exc})") from None
+
+
+def read_documents(out_dir: Path, lab: str) -> list[StoredDocument]:
     """The graded score documents of `lab` in a report folder (`<id>/scores.json`), by id."""
     found = []
     for path in sorted(out_dir.glob("*/scores.json")):
         raw = path.read_bytes()
-        doc = json.loads(raw)
-        if doc.get("lab") != lab:
-            raise RecordRefused(f"{path} is a document of {doc.get('lab')}, not {lab}")
-        found.append(ScoreDocument(path.resolve(), doc, document_digest(raw)))
+        doc = read_document(path)
+        if doc.lab != lab:
+            raise RecordRefused(f"{path} is a document of {doc.lab}, not {lab}")
+        found.append(StoredDocument(path.resolve(), doc, document_digest(raw)))
     if not found:
         raise RecordRefused(f"{out_dir} holds no score document (<submission>/scores.json)")
     return found
@@ -98,23 +107,32 @@ def hidden_suite_files(lab: Lab) -> dict[str, bytes]:
             for path in _suite_paths(lab.hidden_tests)}
 
 
-def plan_of(lab: Lab, doc: Mapping[str, Any], seed: str,
+def public_only(doc: ScoreDocument) -> bool:
+    """The document was graded with the public suite only (its recorded options say so)."""
+    return doc.options is not None and doc.options.public_only
+
+
+def isolation_how(doc: ScoreDocument) -> str | None:
+    """How the document's grading kept student code apart (None: not recorded, schema 1.0)."""
+    return doc.isolation.how if doc.isolation is not None else None
+
+
+def plan_of(lab: Lab, doc: ScoreDocument, seed: str,
             hidden_suite: Path | None = None) -> GradingPlan:
     """The grading plan that produced `doc`, with `seed` (course weights as the document recorded);
     `hidden_suite`: a folder holding the hidden suite as it was then, in place of today's."""
-    public_only = bool(doc.get("options", {}).get("public_only"))
-    config = doc.get("config")
-    suites = suites_for(lab, hidden=not public_only)
-    if hidden_suite is not None and not public_only:
+    public = public_only(doc)
+    suites = suites_for(lab, hidden=not public)
+    if hidden_suite is not None and not public:
         suites = (*suites_for(lab, hidden=False), hidden_suite)
-    return GradingPlan(lab, suites, seed, doc["lang"],
-                       in_process=doc["isolation"]["how"] == "in-process",
-                       weights=dict(config["weights"]) if config else {}, config=config)
+    return GradingPlan(lab, suites, seed, doc.lang, in_process=isolation_how(doc) == "in-process",
+                       weights=dict(doc.config.weights) if doc.config else {},
+                       config=to_json_or_none(doc.config))
 
 
-def check_seed(lab: Lab, document: ScoreDocument, seed: str) -> None:
+def check_seed(lab: Lab, document: StoredDocument, seed: str) -> None:
     """RecordRefused unless the document was graded with `seed` and the options it records."""
-    if report_options(plan_of(lab, document.doc, seed)) != document.doc.get("options"):
+    if report_options(plan_of(lab, document.doc, seed)) != to_json_or_none(document.doc.options):
         raise RecordRefused(f"{document.path} was not graded with this seed (or these options); "
                             "give --seed as given to grade")
 
@@ -132,62 +150,60 @@ def read_times(path: Path) -> dict[str, str]:
     return times
 
 
-def time_of(document: ScoreDocument, times: Mapping[str, str]) -> tuple[str | None, str | None]:
+def time_of(document: StoredDocument, times: Mapping[str, str]) -> tuple[str | None, str | None]:
     """The attempt's time and where it came from: the instructor's CSV, else the platform's
     (the document's `submission.submitted_at`), else (None, None): unknown, never guessed."""
     if document.student in times:
         return times[document.student], "times-csv"
-    given = document.doc["submission"].get("submitted_at")
-    if given:
-        return utc_text(given), str(document.doc["submission"].get("lms") or "document")
+    submission = document.doc.submission
+    if submission.submitted_at:
+        return utc_text(submission.submitted_at), submission.lms or "document"
     return None, None
 
 
-def checks_of(doc: Mapping[str, Any]) -> dict[str, str]:
+def checks_of(doc: ScoreDocument) -> dict[str, str]:
     """Each check's status in a document."""
-    return {check["id"]: check["status"] for check in doc.get("checks", [])}
+    return {check.id: check.status for check in doc.checks}
 
 
-def check_points_of(doc: Mapping[str, Any]) -> dict[str, float]:
+def check_points_of(doc: ScoreDocument) -> dict[str, float]:
     """Each check's points (its max_score) in a document."""
-    return {check["id"]: float(check["max_score"]) for check in doc.get("checks", [])}
+    return {check.id: float(check.max_score) for check in doc.checks}
 
 
 def check_points(doc_path: Path) -> dict[str, float]:
     """Each check's points in a recorded document; RecordRefused if it cannot be read."""
-    try:
-        doc = json.loads(doc_path.read_bytes())
-    except (OSError, ValueError) as exc:
-        raise RecordRefused(f"{doc_path}: the recorded document cannot be read ({exc})") from None
-    return check_points_of(doc)
+    return check_points_of(read_document(doc_path))
 
 
-def source_of(doc: Mapping[str, Any], base: Path) -> str | None:
+def source_of(doc: ScoreDocument, base: Path) -> str | None:
     """The submission's folder or file, absolute, if it is still on disk (a replay needs it)."""
-    source = base / doc["submission"]["source"]
+    source = base / doc.submission.source
     return str(source.resolve()) if source.exists() else None
 
 
-def entry_of(lab: Lab, document: ScoreDocument, seed: str, submitted_at: str | None,
+def entry_of(lab: Lab, document: StoredDocument, seed: str, submitted_at: str | None,
              base: Path, kind: str = "grade", regrades: int | None = None,
              time_source: str | None = None) -> Entry:
     """The ledger row of one score document."""
     doc = document.doc
     detail: dict[str, Any] = {"time_source": time_source,
-        "checks": checks_of(doc), "check_points": check_points_of(doc), "status": doc["status"], "submission_id": doc["submission"]["id"],
-        "submission_digest": doc["submission"]["digest"], "source": source_of(doc, base),
-        "grader_version": doc["grader_version"], "options": doc.get("options")}
+        "checks": checks_of(doc), "check_points": check_points_of(doc), "status": doc.status,
+        "submission_id": doc.submission.id, "submission_digest": doc.submission.digest,
+        "source": source_of(doc, base), "grader_version": doc.grader_version,
+        "options": to_json_or_none(doc.options)}
     if regrades is not None:
         detail["regrades"] = regrades
-    public_only = bool(doc.get("options", {}).get("public_only"))
-    if not public_only:  # the suite's files are kept in the ledger by their digests (replay)
+    public = public_only(doc)
+    if not public:  # the suite's files are kept in the ledger by their digests (replay)
         detail["suite_files"] = {name: content_digest(content)
                                  for name, content in hidden_suite_files(lab).items()}
     return Entry(kind, document.student, lab.name, submitted_at=submitted_at,
-                 late=doc["submission"].get("late"), doc_digest=document.digest,
-                 doc_path=str(document.path), score=doc.get("score"), max_score=doc.get("max_score"),
-                 suite_version=suite_version(lab, public_only), seed=seed,
-                 isolation=json.dumps(doc["isolation"], sort_keys=True), detail=detail)
+                 late=doc.submission.late, doc_digest=document.digest,
+                 doc_path=str(document.path), score=doc.score, max_score=doc.max_score,
+                 suite_version=suite_version(lab, public), seed=seed,
+                 isolation=json.dumps(to_json_or_none(doc.isolation), sort_keys=True),
+                 detail=detail)
 
 
 def suite_files_of(lab: Lab, rows: Sequence[Entry]) -> list[bytes]:

@@ -19,7 +19,7 @@ from grader.results.i18n import Catalogue, format_number
 from grader.results.report_folder import REGRADE_DIFF
 from grader.semester.attempts import Attempt, attempts_by_student
 from grader.semester.ledger import Entry
-from grader.semester.recording import ScoreDocument, checks_of, entry_of
+from grader.semester.recording import StoredDocument, checks_of, entry_of
 
 DIFF_FILE = REGRADE_DIFF  # a name of the report folder: no student folder takes it
 
@@ -29,7 +29,7 @@ class Change:
     """One regraded submission: its attempt before, its new document, and what moved."""
 
     attempt: Attempt
-    document: ScoreDocument
+    document: StoredDocument
     checks: tuple[tuple[str, str, str], ...]  # (check id, old status, new status)
 
     @property
@@ -40,7 +40,7 @@ class Change:
     @property
     def new_score(self) -> float:
         """The score of the new document."""
-        return float(self.document.doc.get("score") or 0.0)
+        return float(self.document.doc.score)
 
     @property
     def old_max(self) -> float:
@@ -50,7 +50,7 @@ class Change:
     @property
     def new_max(self) -> float:
         """The maximum of the new document."""
-        return float(self.document.doc.get("max_score") or 0.0)
+        return float(self.document.doc.max_score)
 
     @property
     def moved(self) -> bool:
@@ -63,7 +63,7 @@ class Regrade:
     """Every new document of a regrade: matched to its attempt, or unmatched (never recorded)."""
 
     changes: tuple[Change, ...]
-    unmatched: tuple[ScoreDocument, ...]
+    unmatched: tuple[StoredDocument, ...]
 
 
 def changed_checks(old: dict[str, str], new: dict[str, str]) -> tuple[tuple[str, str, str], ...]:
@@ -72,12 +72,12 @@ def changed_checks(old: dict[str, str], new: dict[str, str]) -> tuple[tuple[str,
                  for check in sorted(set(old) | set(new)) if old.get(check) != new.get(check))
 
 
-def compare(entries: Sequence[Entry], lab: str, documents: Sequence[ScoreDocument]) -> Regrade:
+def compare(entries: Sequence[Entry], lab: str, documents: Sequence[StoredDocument]) -> Regrade:
     """Match each new document to its student's attempt of the same submission and diff them."""
     attempts = attempts_by_student(entries, lab)
     changes, unmatched = [], []
     for document in documents:
-        digest = document.doc["submission"]["digest"]
+        digest = document.doc.submission.digest
         same = [a for a in attempts.get(document.student, [])
                 if a.row.detail.get("submission_digest") == digest]
         if not same:
@@ -131,7 +131,7 @@ def diff_csv(regrade: Regrade) -> str:
                      "max_score", "changed_checks"])
     for change in regrade.changes:
         if change.moved:
-            writer.writerow([change.document.student, change.document.doc["submission"]["id"],
+            writer.writerow([change.document.student, change.document.doc.submission.id,
                              format_number(change.old_score), format_number(change.old_max),
                              format_number(change.new_score), format_number(change.new_max),
                              " ".join(f"{c}:{o}->{n}" for c, o, n in change.checks)])

@@ -23,8 +23,9 @@ from grader.common.labs import LABS
 from grader.grading.batch import BatchOptions, grade_class
 from grader.intake.collect import Submission
 from grader.results.build import SUBMISSION_EXTRAS
+from grader.results.score_document import ScoreDocument, parse, to_json, to_json_or_none
 from grader.semester.ledger import Entry
-from grader.semester.recording import document_digest, plan_of
+from grader.semester.recording import document_digest, isolation_how, plan_of
 
 VOLATILE = ("graded_at", "duration_s")  # when a grading ran and how long it took
 APPLIED = ("semester",)  # what the semester's tools added after the grading (annotation.py)
@@ -53,11 +54,11 @@ def sample(entries: Sequence[Entry], count: int | None, seed: int = 0) -> list[E
     return sorted(random.Random(seed).sample(graded, count), key=lambda e: e.seq)
 
 
-def _submission(doc: dict[str, Any], source: str) -> Submission:
+def _submission(doc: ScoreDocument, source: str) -> Submission:
     """The submission as graded: its id, its recorded source label and what the LMS said."""
-    record = doc["submission"]
-    meta = {key: record[key] for key in SUBMISSION_EXTRAS if key in record}
-    return Submission(record["id"], Path(source), {**meta, "label": record["source"]})
+    recorded = to_json(doc.submission)  # the extras as the document holds them (JSON)
+    meta = {key: value for key, value in recorded.items() if key in SUBMISSION_EXTRAS}
+    return Submission(doc.submission.id, Path(source), {**meta, "label": doc.submission.source})
 
 
 def _other_version(entry: Entry) -> str:
@@ -66,41 +67,42 @@ def _other_version(entry: Entry) -> str:
     return "" if recorded == __version__ else recorded
 
 
-def _checked(entry: Entry) -> tuple[Replayed | None, dict[str, Any]]:
-    """The recorded document, or why the entry cannot be replayed (changed document, no source)."""
+def _checked(entry: Entry) -> Replayed | ScoreDocument:
+    """The recorded document (its typed records), or why the entry cannot be replayed (changed
+    document, no source)."""
     version = _other_version(entry)
     try:
         raw = Path(entry.doc_path or "").read_bytes()
     except OSError:
-        return Replayed(entry, "document_changed", version=version), {}
+        return Replayed(entry, "document_changed", version=version)
     if document_digest(raw) != entry.doc_digest:
-        return Replayed(entry, "document_changed", version=version), {}
+        return Replayed(entry, "document_changed", version=version)
     source = entry.detail.get("source")
     if not source or not Path(source).exists():
-        return Replayed(entry, "source_missing", version=version), {}
-    return None, json.loads(raw)
+        return Replayed(entry, "source_missing", version=version)
+    return parse(json.loads(raw))
 
 
-def _batches(entries: Sequence[tuple[Entry, dict[str, Any]]]) -> list[list[tuple[Entry, dict[str, Any]]]]:
+def _batches(entries: Sequence[tuple[Entry, ScoreDocument]]) -> list[list[tuple[Entry, ScoreDocument]]]:
     """The entries grouped by how they were graded (lab, seed, options, language, isolation,
     weights), each group cut into batches where no submission id appears twice."""
-    groups: dict[str, list[list[tuple[Entry, dict[str, Any]]]]] = {}
+    groups: dict[str, list[list[tuple[Entry, ScoreDocument]]]] = {}
     for entry, doc in entries:
-        key = json.dumps([entry.lab, entry.seed, doc.get("options"), doc["lang"],
-                          doc["isolation"]["how"], doc.get("config"),
+        key = json.dumps([entry.lab, entry.seed, to_json_or_none(doc.options), doc.lang,
+                          isolation_how(doc), to_json_or_none(doc.config),
                           entry.detail.get("suite_files")], sort_keys=True)
         rounds = groups.setdefault(key, [])
-        target = next((r for r in rounds if all(d["submission"]["id"] != doc["submission"]["id"]
-                                                for _, d in r)), None)
+        target = next((r for r in rounds
+                       if all(d.submission.id != doc.submission.id for _, d in r)), None)
         if target is None:
             rounds.append(target := [])
         target.append((entry, doc))
     return [batch for rounds in groups.values() for batch in rounds]
 
 
-def _compare(entry: Entry, recorded: dict[str, Any], new: dict[str, Any]) -> Replayed:
+def _compare(entry: Entry, recorded: ScoreDocument, new: dict[str, Any]) -> Replayed:
     version = _other_version(entry)
-    old, again = comparable(recorded), comparable(new)
+    old, again = comparable(to_json(recorded)), comparable(new)
     fields = tuple(sorted(k for k in set(old) | set(again) if old.get(k) != again.get(k)))
     return Replayed(entry, "differs" if fields else "identical", fields, version)
 
@@ -121,11 +123,11 @@ def replay(entries: Sequence[Entry], count: int | None = None, seed: int = 0,
     results: dict[int, Replayed] = {}
     ready = []
     for entry in sample(entries, count, seed):
-        refused, doc = _checked(entry)
-        if refused is not None:
-            results[entry.seq] = refused
+        checked = _checked(entry)
+        if isinstance(checked, Replayed):
+            results[entry.seq] = checked
         else:
-            ready.append((entry, doc))
+            ready.append((entry, checked))
     with tempfile.TemporaryDirectory(prefix="minigrad-replay-") as scratch:
         for index, batch in enumerate(_batches(ready)):
             first_entry, first_doc = batch[0]

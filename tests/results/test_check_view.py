@@ -13,7 +13,7 @@ from check_blocks import check_block
 from markupsafe import escape
 
 from grader.platforms import gradescope, prairielearn
-from grader.results.check_view import CheckView, check_view_from_record, shows_hint
+from grader.results.check_view import CheckView, check_view, check_view_from_record, shows_hint
 from grader.results.i18n import LANGUAGES, Catalogue
 from grader.results.messages import localise_document
 from grader.results.render import render_feedback, render_notebook_feedback
@@ -122,8 +122,8 @@ def test_the_platforms_tests_are_their_views_blocks(path: Path) -> None:
     withheld = prairielearn.withhold_hidden(localise_document(doc, Catalogue.load(lang)))
     notice = Catalogue.load(lang).text("platforms.prairielearn.hidden_check")
     found = prairielearn.results(doc).get("tests", [])
-    for check, test in zip(withheld["checks"], found, strict=True):
-        view = check_view_from_record(check, Catalogue.load(lang), drawn=False)
+    for check, test in zip(withheld.checks, found, strict=True):
+        view = check_view(check, Catalogue.load(lang), drawn=False)
         expected = "" if view.status == "passed" else \
             check_block(view, "text", lang, withheld_notice=notice).strip()
         assert test["message"] == expected, view.id

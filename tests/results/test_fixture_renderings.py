@@ -98,8 +98,8 @@ def test_the_platforms_tests_are_each_checks_view(graded: Any, lab: str, name: s
     found = prairielearn.results(doc)
     if found["gradable"]:
         notice = catalogue.text("platforms.prairielearn.hidden_check")
-        withheld = prairielearn.withhold_hidden(localised)["checks"]
-        expected = [check_view_from_record(check, catalogue, drawn=False) for check in withheld]
+        withheld = prairielearn.withhold_hidden(localised).checks
+        expected = [check_view(check, catalogue, drawn=False) for check in withheld]
         assert [test["message"] for test in found["tests"]] == [
             "" if view.status == "passed" else
             check_block(view, "text", lang, withheld_notice=notice).strip()

@@ -45,15 +45,8 @@ EXCEPTIONS: dict[str, str] = {
     "grader/results/messages.py::check_hint": "the detail format {kind, params}",
     "grader/results/messages.py::describe_detail": "the detail format {kind, params}",
     "grader/results/messages.py::describe_flag": "the flag format {id, params}",
-    # the folder's JSON files before they are known to be documents: which of them is a report
-    "grader/results/report_folder.py::read_reports": "tells a report (`<id>/scores.json` naming "
-    "its own folder) from any other JSON before a reader parses it",
-    # JSON the platforms write, not a document read
-    "grader/platforms/prairielearn.py::withhold_hidden": "builds the withheld checks' JSON",
+    # JSON a platform writes, not a document read
     "grader/platforms/gradescope.py::_grade_and_say": "Gradescope's results.json, not a document",
-    # NOT a reason of the kind above: real reads of stored documents (the ledger's recording,
-    # replay, regrade, annotation, export) left for the next pass of issue 34
-    "grader/semester": "not converted yet: the semester's readers of stored documents",
 }
 
 

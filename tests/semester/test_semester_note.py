@@ -21,6 +21,7 @@ import pytest
 from grader.results.gradebook import class_csv
 from grader.results.lms.moodle import moodle_worksheet
 from grader.results.render import render_dashboard, render_feedback
+from grader.results.score_document import parse, to_json
 from grader.results.score_schema import score_schema
 from grader.semester.annotation import section_of
 from grader.semester.attempts import attempts_by_student, semester_grades
@@ -39,13 +40,13 @@ def annotated(lang: str = "en") -> dict[str, Any]:
     doc["submission"].update(student_id="4242", lms="moodle")
     rows = [Entry("grade", "4242", "lab01_graph", submitted_at="2026-09-16T02:59:00Z",
                   score=doc["score"], max_score=doc["max_score"], doc_digest="sha256:d",
-                  detail={"checks": checks_of(doc)}, seq=1, who="prof"),
+                  detail={"checks": checks_of(parse(doc))}, seq=1, who="prof"),
             Entry("override", "4242", "lab01_graph", seq=2, who="prof", detail={
                 "check": "diamond-accumulates", "status": "passed", "was": "failed",
                 "points": 2.0, "reason": "the diamond test was wrong"})]
     [grade] = semester_grades(rows, POLICY)
     [attempt] = attempts_by_student(rows, "lab01_graph")["4242"]
-    return {**doc, "semester": section_of(grade, attempt)}
+    return {**doc, "semester": to_json(section_of(grade, attempt))}
 
 
 def test_the_section_follows_the_documents_schema() -> None:
@@ -107,14 +108,14 @@ def test_the_dashboard_shows_the_note() -> None:
 def test_time_unknown_is_said_and_the_policy_may_take_the_cap_for_an_lms_late_flag() -> None:
     doc = json.loads((DATA / "score_mixed.json").read_text(encoding="utf-8"))
     row = Entry("grade", "s", "lab01_graph", late=True, score=4.0, max_score=15.0,
-                detail={"checks": checks_of(doc)}, seq=1)
+                detail={"checks": checks_of(parse(doc))}, seq=1)
     lenient = Policy(due={"lab01_graph": "2026-09-14T23:59:00Z"}, penalty_cap_percent=30)
     strict = Policy(**{**lenient.__dict__, "unknown_time": "cap_if_marked_late"})
     notes = {}
     for name, policy in (("lenient", lenient), ("strict", strict)):
         [grade] = semester_grades([row], policy)
         [attempt] = attempts_by_student([row], "lab01_graph")["s"]
-        notes[name] = (render_feedback({**doc, "semester": section_of(grade, attempt)},
+        notes[name] = (render_feedback({**doc, "semester": to_json(section_of(grade, attempt))},
                                        "terminal"), grade.final)
     assert "the LMS marks it late but gives no time: no penalty applied" in notes["lenient"][0]
     assert notes["lenient"][1] == 4.0

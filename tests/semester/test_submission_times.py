@@ -12,7 +12,8 @@ import json
 from pathlib import Path
 
 from grader.platforms.gradescope import _metadata
-from grader.semester.recording import ScoreDocument, time_of
+from grader.results.score_document import parse
+from grader.semester.recording import StoredDocument, time_of
 
 GRADESCOPE_EXAMPLE = {
     "id": 123456,
@@ -41,10 +42,17 @@ def test_gradescope_metadata_without_a_time_with_a_zone_gives_none(tmp_path: Pat
         assert "submitted_at" not in _metadata(tmp_path), created_at
 
 
-def document(**submission: object) -> ScoreDocument:
-    """A recorded document of student 1234 with these submission fields."""
-    return ScoreDocument(Path("x"), {"submission": {"id": "1234", "student_id": "1234",
-                                                    **submission}}, "sha256:x")
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def document(**submission: object) -> StoredDocument:
+    """A recorded document of student 1234 with these submission fields (tests/data/
+    score_mixed.json as `grade` wrote it, its submission's time and LMS fields replaced)."""
+    doc = json.loads((DATA / "score_mixed.json").read_text(encoding="utf-8"))
+    for key in ("lms", "late", "submitted_at"):
+        doc["submission"].pop(key, None)
+    doc["submission"].update(id="1234", student_id="1234", **submission)
+    return StoredDocument(Path("x"), parse(doc), "sha256:x")
 
 
 def test_the_instructors_csv_wins_then_the_platform_then_unknown() -> None:

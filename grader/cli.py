@@ -141,14 +141,18 @@ def _refuse_classes(lab: Lab, paths: Sequence[Path]) -> None:
     """A folder that holds a class is not one submission, nor is each file of an LMS download
     one student: say how to grade it (refused, not warned: graded anyway, a student's attempt
     would be split into several "students" and their grades into several rows)."""
-    from grader.results.lms.registry import target_named  # class files: not `check`
+    from grader.results.lms.registry import (  # class files: not `check`
+        download_naming,
+        guess_class,
+        target_named,
+    )
 
-    kind = lms.download_naming(paths)
+    kind = download_naming(paths)
     if kind is not None:
         what = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1})"
         raise UsageError("looks_like_lms_download", what=what, kind=kind)
     for path in paths:
-        kind = lms.guess_class(path, lab)
+        kind = guess_class(path, lab)
         if kind is not None and target_named(kind) is not None:
             raise UsageError("looks_like_lms_download", what=str(path), kind=kind)
         if kind is not None:
@@ -685,7 +689,12 @@ def build_parser(lang: str | None = None,
             add_semester_parser,
         )
 
-        add_semester_parser(commands, parser_class, text, language)
+        lms_names: Sequence[str] = ()
+        if words is None or "semester" in words:
+            from grader.results.lms.registry import NAMES  # class files: not `check`
+
+            lms_names = NAMES
+        add_semester_parser(commands, parser_class, text, language, lms_names)
         add_ledger_options(grade, text)
     return parser
 

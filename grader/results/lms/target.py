@@ -4,7 +4,9 @@ Side: trusted (intake of an LMS download, and the class files written after grad
 target says, in one module of this folder, everything the grader does for its LMS:
 
 - its intake naming: how the LMS's "download all submissions" names each student's files
-  (`read_download`, the `--lms` value being `name`);
+  (`read_download`, `is_download_name`, `is_download_entry`, the `--lms` value being `name`: the
+  intake side of the interface, `grader.intake.lms.DownloadNaming`, which intake reads the
+  download through without importing any target);
 - its gradebook: the file the LMS imports, written fresh (`fresh_gradebook`) or filled into the
   gradebook the LMS exported (`reads_gradebook`, `check_gradebook`, `fill_gradebook`);
 - its feedback-return zip: each student's feedback under the name the LMS's bulk upload reads
@@ -21,10 +23,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-from grader.intake.lms import ClassMember
+from grader.intake.lms import DownloadNaming
 from grader.results.lms.sheet import Sheet
 from grader.results.score_document import Document
 
@@ -35,10 +36,10 @@ __all__ = ["GradebookSettings", "LmsTarget"]
 GradebookSettings = Mapping[str, Any]
 
 
-class LmsTarget(ABC):
+class LmsTarget(DownloadNaming, ABC):
     """One LMS: its download's naming, its gradebook, its feedback zip, its class files."""
 
-    name: str            # the --lms value, and the score document's submission.lms
+    # name (DownloadNaming): the --lms value, and the score document's submission.lms
     gradebook_file: str  # OUT/<gradebook_file>: the gradebook to import
     feedback_zip: str    # OUT/<feedback_zip>: the students' feedback, as the LMS takes it back
     gradebook_kind: str  # what its exported gradebook is, for a refusal: "a Canvas gradebook ..."
@@ -57,10 +58,6 @@ class LmsTarget(ABC):
     def feedback_message(self) -> str:
         """The catalogue key that says where the feedback zip goes back."""
         return f"cli.return.feedback_{self.name}"
-
-    @abstractmethod
-    def read_download(self, folder: Path, scratch: Path, label: str) -> list[ClassMember]:
-        """One member per student of the unpacked download, named as the LMS names them."""
 
     @abstractmethod
     def option_problem(self, points: float | None,

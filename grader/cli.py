@@ -38,6 +38,7 @@ from grader.grading.shard import GradingPlan, suites_for
 from grader.intake import lms
 from grader.intake.collect import Submission
 from grader.results.console import print_summary, progress_display, say
+from grader.results.course_look import remembered_templates
 from grader.results.i18n import LANGUAGES, Catalogue, default_language, format_number
 from grader.results.render import isolation_notes, render_feedback, render_summary
 from grader.results.report_folder import SHARD_RECORD, OutputUnwritable, read_reports
@@ -111,6 +112,19 @@ def _writable_out(out: str) -> Path:
 
 def _on_sigterm(signum: int, frame: FrameType | None) -> NoReturn:
     raise StopRequested()
+
+
+def _course_config(path: str) -> Any:
+    """The course file (`--config`), checked with its template overrides; a usage error else."""
+    from grader.grading.course_config import (  # a course's own file
+        ConfigError,
+        load_course_config,
+    )
+
+    try:
+        return load_course_config(Path(path))
+    except ConfigError as exc:
+        raise UsageError("course_config", message=str(exc)) from None
 
 
 def _shard(text: str | None) -> tuple[int, int] | None:
@@ -239,15 +253,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     record = None
     templates = None
     if args.config:
-        from grader.grading.course_config import (  # a course's own file
-            ConfigError,
-            load_course_config,
-        )
-
-        try:
-            config = load_course_config(Path(args.config))
-        except ConfigError as exc:
-            raise UsageError("course_config", message=str(exc)) from None
+        config = _course_config(args.config)
         weights, record, templates = config.resolved(lab), config.record(lab), config.templates
     isolation = available_isolation()
     if not isolation.at_least("uid") and not args.allow_unisolated:
@@ -349,7 +355,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     except MergeRefused as refused:
         raise UsageError(refused.key, **refused.params) from None
     docs = merged.docs
-    print(render_summary(docs, args.lang))
+    print(render_summary(docs, args.lang, remembered_templates(out_dir)))
     if merged.missing:
         say("cli.merged_partial", args.lang, count=str(len(merged.missing)),
             students=", ".join(merged.missing))
@@ -392,7 +398,8 @@ def cmd_render(args: argparse.Namespace) -> int:
         doc = json.loads(Path(args.scores).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise UsageError("cannot_read", path=args.scores, reason=str(exc)) from None
-    print(render_feedback(doc, args.format, lang=args.lang))
+    templates = _course_config(args.config).templates if args.config else None
+    print(render_feedback(doc, args.format, lang=args.lang, templates=templates))
     return EXIT_OK
 
 
@@ -655,6 +662,7 @@ def build_parser(lang: str | None = None,
     render.add_argument("--lang", choices=LANGUAGES, default=None, help=text("lang"))
     render.add_argument("--format", choices=("terminal", "markdown", "html"), default="terminal",
                         help=text("format"))
+    render.add_argument("--config", metavar="COURSE_TOML", help=text("render_config"))
     render.set_defaults(handler=cmd_render)
 
     build = commands.add_parser("build-labs", help=text("build_labs"))

@@ -334,8 +334,8 @@ class Canvas(LmsTarget):
         return None
 
     def fresh_gradebook(self, docs: Sequence[Document], settings: GradebookSettings,
-                        lang: str) -> str | None:
-        """canvas_gradebook.csv, when a column and points were given."""
+                        lang: str, templates: Path | None = None) -> str | None:
+        """canvas_gradebook.csv, when a column and points were given (no comment column)."""
         column = settings["canvas_column"]
         return canvas_csv(docs, column, settings["points"]) if column else None
 
@@ -349,8 +349,10 @@ class Canvas(LmsTarget):
         plan_canvas(sheet, column, lab, points)
 
     def fill_gradebook(self, sheet: Sheet, docs: Sequence[Document], lab: str,
-                       points: float | None, column: str | None) -> list[str]:
-        """The scores written into the column; every other student's row left out."""
+                       points: float | None, column: str | None,
+                       templates: Path | None = None) -> list[str]:
+        """The scores written into the column; every other student's row left out (Canvas's
+        import has no comment: nothing rendered)."""
         return fill_canvas(sheet, plan_canvas(sheet, column, lab, points), docs)
 
     def gradebook_ids(self, sheet: Sheet) -> set[str]:

@@ -165,10 +165,11 @@ def moodle_maximum(sheet: Sheet, plan: MoodlePlan, points: float | None) -> floa
     return maximum if maximum is not None else points or 0.0
 
 
-def fill_moodle(sheet: Sheet, plan: MoodlePlan, maximum: float,
-                docs: Sequence[Document]) -> list[str]:
+def fill_moodle(sheet: Sheet, plan: MoodlePlan, maximum: float, docs: Sequence[Document],
+                templates: Path | None = None) -> list[str]:
     """Write grade, date and comment of each graded Moodle participant into its row; returns the
-    ids of graded participants the worksheet has no row for."""
+    ids of graded participants the worksheet has no row for (`templates`: a course's overrides,
+    for the comment)."""
     by_id = {str(doc.submission.student_id): doc for doc in graded_of(docs, "moodle")}
     seen = set()
     for index, cells in _student_rows(sheet, None):
@@ -181,7 +182,7 @@ def fill_moodle(sheet: Sheet, plan: MoodlePlan, maximum: float,
         updated[plan.grade] = plan.words.number(scaled(doc, maximum))
         updated[plan.modified] = moodle_date(doc.graded_at)
         if plan.feedback is not None:
-            updated[plan.feedback] = text_cell(comment(doc))
+            updated[plan.feedback] = text_cell(comment(doc, templates))
         sheet.replace(index, updated)
     return sorted(set(by_id) - seen)
 
@@ -193,8 +194,10 @@ def moodle_date(graded_at: str) -> str:
     return moment.replace(tzinfo=datetime.UTC).isoformat()
 
 
-def moodle_worksheet(docs: Sequence[Document], out_of: float, lang: str = "en") -> str:
-    """Moodle's grading worksheet, headed in `lang`, one row per graded Moodle participant."""
+def moodle_worksheet(docs: Sequence[Document], out_of: float, lang: str = "en",
+                     templates: Path | None = None) -> str:
+    """Moodle's grading worksheet, headed in `lang`, one row per graded Moodle participant
+    (`templates`: a course's overrides, for the comment)."""
     words = MOODLE_STRINGS[lang]
     header = [words.recordid, words.fullname, words.status, words.gradenoun, words.maxgrade,
               words.gradecanbechanged, words.lastmodifiedsubmission, words.lastmodifiedgrade,
@@ -202,7 +205,7 @@ def moodle_worksheet(docs: Sequence[Document], out_of: float, lang: str = "en") 
     rows = [[words.identifier(str(doc.submission.student_id)),
              text_cell(doc.submission.name or ""), "", words.number(scaled(doc, out_of)),
              words.number(out_of), words.yes, "", moodle_date(doc.graded_at),
-             text_cell(comment(doc))]
+             text_cell(comment(doc, templates))]
             for doc in graded_of(docs, "moodle")]
     return _rows_csv(header, rows)
 
@@ -242,9 +245,9 @@ class Moodle(LmsTarget):
         return ("moodle_needs_points", {}) if points is None else None
 
     def fresh_gradebook(self, docs: Sequence[Document], settings: GradebookSettings,
-                        lang: str) -> str | None:
+                        lang: str, templates: Path | None = None) -> str | None:
         """moodle_worksheet.csv, headed in the site's language (--lang)."""
-        return moodle_worksheet(docs, settings["points"], lang)
+        return moodle_worksheet(docs, settings["points"], lang, templates)
 
     def reads_gradebook(self, header: Sequence[str]) -> bool:
         """A header with the Identifier, Grade and Last modified (grade) of a known language."""
@@ -256,10 +259,11 @@ class Moodle(LmsTarget):
         moodle_maximum(sheet, plan_moodle(sheet), points)
 
     def fill_gradebook(self, sheet: Sheet, docs: Sequence[Document], lab: str,
-                       points: float | None, column: str | None) -> list[str]:
+                       points: float | None, column: str | None,
+                       templates: Path | None = None) -> list[str]:
         """Grade, date and comment written into each graded participant's row."""
         plan = plan_moodle(sheet)
-        return fill_moodle(sheet, plan, moodle_maximum(sheet, plan, points), docs)
+        return fill_moodle(sheet, plan, moodle_maximum(sheet, plan, points), docs, templates)
 
     def gradebook_ids(self, sheet: Sheet) -> set[str]:
         """The participant id of every row's Identifier."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from grader.intake.lms import DownloadNaming
@@ -67,8 +68,9 @@ class LmsTarget(DownloadNaming, ABC):
 
     @abstractmethod
     def fresh_gradebook(self, docs: Sequence[Document], settings: GradebookSettings,
-                        lang: str) -> str | None:
-        """The gradebook file written anew from the documents, or None (no points or column)."""
+                        lang: str, templates: Path | None = None) -> str | None:
+        """The gradebook file written anew from the documents, or None (no points or column);
+        `templates`: a course's overrides, for what the file says of each student."""
 
     @abstractmethod
     def reads_gradebook(self, header: Sequence[str]) -> bool:
@@ -81,8 +83,10 @@ class LmsTarget(DownloadNaming, ABC):
 
     @abstractmethod
     def fill_gradebook(self, sheet: Sheet, docs: Sequence[Document], lab: str,
-                       points: float | None, column: str | None) -> list[str]:
-        """Write the graded students' scores into the sheet; the ids it has no row for."""
+                       points: float | None, column: str | None,
+                       templates: Path | None = None) -> list[str]:
+        """Write the graded students' scores into the sheet; the ids it has no row for
+        (`templates`: a course's overrides, for what it says of each student)."""
 
     @abstractmethod
     def gradebook_ids(self, sheet: Sheet) -> set[str]:

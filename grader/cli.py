@@ -38,6 +38,7 @@ from grader.grading.shard import GradingPlan, suites_for
 from grader.intake import lms
 from grader.intake.collect import Submission
 from grader.results.console import print_summary, progress_display, say
+from grader.results.course_look import remembered_templates
 from grader.results.i18n import LANGUAGES, Catalogue, default_language, format_number
 from grader.results.render import isolation_notes, render_feedback, render_summary
 from grader.results.report_folder import SHARD_RECORD, OutputUnwritable, read_reports
@@ -113,6 +114,19 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> NoReturn:
     raise StopRequested()
 
 
+def _course_config(path: str) -> Any:
+    """The course file (`--config`), checked with its template overrides; a usage error else."""
+    from grader.grading.course_config import (  # a course's own file
+        ConfigError,
+        load_course_config,
+    )
+
+    try:
+        return load_course_config(Path(path))
+    except ConfigError as exc:
+        raise UsageError("course_config", message=str(exc)) from None
+
+
 def _shard(text: str | None) -> tuple[int, int] | None:
     """K/N as (K, N), 1 <= K <= N."""
     if text is None:
@@ -141,14 +155,18 @@ def _refuse_classes(lab: Lab, paths: Sequence[Path]) -> None:
     """A folder that holds a class is not one submission, nor is each file of an LMS download
     one student: say how to grade it (refused, not warned: graded anyway, a student's attempt
     would be split into several "students" and their grades into several rows)."""
-    from grader.results.lms.registry import target_named  # class files: not `check`
+    from grader.results.lms.registry import (  # class files: not `check`
+        download_naming,
+        guess_class,
+        target_named,
+    )
 
-    kind = lms.download_naming(paths)
+    kind = download_naming(paths)
     if kind is not None:
         what = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1})"
         raise UsageError("looks_like_lms_download", what=what, kind=kind)
     for path in paths:
-        kind = lms.guess_class(path, lab)
+        kind = guess_class(path, lab)
         if kind is not None and target_named(kind) is not None:
             raise UsageError("looks_like_lms_download", what=str(path), kind=kind)
         if kind is not None:
@@ -235,15 +253,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     record = None
     templates = None
     if args.config:
-        from grader.grading.course_config import (  # a course's own file
-            ConfigError,
-            load_course_config,
-        )
-
-        try:
-            config = load_course_config(Path(args.config))
-        except ConfigError as exc:
-            raise UsageError("course_config", message=str(exc)) from None
+        config = _course_config(args.config)
         weights, record, templates = config.resolved(lab), config.record(lab), config.templates
     isolation = available_isolation()
     if not isolation.at_least("uid") and not args.allow_unisolated:
@@ -345,7 +355,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     except MergeRefused as refused:
         raise UsageError(refused.key, **refused.params) from None
     docs = merged.docs
-    print(render_summary(docs, args.lang))
+    print(render_summary(docs, args.lang, remembered_templates(out_dir)))
     if merged.missing:
         say("cli.merged_partial", args.lang, count=str(len(merged.missing)),
             students=", ".join(merged.missing))
@@ -388,7 +398,8 @@ def cmd_render(args: argparse.Namespace) -> int:
         doc = json.loads(Path(args.scores).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise UsageError("cannot_read", path=args.scores, reason=str(exc)) from None
-    print(render_feedback(doc, args.format, lang=args.lang))
+    templates = _course_config(args.config).templates if args.config else None
+    print(render_feedback(doc, args.format, lang=args.lang, templates=templates))
     return EXIT_OK
 
 
@@ -651,6 +662,7 @@ def build_parser(lang: str | None = None,
     render.add_argument("--lang", choices=LANGUAGES, default=None, help=text("lang"))
     render.add_argument("--format", choices=("terminal", "markdown", "html"), default="terminal",
                         help=text("format"))
+    render.add_argument("--config", metavar="COURSE_TOML", help=text("render_config"))
     render.set_defaults(handler=cmd_render)
 
     build = commands.add_parser("build-labs", help=text("build_labs"))
@@ -685,7 +697,12 @@ def build_parser(lang: str | None = None,
             add_semester_parser,
         )
 
-        add_semester_parser(commands, parser_class, text, language)
+        lms_names: Sequence[str] = ()
+        if words is None or "semester" in words:
+            from grader.results.lms.registry import NAMES  # class files: not `check`
+
+            lms_names = NAMES
+        add_semester_parser(commands, parser_class, text, language, lms_names)
         add_ledger_options(grade, text)
     return parser
 

@@ -39,6 +39,7 @@ from grader.intake.collect import (
     unique_ids,
 )
 from grader.results.build import grader_error_document, ungradable_document
+from grader.results.course_look import remembered_templates
 from grader.results.render import report_texts
 from grader.results.report_folder import SHARD_RECORD, OutputUnwritable, reserved_ids
 from grader.results.report_folder import write_file as _write_atomically
@@ -106,12 +107,13 @@ def remove_staging(out_dir: Path) -> None:
 
 def write_reports(doc: dict[str, Any], out_dir: Path, templates: Path | None = None) -> Path:
     """Write scores.json and the feedback files of one submission, all or none (`templates`:
-    a course's template overrides).
+    a course's template overrides, else those the folder remembers, `course_look`).
 
     The files are written in a hidden folder beside the report and renamed into place, so a
     report folder is complete or absent, whenever the run is stopped.
     """
     folder = out_dir / as_document(doc).submission.id
+    templates = templates if templates is not None else remembered_templates(out_dir)
     staging: Path | None = None
     writing = folder
     try:

@@ -20,6 +20,7 @@ from grader.grading.batch import BatchOptions, in_shard
 from grader.grading.shard_record import NotAShardRecord, ShardRecord, read_shard_record
 from grader.results.class_files import write_class_files
 from grader.results.report_folder import (
+    COURSE_TEMPLATES,
     GRADEBOOK_DOWNLOAD,
     GRADEBOOK_SETTINGS,
     SHARD_RECORD,
@@ -91,7 +92,7 @@ def merge(folders: Sequence[Path], out_dir: Path, lang: str, allow_partial: bool
             if report.resolve() != (out_dir / key).resolve():
                 shutil.rmtree(out_dir / key, ignore_errors=True)
                 shutil.copytree(report, out_dir / key)
-    for name in (GRADEBOOK_SETTINGS, GRADEBOOK_DOWNLOAD):
+    for name in (GRADEBOOK_SETTINGS, GRADEBOOK_DOWNLOAD, COURSE_TEMPLATES):
         source = folders[0] / name
         if source.is_file() and source.resolve() != (out_dir / name).resolve():
             shutil.copyfile(source, out_dir / name)

@@ -1,26 +1,12 @@
-"""Reading a class as an LMS hands it over: Canvas and Moodle bulk downloads, or one folder each.
+"""Reading a class as an LMS hands it over: what every LMS's "download all submissions" reader
+shares, and one folder (zip, `.py` or notebook) per student.
 
-Trusted side (intake). The naming each LMS gives its "download all submissions" archive is
-read exactly as the LMS writes it, so student ids and names come from the LMS itself:
-
-- Canvas (`ContentZipper#zip_assignment` in instructure/canvas-lms, `lib/content_zipper.rb`):
-  `<sortable name, lower case, word characters only>[_LATE]_<user id>_<attachment id>_<file>`,
-  where an anonymised assignment puts `anon_<anonymous id>` in place of the user id, and text or
-  URL entries are `<name>_<user id>_text.html` / `_link.html`. Only the current attempt is zipped
-  (`get_uploaded_files_from`: the submission's `attachment_ids`), so every file of a user is
-  graded together; a file named as another of the user's files with `-1`, `-2`, ... before its
-  extension (`Attachment.make_unique_filename`) is a second file of that name in the attempt (or
-  a re-upload Canvas renamed because the earlier one is still in the student's files), and the
-  feedback says so.
-- Moodle (`mod_assign\\downloader::load_submissionplugin_filelist`, mod/assign/classes/
-  downloader.php, Moodle 4.1+; `assign::download_submissions` in mod/assign/locallib.php before):
-  one folder per participant and plugin, `<Full name>_<participant id>_assignsubmission_file/...`
-  (4.1+, as `downloader_test.php` expects) or `..._assignsubmission_file_/...` (older), names
-  with `_` turned into spaces, blind marking writes `Participant` for the name; with "download
-  submissions in folders" off, files `<Full name>_<participant id>_assignsubmission_file_<file>`.
-  A download may mix the forms. The participant id is the number in the grading worksheet's
-  identifier. An entry named neither way is an error, never skipped.
-- `folders`: one folder, zip, `.py` or notebook per student; the id is its name.
+Trusted side (intake). Each LMS's naming (how its download names each student's files) is its
+target's (`DownloadNaming`, which `grader.results.lms.target.LmsTarget` extends: one module per
+LMS in `grader/results/lms/`); the registry (`grader.results.lms.registry`) hands the targets in,
+so this module names no LMS. Here: unpacking the download by the archive rules, its top entries
+(through a lone wrapping folder), staging a student's several files into one folder, ids that are
+safe and unique, and recognising a class handed in where one submission was expected.
 
 Each student becomes one `ClassMember` whose `source` is graded as any submission is: a single
 file or zip as it is, several files staged into one folder under their original names, where the
@@ -33,7 +19,8 @@ import re
 import shutil
 import unicodedata
 import zipfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -41,19 +28,13 @@ from grader.common.keyed_error import KeyedError
 from grader.common.labs import Lab
 from grader.intake import archive
 
-FOLDERS = "folders"  # the kind of an export with one folder, zip or file per student
-# How an LMS target reads its unpacked download: (folder, scratch, label) -> the class.
-Reader = Callable[[Path, Path, str], list["ClassMember"]]
+__all__ = ["FOLDERS", "ClassMember", "DownloadNaming", "ExportError", "download_naming",
+           "folders", "guess_class", "read_export", "safe_file_name", "safe_id", "stage_files",
+           "top_entries", "unique_members", "unpack"]
 
-_CANVAS_PREFIX = r"^(?:(?!(?i:late)_)(?P<name>.+?)_)?(?:(?P<late>(?i:late))_)?(?P<user>anon_[0-9A-Za-z]+|\d+)_"
-CANVAS_FILE = re.compile(_CANVAS_PREFIX + r"(?P<attachment>\d+)_(?P<original>.+)$", re.DOTALL)
-CANVAS_TEXT = re.compile(_CANVAS_PREFIX + r"(?P<entry>text|link)\.html$")
-# Attachment.make_unique_filename: "<base>-<n><extensions>", extensions as in its own regex.
-RESUBMITTED = re.compile(r"^(?P<stem>.+?)-(?P<n>\d+)(?P<ext>(?:\.[A-Za-z][A-Za-z0-9]*)*\.[A-Za-z0-9]*)$")
-# rest: None for a 4.1+ folder, '' for an older folder, the file's name for a flat file.
-MOODLE_ENTRY = re.compile(
-    r"^(?P<name>.*)_(?P<participant>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)(?:_(?P<rest>.*))?$",
-    re.DOTALL)
+FOLDERS = "folders"  # the kind of an export with one folder, zip or file per student
+# An LMS's naming is recognised from this many entries named its way (one could be chance).
+RECOGNISED_FROM = 2
 
 
 class ExportError(KeyedError, ValueError):
@@ -69,12 +50,41 @@ class ClassMember:
     submission_id: str   # filesystem-safe and unique in the class: the report folder's name
     student_id: str      # the LMS's id: Canvas user id, Moodle participant id, folder name
     name: str            # as the LMS names the student; '' when it does not
-    lms: str             # canvas | moodle | folders
+    lms: str             # the LMS target's name (DownloadNaming.name), or folders
     source: Path         # what is graded: a file, a zip or a folder
     label: str           # where it came from, as the instructor sees the export
     late: bool = False
     duplicates: tuple[str, ...] = ()   # files of one attempt under one name (Canvas renamed them)
     files: tuple[str, ...] = field(default=())  # the export's files this submission holds
+
+
+class DownloadNaming(ABC):
+    """How one LMS's "download all submissions" names each student's files: the intake side of
+    an LMS target (`grader.results.lms.target.LmsTarget`)."""
+
+    name: str  # the --lms value, and each member's `lms`
+    # Lower is tried first when a download is recognised: a naming with a fixed word in it
+    # (Moodle's `_assignsubmission_`) before one a name of digits alone may also follow.
+    recognition_rank: int = 1
+
+    @abstractmethod
+    def read_download(self, entries: Sequence[Path], scratch: Path,
+                      label: str) -> list[ClassMember]:
+        """One member per student of the download whose top entries these are, named as the LMS
+        names them (several files of one student staged under `scratch`); ExportError when the
+        entries are not named this way."""
+
+    @abstractmethod
+    def is_download_name(self, name: str) -> bool:
+        """Whether a file or folder of this name is a student's entry as the download names it."""
+
+    def is_download_entry(self, path: Path) -> bool:
+        """Whether this top entry of an unpacked folder is a student's entry of the download."""
+        return self.is_download_name(path.name)
+
+
+def _recognition_order(namings: Sequence[DownloadNaming]) -> list[DownloadNaming]:
+    return sorted(namings, key=lambda naming: naming.recognition_rank)
 
 
 def safe_id(text: str) -> str:
@@ -83,7 +93,7 @@ def safe_id(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", ascii_text).strip("._-") or "student"
 
 
-def _unique(members: list[ClassMember]) -> list[ClassMember]:
+def unique_members(members: list[ClassMember]) -> list[ClassMember]:
     """Members with unique submission ids (a numbered suffix tells duplicates apart), sorted."""
     taken: set[str] = set()
     last_suffix: dict[str, int] = {}  # per id, the suffix last tried: k copies cost k, not k²
@@ -139,22 +149,20 @@ def _refused(exc: archive.ArchiveError, export: str) -> ExportError:
     return ExportError("bad_zip", export=export, error=exc.error)
 
 
-def _top_entries(folder: Path) -> list[Path]:
-    """The folder's entries, descending through a lone wrapping folder (an unzipped download)."""
+def top_entries(folder: Path, namings: Sequence[DownloadNaming]) -> list[Path]:
+    """The folder's entries, descending through a lone wrapping folder (an unzipped download)
+    that no LMS of `namings` would name as a student's entry."""
     entries = sorted(p for p in folder.iterdir() if not archive.skipped((p.name,))
                      and not p.name.startswith("."))
-    if len(entries) == 1 and entries[0].is_dir() and not _looks_like_student_entry(entries[0]):
-        return _top_entries(entries[0])
+    if len(entries) == 1 and entries[0].is_dir() and not any(
+            naming.is_download_name(entries[0].name) for naming in namings):
+        return top_entries(entries[0], namings)
     return entries
 
 
-def _looks_like_student_entry(path: Path) -> bool:
-    return bool(CANVAS_FILE.match(path.name) or MOODLE_ENTRY.match(path.name))
-
-
-def _stage(files: Iterable[tuple[str, Path]], folder: Path) -> Path:
+def stage_files(files: Iterable[tuple[str, Path]], folder: Path) -> Path:
     """Copy (name, path) pairs into a fresh folder under their given names; a name given twice
-    gets `-2`, `-3`, ... before its extension, as Canvas names a second file of one name."""
+    gets `-2`, `-3`, ... before its extension (as an LMS names a second file of one name)."""
     folder.mkdir(parents=True, exist_ok=False)
     last_number: dict[str, int] = {}  # per name, the number last tried: k copies cost k, not k²
     for name, path in files:
@@ -174,196 +182,62 @@ def safe_file_name(name: str) -> str:
     return PurePosixPath(name.replace("\\", "/")).name or "file"
 
 
-# --- Canvas ----------------------------------------------------------------------------------
+# --- one folder per student ---------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _CanvasFile:
-    path: Path
-    name: str
-    user: str
-    late: bool
-    attachment: int
-    original: str
-
-    @property
-    def base(self) -> str:
-        """The original name without the suffix Canvas adds to a second file of that name."""
-        match = RESUBMITTED.match(self.original)
-        return match["stem"] + match["ext"] if match else self.original
-
-
-
-def _canvas_files(entries: Sequence[Path]) -> tuple[list[_CanvasFile], dict[str, list[Path]]]:
-    files: list[_CanvasFile] = []
-    texts: dict[str, list[Path]] = {}
+def folders(entries: Sequence[Path], label: str) -> list[ClassMember]:
+    """One member per folder, zip, `.py` file or notebook among the export's top entries."""
+    members = []
     for path in entries:
-        if not path.is_file():
-            continue
-        match = CANVAS_FILE.match(path.name)
-        if match:
-            files.append(_CanvasFile(path, match["name"] or "", match["user"], bool(match["late"]),
-                                     int(match["attachment"]), match["original"]))
-            continue
-        text = CANVAS_TEXT.match(path.name)
-        if text:
-            texts.setdefault(text["user"], []).append(path)
-    return files, texts
-
-
-def _duplicates(files: Sequence[_CanvasFile]) -> tuple[str, ...]:
-    """The files sharing one original name with another file of the same attempt."""
-    groups: dict[str, list[_CanvasFile]] = {}
-    for item in files:
-        groups.setdefault(item.base, []).append(item)
-    return tuple(sorted(f.path.name for group in groups.values() if len(group) > 1
-                        for f in group))
-
-
-def canvas(export: Path, scratch: Path, label: str) -> list[ClassMember]:
-    """One member per Canvas user in an unpacked "Download Submissions" folder."""
-    files, texts = _canvas_files(_top_entries(export))
-    if not files and not texts:
-        raise ExportError("not_canvas", export=label)
-    by_user: dict[str, list[_CanvasFile]] = {}
-    for item in files:
-        by_user.setdefault(item.user, []).append(item)
-    members = []
-    for user, items in by_user.items():
-        items.sort(key=lambda f: (f.original, f.attachment))
-        name = next((f.name for f in items if f.name), "")
-        submission_id = safe_id(f"{name}_{user}" if name else user)
-        if len(items) == 1:
-            source = items[0].path
-        else:  # under the names the student gave them, as Canvas shows them
-            source = _stage(((f.original, f.path) for f in items),
-                            scratch / "canvas" / submission_id)
-        members.append(ClassMember(
-            submission_id, user, name, "canvas", source,
-            f"{label}: {', '.join(f.path.name for f in items)}",
-            late=any(f.late for f in items), duplicates=_duplicates(items),
-            files=tuple(sorted(f.path.name for f in items))))
-    for user, paths in texts.items():
-        if user not in by_user:  # a text or URL entry only: nothing to grade, said so by intake
-            name = CANVAS_TEXT.match(paths[0].name)["name"] or ""  # type: ignore[index]
-            folder = scratch / "canvas-text" / safe_id(f"{name}_{user}")
-            folder.mkdir(parents=True)
-            members.append(ClassMember(safe_id(f"{name}_{user}" if name else user), user, name,
-                                       "canvas", folder, f"{label}: {paths[0].name}",
-                                       files=tuple(p.name for p in paths)))
-    return _unique(members)
-
-
-# --- Moodle ----------------------------------------------------------------------------------
-
-
-def _moodle_entries(entries: Sequence[Path], label: str) -> tuple[
-        dict[str, str], dict[str, list[Path]], dict[str, list[tuple[str, Path]]]]:
-    """Names, folders and flat files by participant; ExportError naming any entry that is
-    neither a folder nor a file as Moodle names them."""
-    names: dict[str, str] = {}
-    folders: dict[str, list[Path]] = {}
-    flat: dict[str, list[tuple[str, Path]]] = {}
-    unread = []
-    for path in entries:
-        match = MOODLE_ENTRY.match(path.name)
-        is_folder = match is not None and path.is_dir() and not match["rest"]
-        is_flat = match is not None and path.is_file() and bool(match["rest"])
-        if match is None or not (is_folder or is_flat):
-            unread.append(path.name)
-            continue
-        participant = match["participant"]
-        names.setdefault(participant, match["name"].strip())
-        if match["plugin"] != "file":
-            continue  # online text and other plugins hold nothing the grader can run
-        if is_folder:
-            folders.setdefault(participant, []).append(path)
-        else:
-            flat.setdefault(participant, []).append((match["rest"], path))
-    if not names:
-        raise ExportError("not_moodle", export=label)
-    if unread:
-        raise ExportError("not_moodle_entries", export=label, entries=", ".join(sorted(unread)[:5]))
-    return names, folders, flat
-
-
-def moodle(export: Path, scratch: Path, label: str) -> list[ClassMember]:
-    """One member per participant in an unpacked "Download all submissions" folder."""
-    names, folders, flat = _moodle_entries(_top_entries(export), label)
-    members = []
-    for participant, name in names.items():
-        submission_id = safe_id(f"{name}_{participant}")
-        paths = folders.get(participant, [])
-        loose = flat.get(participant, [])
-        if len(paths) == 1 and not loose:
-            source = paths[0]
-        else:
-            staged = [(p.name, p) for folder in paths for p in sorted(folder.rglob("*"))
-                      if p.is_file() and not archive.skipped(p.relative_to(folder).parts)]
-            staged += loose
-            source = _stage(staged, scratch / "moodle" / submission_id)
-        shown = [p.name for p in paths] + [p.name for _, p in loose]
-        members.append(ClassMember(submission_id, participant, name, "moodle", source,
-                                   f"{label}: {', '.join(shown) or participant}",
-                                   files=tuple(shown)))
-    return _unique(members)
-
-
-# --- one folder per student ------------------------------------------------------------------
-
-
-def folders(export: Path, label: str) -> list[ClassMember]:
-    """One member per folder, zip, `.py` file or notebook directly inside the export."""
-    members = []
-    for path in _top_entries(export):
         if path.is_dir() or path.suffix in (".zip", ".py", ".ipynb"):
             student = safe_id(path.stem if path.is_file() else path.name)
-            members.append(ClassMember(student, student, "", "folders", path,
+            members.append(ClassMember(student, student, "", FOLDERS, path,
                                        f"{label}: {path.name}", files=(path.name,)))
     if not members:
         raise ExportError("no_students", export=label)
-    return _unique(members)
+    return unique_members(members)
 
 
 def read_export(kind: str, export: Path, scratch: Path,
-                readers: Mapping[str, Reader]) -> list[ClassMember]:
+                namings: Sequence[DownloadNaming]) -> list[ClassMember]:
     """The class in `export` (a zip or its unpacked folder) as the LMS `kind` names it: read by
-    `readers[kind]` (each LMS target's intake naming, `grader.results.lms.registry`), or one
-    member per entry for `folders`."""
-    known = (*readers, FOLDERS)
+    the naming of that name (each LMS target's, `grader.results.lms.registry`), or one member
+    per entry for `folders`."""
+    known = (*(naming.name for naming in namings), FOLDERS)
     if kind not in known:
         raise ExportError("unknown_lms", kind=repr(kind), known=", ".join(known))
     if not export.exists():
         raise ExportError("missing", export=str(export))
-    folder = unpack(export, scratch)
+    entries = top_entries(unpack(export, scratch), namings)
     label = export.name
     if kind == FOLDERS:
-        return folders(folder, label)
-    return readers[kind](folder, scratch, label)
+        return folders(entries, label)
+    naming = next(naming for naming in namings if naming.name == kind)
+    return naming.read_download(entries, scratch, label)
 
 
 # --- recognising a class ---------------------------------------------------------------------
 
 
-def guess_class(path: Path, lab: Lab) -> str | None:
-    """The LMS a folder looks like a class export of ("canvas", "moodle", "folders"), or None.
+def guess_class(path: Path, lab: Lab, namings: Sequence[DownloadNaming]) -> str | None:
+    """What a folder looks like a class export of: the name of the LMS of `namings` whose
+    download it is, "folders", or None.
 
     A folder holding the lab's file at its top is one submission, whatever else it holds.
     """
     if not path.is_dir() or any((path / name).is_file() for name in lab.files):
         return None
-    entries = _top_entries(path)
-    if sum(1 for p in entries if MOODLE_ENTRY.match(p.name)) >= 2:
-        return "moodle"
-    if sum(1 for p in entries if p.is_file() and CANVAS_FILE.match(p.name)) >= 2:
-        return "canvas"
+    entries = top_entries(path, namings)
+    for naming in _recognition_order(namings):
+        if sum(1 for p in entries if naming.is_download_entry(p)) >= RECOGNISED_FROM:
+            return naming.name
     students = [p for p in entries if (p.is_dir() and _holds_lab_file(p, lab))
                 or p.suffix == ".zip"]
-    return "folders" if len(students) >= 2 else None
+    return FOLDERS if len(students) >= RECOGNISED_FROM else None
 
 
-def download_naming(paths: Sequence[Path]) -> str | None:
-    """The LMS ("canvas", "moodle") whose download naming at least two of the given entries
+def download_naming(paths: Sequence[Path], namings: Sequence[DownloadNaming]) -> str | None:
+    """The name of the LMS of `namings` whose download naming at least two of the given entries
     follow (the paths themselves, or the top entries of one zip given alone), or None. Graded
     one by one, such entries would split a student's attempt into several "students"."""
     if len(paths) == 1 and paths[0].is_file() and zipfile.is_zipfile(paths[0]):
@@ -373,10 +247,9 @@ def download_naming(paths: Sequence[Path]) -> str | None:
             return None  # read as a submission, which says what is wrong with the zip
     else:
         names = {path.name for path in paths}
-    if sum(1 for name in names if MOODLE_ENTRY.match(name)) >= 2:
-        return "moodle"
-    if sum(1 for name in names if CANVAS_FILE.match(name) or CANVAS_TEXT.match(name)) >= 2:
-        return "canvas"
+    for naming in _recognition_order(namings):
+        if sum(1 for name in names if naming.is_download_name(name)) >= RECOGNISED_FROM:
+            return naming.name
     return None
 
 

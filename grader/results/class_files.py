@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from grader.results import gradebook
+from grader.results.course_look import remember_templates
 from grader.results.lms import fill_in
 from grader.results.lms.registry import TARGETS
 from grader.results.lms.sheet import read_sheet
@@ -45,7 +46,7 @@ class GradebookOptions(Protocol):
     @property
     def gradebook(self) -> Path | None: ...  # the gradebook the LMS exported, to fill in
     @property
-    def templates(self) -> Path | None: ...  # a course's template overrides (the dashboard's)
+    def templates(self) -> Path | None: ...  # a course's template overrides
 
 
 def file_digest(raw: bytes) -> str:
@@ -74,7 +75,7 @@ def gradebook_settings(out_dir: Path, options: GradebookOptions | None) -> dict[
 
 
 def _lms_file(out_dir: Path, docs: Sequence[Document], target: LmsTarget,
-              settings: dict[str, Any], lang: str) -> str | None:
+              settings: dict[str, Any], lang: str, templates: Path | None) -> str | None:
     """The gradebook file of one LMS: the download filled in, else a fresh one, else None
     (no points or column were given: `grade` refuses that before grading)."""
     download = out_dir / GRADEBOOK_DOWNLOAD
@@ -82,24 +83,26 @@ def _lms_file(out_dir: Path, docs: Sequence[Document], target: LmsTarget,
         raw = download.read_bytes()
         if fill_in.kind_of(read_sheet(raw, download.name)) == target.name:
             return fill_in.fill(raw, download.name, docs, as_document(docs[0]).lab, settings["points"],
-                                settings["canvas_column"]).text
+                                settings["canvas_column"], templates).text
     if settings["points"] is None:
         return None
-    return target.fresh_gradebook(docs, settings, lang)  # Moodle's in the site's language: --lang
+    return target.fresh_gradebook(docs, settings, lang,  # Moodle's in the site's language: --lang
+                                  templates)
 
 
 def write_class_files(out_dir: Path, lang: str,
                       options: GradebookOptions | None = None) -> list[Path]:
-    """class.csv, the dashboard and the gradebook files, from every report in the folder."""
+    """class.csv, the dashboard and the gradebook files, from every report in the folder, through
+    the course's templates given now or remembered by the folder (`grader.results.course_look`)."""
     docs = read_reports(out_dir)
     settings = gradebook_settings(out_dir, options)
+    templates = remember_templates(out_dir, options.templates if options else None)
     written = [out_dir / CLASS_CSV, out_dir / DASHBOARD]
     _write_atomically(written[0], gradebook.class_csv(docs))
-    _write_atomically(written[1], render_dashboard(docs, lang, options.templates if options
-                                                   else None))
+    _write_atomically(written[1], render_dashboard(docs, lang, templates))
     for target in TARGETS:
         if any(as_document(doc).submission.lms == target.name for doc in docs):
-            text = _lms_file(out_dir, docs, target, settings, lang)
+            text = _lms_file(out_dir, docs, target, settings, lang, templates)
             if text is not None:
                 written.append(out_dir / target.gradebook_file)
                 _write_atomically(written[-1], text)

@@ -17,11 +17,12 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from grader.results.i18n import Catalogue, format_number
 from grader.results.messages import localise
-from grader.results.render import render_template
+from grader.results.render import environment
 from grader.results.rounding import rounded_total
 from grader.results.score_document import (
     Document,
@@ -37,6 +38,7 @@ __all__ = ["CLASS_COLUMNS", "FORMULA_START", "class_csv", "comment", "graded_of"
 CLASS_COLUMNS = ("submission", "student_id", "name", "lab", "status", "score", "max_score",
                  "pitfalls", "reason", "late", *SEMESTER_COLUMNS)
 # A cell a spreadsheet would run as a formula (CSV injection) is kept as text.
+COMMENT_TEMPLATE = "platforms/gradebook_comment.txt.j2"  # a row's comment, one line
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -60,13 +62,14 @@ def scaled(doc: Document, out_of: float) -> float:
     return float(rounded_total(score, typed.max_score, out_of))
 
 
-def comment(doc: Document) -> str:
-    """The one-line comment of a row, in the document's language."""
+def comment(doc: Document, templates: Path | None = None) -> str:
+    """The one-line comment of a row, in the document's language (`templates`: a course's
+    overrides)."""
     typed = as_document(doc)
     catalogue = Catalogue.load(typed.lang)
     localised = localise(typed, catalogue)
-    text = render_template(
-        "platforms/gradebook_comment.txt.j2", doc=to_json(localised), t=catalogue.text,
+    text = environment(templates).get_template(COMMENT_TEMPLATE).render(
+        doc=to_json(localised), t=catalogue.text,
         lang=catalogue.lang, failed=sum(c.status != "passed" for c in localised.checks),
         total=len(localised.checks), pitfalls=", ".join(localised.pitfalls),
         semester_note=note_lines(typed.semester, catalogue))

@@ -19,13 +19,15 @@ from pathlib import Path
 from grader.common.atomic import TEMPORARY_SUFFIX, write_atomically
 from grader.results.score_document import ScoreDocument, parse
 
-__all__ = ["CLASS_CSV", "DASHBOARD", "GRADEBOOK_DOWNLOAD", "GRADEBOOK_SETTINGS",
+__all__ = ["CLASS_CSV", "COURSE_TEMPLATES", "DASHBOARD", "GRADEBOOK_DOWNLOAD", "GRADEBOOK_SETTINGS",
            "REGRADE_DIFF", "SHARD_RECORD", "SIMILARITY_HTML", "SIMILARITY_IDS", "SIMILARITY_JSON",
            "OutputUnwritable", "class_files", "outputs", "read_reports", "reserved_ids",
            "write_file"]
 
 CLASS_CSV, DASHBOARD = "class.csv", "dashboard.html"
 GRADEBOOK_SETTINGS = "gradebook.json"
+# The course's template overrides the folder was written with (`grader.results.course_look`).
+COURSE_TEMPLATES = "course_templates.json"
 # The gradebook the LMS exported, kept beside the reports so every rewrite of the class files
 # (a regrade, `--resume`, `merge`) fills in the same file.
 GRADEBOOK_DOWNLOAD = "gradebook_download.csv"
@@ -52,7 +54,7 @@ def outputs() -> tuple[str, ...]:
 
     targets = (name for target in TARGETS for name in target.class_files)
     return (*dict.fromkeys((*class_files(), *targets)), GRADEBOOK_SETTINGS, GRADEBOOK_DOWNLOAD,
-            SHARD_RECORD, SIMILARITY_HTML, SIMILARITY_JSON, SIMILARITY_IDS, REGRADE_DIFF)
+            COURSE_TEMPLATES, SHARD_RECORD, SIMILARITY_HTML, SIMILARITY_JSON, SIMILARITY_IDS, REGRADE_DIFF)
 
 
 @cache

@@ -49,7 +49,7 @@ class Submission:
     digest: str
     student_id: str | None = None
     name: str | None = None
-    lms: Literal["canvas", "moodle", "folders", "gradescope", "prairielearn"] | None = None
+    lms: str | None = None  # a target's or platform's name (the registries), or folders
     late: bool | None = None
     submitted_at: str | None = None
     duplicates: tuple[str, ...] | None = None

@@ -188,8 +188,7 @@ def cmd_export(args: argparse.Namespace, ledger: Ledger) -> int:
     policy = _policy(args, ledger)
     if policy is None:
         raise SemesterUsage("the ledger holds no policy yet: give --policy semester.toml")
-    if args.lms == "canvas" and not (args.canvas_column or args.gradebook):
-        raise SemesterUsage("a Canvas import needs --canvas-column 'Title (assignment id)'")
+    _refuse_gradebook_options(args)
     grades = [g for g in semester_grades(ledger.entries(), policy) if g.lab == lab]
     if not grades:
         raise SemesterUsage(f"the ledger holds no attempt of {lab}")
@@ -199,6 +198,18 @@ def cmd_export(args: argparse.Namespace, ledger: Ledger) -> int:
     say("semester.cli.exported", args.lang, stream=sys.stdout, lms=args.lms, lab=lab,
         out=str(args.out), left_out=str(sum(g.counted is None for g in grades)))
     return EXIT_OK
+
+
+def _refuse_gradebook_options(args: argparse.Namespace) -> None:
+    """A fresh gradebook the LMS would not import as meant (its target's `option_problem`)."""
+    from grader.results.lms.registry import target_named  # the LMS targets: export alone
+
+    target = target_named(args.lms)
+    problem = None if args.gradebook or target is None else target.option_problem(
+        args.points, args.canvas_column)
+    if problem is not None:
+        key, params = problem
+        raise SemesterUsage(Catalogue.load(args.lang).text(f"cli.errors.{key}", **params))
 
 
 def cmd_verify(args: argparse.Namespace, ledger: Ledger) -> int:

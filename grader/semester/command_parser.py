@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
@@ -22,8 +22,9 @@ def _handler(action: str) -> Callable[[argparse.Namespace], int]:
 
 
 def add_semester_parser(commands: Any, parser_class: type, text: Callable[[str], str],
-                        language: dict[str, Any]) -> None:
-    """Add `semester` and its subcommands to the command line's subparsers."""
+                        language: dict[str, Any], lms_names: Sequence[str] = ()) -> None:
+    """Add `semester` and its subcommands to the command line's subparsers (`lms_names`: the
+    LMS targets `export --lms` offers, `grader.results.lms.registry.NAMES`)."""
     semester = commands.add_parser("semester", help=text("semester"))
     actions = semester.add_subparsers(dest="semester_command", required=True, metavar="ACTION",
                                       parser_class=parser_class)
@@ -71,7 +72,7 @@ def add_semester_parser(commands: Any, parser_class: type, text: Callable[[str],
 
     export = action("export")
     export.add_argument("lab", help=text("lab"))
-    export.add_argument("--lms", required=True, choices=("canvas", "moodle"),
+    export.add_argument("--lms", required=True, choices=lms_names,
                         help=text("semester_export_lms"))
     export.add_argument("--points", required=True, type=float, metavar="N",
                         help=text("gradebook_points"))

@@ -1,4 +1,6 @@
-"""Tests for grader.intake.lms: Canvas, Moodle and one-folder-per-student exports read back."""
+"""Tests for reading a class export: Canvas and Moodle downloads (each its target's naming,
+`grader.results.lms.canvas` and `.moodle`, reached through the registry) and one folder per
+student (`grader.intake.lms`) read back."""
 
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ from grader.common.labs import get_lab
 from grader.intake import archive, lms
 from grader.intake.candidates import named_as
 from grader.intake.collect import MAX_FILE_BYTES, Ungradable, read_files
-from grader.results.lms.registry import read_class
+from grader.results.lms import canvas as canvas_target
+from grader.results.lms.registry import guess_class, read_class
 
 LAB = get_lab("lab01_graph")
 
@@ -38,7 +41,7 @@ LAB = get_lab("lab01_graph")
     ("núñezjosé_5_6_lab01_graph.ipynb", ("núñezjosé", None, "5", "6", "lab01_graph.ipynb")),
 ])
 def test_canvas_names_are_split_as_canvas_builds_them(name: str, expected: tuple) -> None:
-    match = lms.CANVAS_FILE.match(name)
+    match = canvas_target.CANVAS_FILE.match(name)
     assert match is not None, name
     assert (match["name"], match["late"], match["user"], match["attachment"],
             match["original"]) == expected
@@ -50,7 +53,7 @@ def test_canvas_names_are_split_as_canvas_builds_them(name: str, expected: tuple
 ])
 def test_canvas_second_file_of_one_name_is_read_as_that_name(original: str, base: str) -> None:
     """Attachment.make_unique_filename: `<base>-<n><extensions>`."""
-    item = lms._CanvasFile(Path(original), "x", "1", False, 1, original)
+    item = canvas_target._CanvasFile(Path(original), "x", "1", False, 1, original)
     assert item.base == base
     assert named_as(original, "value.py") == (base == "value.py")
 
@@ -243,15 +246,15 @@ def test_a_folder_of_student_folders_looks_like_a_class(tmp_path: Path) -> None:
     for student in ("ana", "ben"):
         (tmp_path / "class" / student).mkdir(parents=True)
         (tmp_path / "class" / student / "value.py").write_bytes(SOLUTION)
-    assert lms.guess_class(tmp_path / "class", LAB) == "folders"
-    assert lms.guess_class(tmp_path / "class" / "ana", LAB) is None
+    assert guess_class(tmp_path / "class", LAB) == "folders"
+    assert guess_class(tmp_path / "class" / "ana", LAB) is None
 
 
 @pytest.mark.parametrize("form", ["4.1", "older"])
 def test_unpacked_canvas_and_moodle_downloads_look_like_classes(tmp_path: Path, form: str) -> None:
     canvas = lms.unpack(canvas_export(tmp_path / "c"), tmp_path / "cs")
     moodle = lms.unpack(moodle_export(tmp_path / "m", form), tmp_path / "ms")
-    assert (lms.guess_class(canvas, LAB), lms.guess_class(moodle, LAB)) == ("canvas", "moodle")
+    assert (guess_class(canvas, LAB), guess_class(moodle, LAB)) == ("canvas", "moodle")
 
 
 def test_a_lab_folder_with_tests_is_one_submission(tmp_path: Path) -> None:
@@ -259,4 +262,4 @@ def test_a_lab_folder_with_tests_is_one_submission(tmp_path: Path) -> None:
     (folder / "tests").mkdir(parents=True)
     (folder / "value.py").write_bytes(SOLUTION)
     (folder / "tests" / "test_value.py").write_bytes(b"")
-    assert lms.guess_class(folder, LAB) is None
+    assert guess_class(folder, LAB) is None

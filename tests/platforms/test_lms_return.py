@@ -34,10 +34,10 @@ from lms_archives import (
     zipped,
 )
 
-from grader.intake import lms
 from grader.platforms import gradescope
 from grader.results.gradebook import scaled
 from grader.results.lms import fill_in
+from grader.results.lms.registry import download_naming
 
 ROOT = Path(__file__).resolve().parents[2]
 LMS_DATA = ROOT / "tests" / "data" / "lms"
@@ -69,7 +69,7 @@ def test_a_download_graded_without_lms_is_refused_naming_the_option(tmp_path: Pa
     export = canvas_export(tmp_path / "in") if kind == "canvas" else moodle_export(tmp_path / "in")
     folder = unpacked(export, tmp_path / "unpacked")
     entries = sorted(folder.iterdir())
-    assert lms.download_naming(entries) == kind == lms.download_naming([export])
+    assert download_naming(entries) == kind == download_naming([export])
     for given in ([export], [folder], entries):
         result = grader("grade", "lab01_graph", *given, "--out", tmp_path / "out")
         assert result.returncode == 2, result
@@ -86,11 +86,11 @@ def test_submissions_not_named_as_a_download_are_not_taken_for_one(tmp_path: Pat
         (tmp_path / name).mkdir()
         (tmp_path / name / "value.py").write_bytes(SOLUTION)
         students.append(tmp_path / name)
-    assert lms.download_naming([one]) is None
-    assert lms.download_naming(students) is None
+    assert download_naming([one]) is None
+    assert download_naming(students) is None
     # a single Canvas-named file is one submission as given (a class needs two)
     [name] = [n for n in CANVAS_FILES if n.endswith("value.py")][:1]
-    assert lms.download_naming([tmp_path / name]) is None
+    assert download_naming([tmp_path / name]) is None
 
 
 # --- one rounding ------------------------------------------------------------------------------

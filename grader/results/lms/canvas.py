@@ -3,8 +3,16 @@
 Side: trusted (intake of a Canvas download, class files). Everything the grader does for Canvas
 (instructure/canvas-lms), as the LMS target `TARGET`:
 
-- Intake naming: the "Download Submissions" zip, `lib/content_zipper.rb`, read by
-  `grader.intake.lms.canvas` (`<sortable name>[_LATE]_<user id>_<attachment id>_<file>`).
+- Intake naming (`read_canvas_download`): the "Download Submissions" zip
+  (`ContentZipper#zip_assignment`, `lib/content_zipper.rb`) names each file
+  `<sortable name, lower case, word characters only>[_LATE]_<user id>_<attachment id>_<file>`,
+  where an anonymised assignment puts `anon_<anonymous id>` in place of the user id, and text or
+  URL entries are `<name>_<user id>_text.html` / `_link.html`. Only the current attempt is zipped
+  (`get_uploaded_files_from`: the submission's `attachment_ids`), so every file of a user is
+  graded together; a file named as another of the user's files with `-1`, `-2`, ... before its
+  extension (`Attachment.make_unique_filename`) is a second file of that name in the attempt (or
+  a re-upload Canvas renamed because the earlier one is still in the student's files), and the
+  feedback says so.
 - A fresh gradebook (app/models/gradebook_importer.rb, `header?`): the header starts with
   `Student`, `ID`, then optional `SIS User ID` and `SIS Login ID`, and `Section` must close the
   student columns; each further column is an assignment, matched by the id in `Title (id)`
@@ -60,6 +68,94 @@ CANVAS_TITLE_AND_ID = re.compile(r"\A(.*)\s\((\d+)\)\Z", re.DOTALL)
 CANVAS_TOTALS = re.compile(
     r"Current Score|Current Points|Current Grade|Final Score|Final Points|Final Grade|Override")
 CANVAS_KEPT_CELLS = frozenset({"EX", "N/A"})  # excused, or not assigned to the student
+
+# --- intake naming: lib/content_zipper.rb `ContentZipper#zip_assignment` -------------------
+
+_CANVAS_PREFIX = r"^(?:(?!(?i:late)_)(?P<name>.+?)_)?(?:(?P<late>(?i:late))_)?(?P<user>anon_[0-9A-Za-z]+|\d+)_"
+CANVAS_FILE = re.compile(_CANVAS_PREFIX + r"(?P<attachment>\d+)_(?P<original>.+)$", re.DOTALL)
+CANVAS_TEXT = re.compile(_CANVAS_PREFIX + r"(?P<entry>text|link)\.html$")
+# Attachment.make_unique_filename: "<base>-<n><extensions>", extensions as in its own regex.
+RESUBMITTED = re.compile(r"^(?P<stem>.+?)-(?P<n>\d+)(?P<ext>(?:\.[A-Za-z][A-Za-z0-9]*)*\.[A-Za-z0-9]*)$")
+
+
+@dataclass(frozen=True)
+class _CanvasFile:
+    path: Path
+    name: str
+    user: str
+    late: bool
+    attachment: int
+    original: str
+
+    @property
+    def base(self) -> str:
+        """The original name without the suffix Canvas adds to a second file of that name."""
+        match = RESUBMITTED.match(self.original)
+        return match["stem"] + match["ext"] if match else self.original
+
+
+def _canvas_files(entries: Sequence[Path]) -> tuple[list[_CanvasFile], dict[str, list[Path]]]:
+    files: list[_CanvasFile] = []
+    texts: dict[str, list[Path]] = {}
+    for path in entries:
+        if not path.is_file():
+            continue
+        match = CANVAS_FILE.match(path.name)
+        if match:
+            files.append(_CanvasFile(path, match["name"] or "", match["user"], bool(match["late"]),
+                                     int(match["attachment"]), match["original"]))
+            continue
+        text = CANVAS_TEXT.match(path.name)
+        if text:
+            texts.setdefault(text["user"], []).append(path)
+    return files, texts
+
+
+def _duplicates(files: Sequence[_CanvasFile]) -> tuple[str, ...]:
+    """The files sharing one original name with another file of the same attempt."""
+    groups: dict[str, list[_CanvasFile]] = {}
+    for item in files:
+        groups.setdefault(item.base, []).append(item)
+    return tuple(sorted(f.path.name for group in groups.values() if len(group) > 1
+                        for f in group))
+
+
+def read_canvas_download(entries: Sequence[Path], scratch: Path, label: str) -> list[ClassMember]:
+    """One member per Canvas user among the top entries of a "Download Submissions" folder."""
+    files, texts = _canvas_files(entries)
+    if not files and not texts:
+        raise intake.ExportError("not_canvas", export=label)
+    by_user: dict[str, list[_CanvasFile]] = {}
+    for item in files:
+        by_user.setdefault(item.user, []).append(item)
+    members = []
+    for user, items in by_user.items():
+        items.sort(key=lambda f: (f.original, f.attachment))
+        name = next((f.name for f in items if f.name), "")
+        submission_id = intake.safe_id(f"{name}_{user}" if name else user)
+        if len(items) == 1:
+            source = items[0].path
+        else:  # under the names the student gave them, as Canvas shows them
+            source = intake.stage_files(((f.original, f.path) for f in items),
+                            scratch / "canvas" / submission_id)
+        members.append(ClassMember(
+            submission_id, user, name, "canvas", source,
+            f"{label}: {', '.join(f.path.name for f in items)}",
+            late=any(f.late for f in items), duplicates=_duplicates(items),
+            files=tuple(sorted(f.path.name for f in items))))
+    for user, paths in texts.items():
+        if user not in by_user:  # a text or URL entry only: nothing to grade, said so by intake
+            name = CANVAS_TEXT.match(paths[0].name)["name"] or ""  # type: ignore[index]
+            folder = scratch / "canvas-text" / intake.safe_id(f"{name}_{user}")
+            folder.mkdir(parents=True)
+            members.append(ClassMember(intake.safe_id(f"{name}_{user}" if name else user), user, name,
+                                       "canvas", folder, f"{label}: {paths[0].name}",
+                                       files=tuple(p.name for p in paths)))
+    return intake.unique_members(members)
+
+
+
+# --- gradebook ---------------------------------------------------------------------------
 
 
 def _points_value(text: str) -> float | None:
@@ -215,9 +311,18 @@ class Canvas(LmsTarget):
     feedback_zip = "canvas_feedback.zip"
     gradebook_kind = "a Canvas gradebook export (Student, ID, ..., Section)"
 
-    def read_download(self, folder: Path, scratch: Path, label: str) -> list[ClassMember]:
-        """One member per Canvas user of the unpacked download (`grader.intake.lms.canvas`)."""
-        return intake.canvas(folder, scratch, label)
+    def read_download(self, entries: Sequence[Path], scratch: Path,
+                      label: str) -> list[ClassMember]:
+        """One member per Canvas user of the download (`read_canvas_download`)."""
+        return read_canvas_download(entries, scratch, label)
+
+    def is_download_name(self, name: str) -> bool:
+        """A user's file, or their text or URL entry, as the download names it."""
+        return bool(CANVAS_FILE.match(name) or CANVAS_TEXT.match(name))
+
+    def is_download_entry(self, path: Path) -> bool:
+        """A user's file of the download (a text entry alone is no sign of a class)."""
+        return path.is_file() and CANVAS_FILE.match(path.name) is not None
 
     def option_problem(self, points: float | None,
                        column: str | None) -> tuple[str, dict[str, str]] | None:
@@ -229,8 +334,8 @@ class Canvas(LmsTarget):
         return None
 
     def fresh_gradebook(self, docs: Sequence[Document], settings: GradebookSettings,
-                        lang: str) -> str | None:
-        """canvas_gradebook.csv, when a column and points were given."""
+                        lang: str, templates: Path | None = None) -> str | None:
+        """canvas_gradebook.csv, when a column and points were given (no comment column)."""
         column = settings["canvas_column"]
         return canvas_csv(docs, column, settings["points"]) if column else None
 
@@ -244,8 +349,10 @@ class Canvas(LmsTarget):
         plan_canvas(sheet, column, lab, points)
 
     def fill_gradebook(self, sheet: Sheet, docs: Sequence[Document], lab: str,
-                       points: float | None, column: str | None) -> list[str]:
-        """The scores written into the column; every other student's row left out."""
+                       points: float | None, column: str | None,
+                       templates: Path | None = None) -> list[str]:
+        """The scores written into the column; every other student's row left out (Canvas's
+        import has no comment: nothing rendered)."""
         return fill_canvas(sheet, plan_canvas(sheet, column, lab, points), docs)
 
     def gradebook_ids(self, sheet: Sheet) -> set[str]:

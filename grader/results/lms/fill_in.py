@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from grader.results.gradebook import graded_of
 from grader.results.lms.registry import TARGETS
@@ -55,11 +56,13 @@ def check(raw: bytes, label: str, lab: str, points: float | None,
 
 
 def fill(raw: bytes, label: str, docs: Sequence[Document], lab: str,
-         points: float | None, canvas_column_wanted: str | None) -> Filled:
-    """The downloaded gradebook with the graded students' scores written in."""
+         points: float | None, canvas_column_wanted: str | None,
+         templates: Path | None = None) -> Filled:
+    """The downloaded gradebook with the graded students' scores written in (`templates`: a
+    course's overrides, for the comments)."""
     sheet = read_sheet(raw, label)
     target = target_of(sheet)
-    absent = target.fill_gradebook(sheet, docs, lab, points, canvas_column_wanted)
+    absent = target.fill_gradebook(sheet, docs, lab, points, canvas_column_wanted, templates)
     return Filled(target.name, sheet.text(), tuple(absent))
 
 

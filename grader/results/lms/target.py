@@ -4,7 +4,9 @@ Side: trusted (intake of an LMS download, and the class files written after grad
 target says, in one module of this folder, everything the grader does for its LMS:
 
 - its intake naming: how the LMS's "download all submissions" names each student's files
-  (`read_download`, the `--lms` value being `name`);
+  (`read_download`, `is_download_name`, `is_download_entry`, the `--lms` value being `name`: the
+  intake side of the interface, `grader.intake.lms.DownloadNaming`, which intake reads the
+  download through without importing any target);
 - its gradebook: the file the LMS imports, written fresh (`fresh_gradebook`) or filled into the
   gradebook the LMS exported (`reads_gradebook`, `check_gradebook`, `fill_gradebook`);
 - its feedback-return zip: each student's feedback under the name the LMS's bulk upload reads
@@ -24,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from grader.intake.lms import ClassMember
+from grader.intake.lms import DownloadNaming
 from grader.results.lms.sheet import Sheet
 from grader.results.score_document import Document
 
@@ -35,10 +37,10 @@ __all__ = ["GradebookSettings", "LmsTarget"]
 GradebookSettings = Mapping[str, Any]
 
 
-class LmsTarget(ABC):
+class LmsTarget(DownloadNaming, ABC):
     """One LMS: its download's naming, its gradebook, its feedback zip, its class files."""
 
-    name: str            # the --lms value, and the score document's submission.lms
+    # name (DownloadNaming): the --lms value, and the score document's submission.lms
     gradebook_file: str  # OUT/<gradebook_file>: the gradebook to import
     feedback_zip: str    # OUT/<feedback_zip>: the students' feedback, as the LMS takes it back
     gradebook_kind: str  # what its exported gradebook is, for a refusal: "a Canvas gradebook ..."
@@ -59,10 +61,6 @@ class LmsTarget(ABC):
         return f"cli.return.feedback_{self.name}"
 
     @abstractmethod
-    def read_download(self, folder: Path, scratch: Path, label: str) -> list[ClassMember]:
-        """One member per student of the unpacked download, named as the LMS names them."""
-
-    @abstractmethod
     def option_problem(self, points: float | None,
                        column: str | None) -> tuple[str, dict[str, str]] | None:
         """Why a fresh gradebook cannot be written with these options (a key under cli.errors
@@ -70,8 +68,9 @@ class LmsTarget(ABC):
 
     @abstractmethod
     def fresh_gradebook(self, docs: Sequence[Document], settings: GradebookSettings,
-                        lang: str) -> str | None:
-        """The gradebook file written anew from the documents, or None (no points or column)."""
+                        lang: str, templates: Path | None = None) -> str | None:
+        """The gradebook file written anew from the documents, or None (no points or column);
+        `templates`: a course's overrides, for what the file says of each student."""
 
     @abstractmethod
     def reads_gradebook(self, header: Sequence[str]) -> bool:
@@ -84,8 +83,10 @@ class LmsTarget(ABC):
 
     @abstractmethod
     def fill_gradebook(self, sheet: Sheet, docs: Sequence[Document], lab: str,
-                       points: float | None, column: str | None) -> list[str]:
-        """Write the graded students' scores into the sheet; the ids it has no row for."""
+                       points: float | None, column: str | None,
+                       templates: Path | None = None) -> list[str]:
+        """Write the graded students' scores into the sheet; the ids it has no row for
+        (`templates`: a course's overrides, for what it says of each student)."""
 
     @abstractmethod
     def gradebook_ids(self, sheet: Sheet) -> set[str]:

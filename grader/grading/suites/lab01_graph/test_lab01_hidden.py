@@ -346,5 +346,5 @@ def test_operations_at_the_edges_of_the_domain_give_the_reference_numbers(sandbo
 def test_no_operation_returns_one_of_its_operands(sandboxed):
     programs = contract_grid.edge_programs(CONTRACT)
     result = sandboxed(scenarios.state_sessions,
-                       sessions=[{"programs": programs, "order": "build-only"}])
+                       sessions=[contract_grid.new_value_session(programs)])
     contract_grid.expect_new_values(result, programs, "graph-construction")

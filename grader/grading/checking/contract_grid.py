@@ -279,8 +279,16 @@ def state_sessions(rng: random.Random, ops: Sequence[str]) -> list[dict[str, Any
         sessions += [{"programs": [renumbered], "order": "sequential", "collect": False},
                      {"programs": [program, renumbered], "order": "sequential", "collect": True},
                      {"programs": [program, renumbered], "order": "data-changed",
+                      "collect": False},
+                     {"programs": [program, continued(program, other)], "order": "continued",
                       "collect": False}]
     return [s for s in sessions if all(model(p) is not None for p in s["programs"])]
+
+
+def continued(program: Program, other: Program) -> Program:
+    """`other`'s nodes on `program`'s leaves: built after `program`'s backward() on the same
+    leaf nodes, nothing reset (a "continued" session), its leaves' gradients add to theirs."""
+    return {"leaves": list(program["leaves"]), "nodes": [list(node) for node in other["nodes"]]}
 
 
 # How the feedback says a session's order (catalogue details, nested with `said`).
@@ -288,7 +296,8 @@ ORDER_DETAILS = {("sequential", True): "session-sequential-collected",
                  ("sequential", False): "session-sequential",
                  ("built-first", False): "session-built-first",
                  ("interleaved", False): "session-interleaved",
-                 ("data-changed", False): "session-data-changed"}
+                 ("data-changed", False): "session-data-changed",
+                 ("continued", False): "session-continued"}
 
 
 def _shown_session(session: dict[str, Any]) -> dict[str, Any]:
@@ -297,7 +306,13 @@ def _shown_session(session: dict[str, Any]) -> dict[str, Any]:
 
 
 def _programs_text(session: dict[str, Any]) -> str:
-    return " | ".join(as_python(program) for program in session["programs"])
+    """The session's programs as Python, " | " between them; a continued session's later
+    programs without their leaves' lines (they use the first program's leaves)."""
+    texts = [as_python(program) for program in session["programs"]]
+    if session["order"] == "continued":
+        leaves = len(session["programs"][0]["leaves"])
+        texts[1:] = ["; ".join(text.split("; ")[leaves:]) for text in texts[1:]]
+    return " | ".join(texts)
 
 
 def modelled(sessions: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -305,12 +320,17 @@ def modelled(sessions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     order it was built in, nor on the programs beside it (the public checks' expected values)."""
     entries = []
     for session in sessions:
-        results = []
+        results: list[dict[str, Any]] = []
         for program in session["programs"]:
             found = model(program)
             if found is None:
                 raise ValueError(f"{as_python(program)} is outside the contract's domain")
-            results.append({"data": found[0], "grad": found[1]})
+            data, grad = found
+            if session["order"] == "continued" and results:  # the leaves keep what they had
+                leaves = len(program["leaves"])
+                grad = [g + kept for g, kept in zip(grad[:leaves], results[-1]["grad"],
+                                                    strict=False)] + grad[leaves:]
+            results.append({"data": data, "grad": grad})
         entries.append({"results": results, "returned": []})
     return entries
 
@@ -356,7 +376,8 @@ def judge_sessions(sandboxed: Callable[..., Any], reference: Callable[..., Any] 
         for number, (program, mine, theirs) in enumerate(
                 zip(session["programs"], results, expected["results"], strict=True), start=1):
             found = differences(program, mine, theirs, exact) or []
-            if found and evidence and _runs_agree(program, got, sessions):
+            if (found and evidence and session["order"] != "continued"  # it shows state
+                    and _runs_agree(program, got, sessions)):
                 raise NotRun("state-not-the-cause", program=as_python(program))
             if found:
                 label = names(program)
@@ -460,13 +481,34 @@ def expect_new_values(result: Any, programs: list[Program], pitfall: str) -> Non
                 and 0 <= at[0] < len(programs)):
             fail("bad-result", reason="a returned entry does not say where")
         program = programs[at[0]]
-        cut = {"leaves": program["leaves"], "nodes": program["nodes"][:at[1] + 1]}
         node = program["nodes"][at[1]]
+        if found.get("returned") == "operand-in-place":
+            _fail_in_place(program, at[1], pitfall)
+        cut = {"leaves": program["leaves"], "nodes": program["nodes"][:at[1] + 1]}
         expression = OPERATIONS[node[0]].code.format(a="a", b="a" if node[2] == 0 else "b",
                                                      k=node[3])
         kind = "returned-operand" if found.get("returned") == "operand" else "returned-not-value"
         fail(kind, pitfall=pitfall, program=as_python(cut).rsplit("; ", 1)[0],
              expression=expression, returned=str(found.get("returned"))[:60])
+
+
+def _fail_in_place(program: Program, index: int, pitfall: str) -> None:
+    """Fail naming the node `index` of `program` written in place (`t = x; t += y`), after
+    the program up to its operands."""
+    before = {"leaves": program["leaves"], "nodes": program["nodes"][:index]}
+    label = names(before)
+    op, first, second, k = program["nodes"][index]
+    written = OPERATIONS[op].code.replace(" {b}", "= {b}").replace(" {k}", "= {k}")
+    expression = written.format(a="t", b=label[second] if second is not None else "", k=k)
+    fail("changed-in-place", pitfall=pitfall, program=as_python(before).rsplit("; ", 1)[0],
+         operand=label[first], expression=expression)
+
+
+
+def new_value_session(programs: list[Program]) -> dict[str, Any]:
+    """The session that builds `programs` and walks none, each node with a Value on its left
+    also written in place (`t += b`): what `expect_new_values` judges."""
+    return {"programs": programs, "order": "build-only", "augmented": True}
 
 
 def edge_cover(dimensions: tuple[Dimension, ...], public: bool = False) -> list[Program]:

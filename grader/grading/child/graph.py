@@ -8,6 +8,7 @@ process for reference runs, so it must not import anything outside the standard 
 
 import gc
 import math
+import operator
 from typing import Any
 
 
@@ -240,9 +241,25 @@ def _read_run(values: list, prefix: str) -> dict:
             "grad": [finite_or_none(v.grad, f"{prefix}[{k}].grad") for k, v in enumerate(values)]}
 
 
-def _build_node(Value, values: list, node: list, where: list, found: list) -> None:
+# `a op= b` as Python runs it (the class's in-place method, else its operator): the written
+# form an operation with a Value on its left also has (`_build_node`'s `augmented`).
+AUGMENTED = {"add": operator.iadd, "mul": operator.imul, "sub": operator.isub,
+             "truediv": operator.itruediv, "pow": operator.ipow}
+
+
+def augmented_of(op: str) -> Any:
+    """The in-place form of an operation whose left operand is the Value (`a + b`, `a * k`),
+    or None (`k * a`, `a.exp()`: no `op=` writes them)."""
+    return AUGMENTED.get(op.replace("-number-on-right", ""))
+
+
+def _build_node(Value, values: list, node: list, where: list, found: list,
+                augmented: bool = False) -> None:
     """Apply one program node to `values`; note in `found` a result that is one of its
-    operands or not a Value (the contract: every operation returns a new Value)."""
+    operands or not a Value (the contract: every operation returns a new Value). With
+    `augmented`, a node whose operator gives a new Value is then also written in place
+    (`t = a; t += b`): a `t` that is still `a`, or an `a` whose data moved, is noted as
+    "operand-in-place" (and `a` given its data back)."""
     op, i, j, k = node
     first, second = values[i], values[j] if j is not None else None
     out = OPERATIONS[op].build(first, second, k)
@@ -250,6 +267,12 @@ def _build_node(Value, values: list, node: list, where: list, found: list) -> No
         found.append({"node": len(values), "at": list(where), "returned": "operand"})
     elif not isinstance(out, Value):
         found.append({"node": len(values), "at": list(where), "returned": type(out).__name__})
+    elif augmented and augmented_of(op) is not None:  # the operator is right: its `op=` form
+        before = first.data
+        kept = augmented_of(op)(first, second if OPERATIONS[op].binary else k)
+        if kept is first or first.data != before:
+            found.append({"node": len(values), "at": list(where), "returned": "operand-in-place"})
+            first.data = before
     values.append(out)
 
 
@@ -261,8 +284,10 @@ def run_sessions(Value, sessions: list) -> list:
     program in turn (and, with `collect`, drops it and runs the garbage collector before the
     next: fresh nodes after others died); data-changed does the same on the first program's
     leaves, given each later program's numbers as their `data` (and `grad` 0.0), the programs
-    having as many leaves; built-first builds them all before the first backward(); interleaved
-    builds their nodes in turn, one of each; build-only builds them and walks none. Each program has fresh leaves, even when its numbers
+    having as many leaves; continued does it on the first program's leaves as they are (their
+    data, and the gradients earlier programs left there), the programs having the same leaves; built-first builds them all before the first backward(); interleaved
+    builds their nodes in turn, one of each; build-only builds them and walks none (with
+    "augmented", each node with a Value on its left also written in place: `_build_node`). Each program has fresh leaves, even when its numbers
     repeat another's. One entry per session: "results" (as run_expressions', one per program,
     read right after that program's backward()) and "returned" (operations whose result was an
     operand or not a Value); or {"error", "stage", "program"} when the student's code raised.
@@ -276,12 +301,14 @@ def run_sessions(Value, sessions: list) -> list:
         try:
             built: list = [[] for _ in programs]
             leaves: list = []
-            if order in ("sequential", "data-changed"):
+            if order in ("sequential", "data-changed", "continued"):
                 for n, program in enumerate(programs):
                     current, stage = n, "build"
                     if order == "data-changed" and leaves:  # the same leaves, new data
                         for leaf, v in zip(leaves, program["leaves"], strict=True):
                             leaf.data, leaf.grad = v, 0.0
+                    elif order == "continued" and leaves:  # the same leaves, as they are
+                        pass
                     else:
                         leaves = [Value(v) for v in program["leaves"]]
                     values = list(leaves)
@@ -307,7 +334,8 @@ def run_sessions(Value, sessions: list) -> list:
                              for m in range(len(program["nodes"]))]
                 for n, m in steps:
                     current = n
-                    _build_node(Value, built[n], programs[n]["nodes"][m], [n, m], returned)
+                    _build_node(Value, built[n], programs[n]["nodes"][m], [n, m], returned,
+                                augmented=bool(session.get("augmented")))
                 stage = "backward"
                 for n, values in enumerate(built if order != "build-only" else []):
                     current = n
@@ -327,7 +355,7 @@ HELPER_NAMES = ("WrongType", "number", "text", "grad_of", "data_of", "parents_of
                 "RECORD_CAP", "COUNTED_CAP",
                 "record_calls",
                 "node_facts", "label_of", "label_type_of", "parents_attribute", "Operation", "sigmoid", "OPERATIONS", "build_expression",
-                "finite_or_none", "run_expressions", "_read_run", "_build_node",
+                "finite_or_none", "run_expressions", "_read_run", "AUGMENTED", "augmented_of", "_build_node",
                 "run_sessions", "called")
 
 

@@ -333,5 +333,5 @@ def test_example_operands_at_the_edges_of_the_domain(sandboxed):
 def test_example_every_operation_returns_a_new_value(sandboxed):
     programs = contract_grid.public_programs(CONTRACT)
     result = sandboxed(scenarios.state_sessions,
-                       sessions=[{"programs": programs, "order": "build-only"}])
+                       sessions=[contract_grid.new_value_session(programs)])
     contract_grid.expect_new_values(result, programs, "graph-construction")

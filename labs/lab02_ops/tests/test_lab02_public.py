@@ -412,5 +412,5 @@ def test_example_tanh_and_sigmoid_far_from_zero(sandboxed):
 def test_example_every_operation_returns_a_new_value(sandboxed):
     programs = contract_grid.public_programs(CONTRACT)
     result = sandboxed(scenarios.state_sessions,
-                       sessions=[{"programs": programs, "order": "build-only"}])
+                       sessions=[contract_grid.new_value_session(programs)])
     contract_grid.expect_new_values(result, programs, "graph-construction")

@@ -6,6 +6,7 @@ scenario of `grader.grading.child.scenarios.lab01_graph` returned and raise Chec
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -165,6 +166,20 @@ def expect_built_node(result: dict, op: str, x: float, y: float) -> None:
     expect_equal(field(result, "grads", list), [0.0, 0.0, 0.0],
                  quantity=said("quantity-before-call", code=f"[a.grad, b.grad, (a {op} b).grad]",
                                      call="backward()"), inputs=shown)
+
+
+# How `keyword_constructor` calls the constructor, by the keyword it gives.
+KEYWORD_CALLS = {"_children": "Value({data}, _children=(a, b))",
+                 "_op": "Value({data}, (a, b), _op='+')"}
+
+
+def expect_keyword_node(result: dict[str, Any], x: float, y: float, keyword: str) -> None:
+    """Fail when the constructor given `keyword` by name (KEYWORD_CALLS) does not hold x + y
+    with a gradient of 0 (raising is the check's exception, told as such)."""
+    data, grad = field(result, "data", float), field(result, "grad", float)
+    if not math.isclose(data, x + y, rel_tol=1e-9) or grad != 0.0:
+        fail("keyword-node-wrong", call=KEYWORD_CALLS[keyword].format(data=x + y), data=data,
+             grad=grad)
 
 
 def expect_parents_in_prev(results: dict[str, Any], inputs: dict) -> None:

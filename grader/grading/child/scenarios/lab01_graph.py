@@ -98,6 +98,14 @@ def build_node(Value, op, x, y):
 
 
 @scenario
+def keyword_constructor(Value, x, y, keyword):
+    # the constructor given one of its arguments by keyword, as the README's table names it
+    a, b = Value(x), Value(y)
+    c = Value(x + y, _children=(a, b)) if keyword == "_children" else Value(x + y, (a, b), _op="+")
+    return {"data": data_of(c, "c"), "grad": grad_of(c, "c")}
+
+
+@scenario
 def direct_backward(Value, op, x, y, upstream, same=False, preset=0.0):
     # One operation's _backward called by hand, without backward(): out.grad is set to
     # `upstream` and the parents' grads to `preset` (a contribution from another use) first.
@@ -363,6 +371,7 @@ REPLIES: dict[Scenario, ReplySchema] = {
                      "leaf_op": LABEL, "op_type": OneOf(TYPE_NAME, NULL),
                      "leaf_op_type": OneOf(TYPE_NAME, NULL), "leaf_parents": OneOf(COUNT, NULL),
                                  "grads": Row(Num(), Num(), Num())}),
+    keyword_constructor: Obj({"data": Num(), "grad": Num()}),
     direct_backward: Obj({"a.grad": Num()}, {"b.grad": Num()}),
     seed: Obj({"out.grad": Num(), "nodes": NODES, "seen": SEEN}),
     one_op: grads("a", "b", nodes=NODES),

@@ -67,6 +67,25 @@ def test_mul_builds_a_node_with_both_parents(sandboxed, rng):
     _check_builds_node(sandboxed, rng, "*")
 
 
+def _check_keyword(sandboxed, rng, keyword):
+    # Value(data, _children=(), _op=''): one argument by keyword, as the README's table names it
+    inputs = distinct_values(rng, "x y")
+    result = sandboxed(scenarios.keyword_constructor, keyword=keyword, **inputs)
+    verdicts.expect_keyword_node(result, inputs["x"], inputs["y"], keyword)
+
+
+@pytest.mark.check(id="constructor-takes-children-by-name", pitfall="graph-construction",
+                   weight=1, requires=("value-hashable",), clause="prev")
+def test_the_constructor_takes_children_by_name(sandboxed, rng):
+    _check_keyword(sandboxed, rng, "_children")
+
+
+@pytest.mark.check(id="constructor-takes-op-by-name", pitfall="graph-construction", weight=1,
+                   requires=("value-hashable",), clause="op")
+def test_the_constructor_takes_op_by_name(sandboxed, rng):
+    _check_keyword(sandboxed, rng, "_op")
+
+
 @pytest.mark.check(id="op-labels-name-the-operation", pitfall="graph-construction", weight=1,
                    requires=BUILT, clause="op")
 def test_op_labels_tell_the_operations_apart(sandboxed, rng):
@@ -346,5 +365,5 @@ def test_operations_at_the_edges_of_the_domain_give_the_reference_numbers(sandbo
 def test_no_operation_returns_one_of_its_operands(sandboxed):
     programs = contract_grid.edge_programs(CONTRACT)
     result = sandboxed(scenarios.state_sessions,
-                       sessions=[{"programs": programs, "order": "build-only"}])
+                       sessions=[contract_grid.new_value_session(programs)])
     contract_grid.expect_new_values(result, programs, "graph-construction")

@@ -598,5 +598,5 @@ def test_tanh_and_sigmoid_stay_finite_far_from_zero(sandboxed, reference, status
 def test_no_operation_returns_one_of_its_operands(sandboxed, statuses):
     programs = _judged_apart(contract_grid.edge_programs(CONTRACT), statuses, NOT_ACCUMULATION)
     result = sandboxed(scenarios.state_sessions,
-                       sessions=[{"programs": programs, "order": "build-only"}])
+                       sessions=[contract_grid.new_value_session(programs)])
     contract_grid.expect_new_values(result, programs, "graph-construction")

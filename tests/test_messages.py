@@ -209,6 +209,12 @@ DETAIL_SAMPLES: dict[str, tuple[dict[str, Any], list[Any]]] = {
     "session-built-first": ({"count": 2}, ["2", "backward()"]),
     "session-interleaved": ({"count": 2}, ["2"]),
     "session-data-changed": ({"count": 2}, ["2", "`data`"]),
+    "session-continued": ({"count": 2}, ["2", "`grad`"]),
+    "changed-in-place": ({"program": "a = Value(2.0); b = Value(3.0)", "operand": "a",
+                          "expression": "t += b"},
+                         ["`a = Value(2.0); b = Value(3.0)`", "`t = a; t += b`", "`a`"]),
+    "keyword-node-wrong": ({"call": "Value(5.0, _children=(a, b))", "data": 0.0, "grad": 0.0},
+                           ["`Value(5.0, _children=(a, b))`"]),
     "session-mismatch": (
         {"session": {"kind": "session-built-first", "params": {"count": 2}},
          "programs": "a = Value(1.5); out = a * 2; out.backward()", "number": 2,

@@ -144,7 +144,8 @@ def test_loaded_scenario_runs_against_a_class() -> None:
 
 def test_loaded_scenario_sees_only_kit_names() -> None:
     visible = set(visible_globals.load()(Node))
-    expected = set(HELPER_NAMES) | {"HELPER_NAMES", "Any", "gc", "math", "visible_globals"}
+    expected = set(HELPER_NAMES) | {"HELPER_NAMES", "Any", "gc", "math", "operator",
+                                     "visible_globals"}
     assert visible == expected, f"got {sorted(visible)}, expected {sorted(expected)}"
 
 

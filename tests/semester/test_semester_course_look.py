@@ -13,6 +13,7 @@ from grader.grading.batch import write_reports
 from grader.grading.course_config import load_course_config
 from grader.results.course_look import remember_templates
 from grader.results.i18n import Catalogue
+from grader.results.score_document import Semester, parse_record
 from grader.results.semester_note import note_lines
 from grader.semester.annotation import annotate_folder
 from grader.semester.recording import document_digest
@@ -28,7 +29,7 @@ def test_the_notes_written_later_go_through_the_folders_course_templates(tmp_pat
     (tmp_path / "course" / "course.toml").write_text("[weights]\n", encoding="utf-8")
     templates = load_course_config(tmp_path / "course" / "course.toml").templates
     doc = annotated()
-    section = doc.pop("semester")
+    section = parse_record(Semester, doc.pop("semester"), "semester")
     out = tmp_path / "out"
     out.mkdir()
     remember_templates(out, templates)

@@ -556,7 +556,25 @@ def _session_results(student: Any, session: dict[str, Any], pitfall: str) -> lis
     results: list[Any] = field(student, "results", list)
     if len(results) != len(session["programs"]):
         fail("bad-result", reason="a session does not have one result per program")
+    for found in student.get("returned") or []:
+        if isinstance(found, dict) and found.get("returned") == "moved-with-operand":
+            _fail_moved(session, found, pitfall)
     return results
+
+
+def _fail_moved(session: dict[str, Any], found: dict[str, Any], pitfall: str) -> None:
+    """Fail naming the node of an earlier program whose data moved when its leaves were given
+    a later program's numbers (`run_sessions`' "moved-with-operand")."""
+    at = found.get("at")
+    if not (isinstance(at, list) and len(at) == 2 and all(type(x) is int for x in at)
+            and 0 <= at[0] < len(session["programs"]) - 1):
+        fail("bad-result", reason="a moved result does not say where")
+    program = session["programs"][at[0]]
+    if not 0 <= at[1] < len(program["nodes"]):
+        fail("bad-result", reason="a moved result names no node")
+    label = names(program)[len(program["leaves"]) + at[1]]
+    fail("result-moved", pitfall=pitfall, session=_shown_session(session),
+         programs=_programs_text(session), node=label, number=at[0] + 1)
 
 def judge_kinks(sandboxed: Callable[..., Any], scen: Any, programs: list[Program],
                 pitfall: str) -> None:

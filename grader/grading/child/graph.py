@@ -276,6 +276,18 @@ def _build_node(Value, values: list, node: list, where: list, found: list,
     values.append(out)
 
 
+def _note_moved_results(built: list, results: list, leaves: int, found: list) -> None:
+    """Note in `found` ("moved-with-operand") each node of an earlier program of a data-changed
+    session whose data is no longer what was read after its backward(), now that its leaves
+    hold the later programs' numbers: an operation's result is fixed when it is called."""
+    for n, values in enumerate(built[:-1]):
+        for k in range(leaves, len(values)):
+            now = finite_or_none(values[k].data, f"program {n + 1}: [{k}].data")
+            if now != results[n]["data"][k]:
+                found.append({"node": k, "at": [n, k - leaves], "returned": "moved-with-operand"})
+                return
+
+
 def run_sessions(Value, sessions: list) -> list:
     """Run programs in the orders the contract allows, one session after another.
 
@@ -284,7 +296,8 @@ def run_sessions(Value, sessions: list) -> list:
     program in turn (and, with `collect`, drops it and runs the garbage collector before the
     next: fresh nodes after others died); data-changed does the same on the first program's
     leaves, given each later program's numbers as their `data` (and `grad` 0.0), the programs
-    having as many leaves; continued does it on the first program's leaves as they are (their
+    having as many leaves (and, once the last is read, the earlier programs' results are read again:
+    a node whose data moved with its leaves is noted in "returned" as "moved-with-operand"); continued does it on the first program's leaves as they are (their
     data, and the gradients earlier programs left there), the programs having the same leaves; built-first builds them all before the first backward(); interleaved
     builds their nodes in turn, one of each; build-only builds them and walks none (with
     "augmented", each node with a Value on its left also written in place: `_build_node`). Each program has fresh leaves, even when its numbers
@@ -317,9 +330,11 @@ def run_sessions(Value, sessions: list) -> list:
                     stage = "backward"
                     values[-1].backward()
                     results[n] = _read_run(values, f"program {n + 1}: ")
+                    built[n] = values
                     values = []
                     if order == "sequential":
                         leaves = []
+                        built[n] = []
                     if session.get("collect"):
                         gc.collect(1)  # the young generations: the dead graph, cheaply
             else:
@@ -341,6 +356,8 @@ def run_sessions(Value, sessions: list) -> list:
                     current = n
                     values[-1].backward()
                     results[n] = _read_run(values, f"program {n + 1}: ")
+            if order == "data-changed":  # the leaves moved on: each result holds what it got
+                _note_moved_results(built, results, len(leaves), returned)
         except (WrongType, NotImplementedError):  # a wrong type; code not written yet
             raise
         except Exception as exc:
@@ -355,7 +372,7 @@ HELPER_NAMES = ("WrongType", "number", "text", "grad_of", "data_of", "parents_of
                 "RECORD_CAP", "COUNTED_CAP",
                 "record_calls",
                 "node_facts", "label_of", "label_type_of", "parents_attribute", "Operation", "sigmoid", "OPERATIONS", "build_expression",
-                "finite_or_none", "run_expressions", "_read_run", "AUGMENTED", "augmented_of", "_build_node",
+                "finite_or_none", "run_expressions", "_read_run", "_note_moved_results", "AUGMENTED", "augmented_of", "_build_node",
                 "run_sessions", "called")
 
 

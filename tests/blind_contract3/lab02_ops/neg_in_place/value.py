@@ -85,7 +85,7 @@ class Value:
         return Op(lambda x: x ** k, lambda x, out: (k * x ** (k - 1),), f'**{k}').build(self)
 
     def backward(self):
-        order, state, stack = [], {}, [self]
+        order, state, finished, stack = [], {}, set(), [self]
         while stack:
             node = stack[-1]
             if id(node) not in state:
@@ -93,7 +93,8 @@ class Value:
                 stack.extend(p for p in node._prev if id(p) not in state)
             else:
                 stack.pop()
-                if node not in order:
+                if id(node) not in finished:
+                    finished.add(id(node))
                     order.append(node)
         self.grad = 1.0
         for node in reversed(order):

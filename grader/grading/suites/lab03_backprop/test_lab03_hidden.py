@@ -429,3 +429,22 @@ def test_zero_grad_resets_random_graphs_whatever_their_nodes_hold(sandboxed, ref
                                            random_graphs.SHAPES_LAB03)
     random_graphs.judge(sandboxed, reference, scenarios.zero_grad_graphs, programs,
                         default_pitfall="missing-zero-grad", diagnosed=False)
+
+
+@pytest.mark.check(id="gradient-checks-take-a-value-twice", pitfall="finite-difference",
+                   weight=1, requires=("numerical-grad-follows-the-formula",
+                                       "check-grad-follows-the-formula"),
+                   clause=("numerical-grad", "check-grad"))
+def test_numerical_grad_and_check_grad_with_one_value_at_several_positions(sandboxed, reference,
+                                                                           rng):
+    # the contract's operand-kind dimension, the same Value twice, applied to xs: f(u, u, v)
+    # nudges u at both positions, so each of them gets the derivative along u (the reference's
+    # answer), and check_grad compares that with u.grad
+    cases = verdicts.same_value_cases(rng, "h")
+    got = field(sandboxed(scenarios.numerical_cases, cases=cases), "results", list)
+    want = reference(scenarios.numerical_cases, cases=cases)["results"]
+    verdicts.expect_numerical_cases(cases, got, want)
+    cases = verdicts.same_value_cases(rng, "tol")
+    got = field(sandboxed(scenarios.check_grad_cases, cases=cases), "answers", list)
+    want = reference(scenarios.check_grad_cases, cases=cases)["answers"]
+    verdicts.expect_check_grad_cases(cases, got, want)

@@ -163,7 +163,8 @@ WIDE_MODULES = (("Neuron", [12]), ("Layer", [2, 11]))
 
 
 @pytest.mark.check(id="example-wide-modules-in-order", todo=(4, 7), pitfall="nn-structure",
-                   weight=1, requires=("example-neuron-parameters", "example-layer"))
+                   weight=1, requires=("example-neuron-parameters", "example-layer",
+                                       "example-layer-neurons-are-distinct"))
 def test_example_wide_modules_list_their_parameters_in_order(sandboxed):
     for kind, args in WIDE_MODULES:
         params = field(sandboxed(scenarios.seeded_parameters, seed=SEED, kind=kind, args=args),

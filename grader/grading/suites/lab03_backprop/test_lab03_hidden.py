@@ -306,7 +306,7 @@ def test_numerical_grad_puts_every_input_back(sandboxed, rng):
         expect_equal(actual, value, quantity=f"{name}.data", inputs=shown)
 
 
-@pytest.mark.check(id="numerical-grad-central-difference", pitfall="finite-difference", weight=2,
+@pytest.mark.check(id="numerical-grad-central-difference", pitfall="finite-difference", weight=1,
                    requires=("numerical-grad-restores-data",), clause="numerical-grad")
 def test_numerical_grad_is_the_central_difference(sandboxed, rng):
     point, shown = _numerical_inputs(rng)
@@ -434,7 +434,7 @@ def test_zero_grad_resets_random_graphs_whatever_their_nodes_hold(sandboxed, ref
 @pytest.mark.check(id="gradient-checks-take-a-value-twice", pitfall="finite-difference",
                    weight=1, requires=("numerical-grad-follows-the-formula",
                                        "check-grad-follows-the-formula"),
-                   clause=("numerical-grad", "check-grad"))
+                   defers_to=(EQUAL_DATA,), clause=("numerical-grad", "check-grad"))
 def test_numerical_grad_and_check_grad_with_one_value_at_several_positions(sandboxed, reference,
                                                                            rng):
     # the contract's operand-kind dimension, the same Value twice, applied to xs: f(u, u, v)

@@ -350,7 +350,8 @@ def test_training_draws_no_random_numbers(sandboxed, rng):
 # -- the contract's dimensions no check covered before (issue 32) -------------------------------
 
 @pytest.mark.check(id="parameters-in-order-at-every-size", pitfall="nn-structure", weight=1,
-                   requires=("initialisation-follows-the-seed",), clause="parameters")
+                   requires=("initialisation-follows-the-seed",), defers_to=DISTINCT,
+                   clause="parameters")
 def test_parameters_keep_their_order_in_wide_modules(sandboxed, reference, rng):
     # module sizes across the contract's domain: ten and more inputs or neurons, where an order
     # kept by name as text ("10" before "2") is not the README's order

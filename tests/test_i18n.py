@@ -74,7 +74,7 @@ def test_every_bilingual_entry_has_a_text_in_every_language(source: Path) -> Non
 
 def test_the_bilingual_files_are_the_labs_the_command_line_and_the_platforms() -> None:
     # One file per lab, the command line, the platforms, and one per area of the grader.
-    areas = {"contract", "deploy", "first_hour", "intake", "lms_return", "sandbox", "semester", "similarity",
+    areas = {"contract", "contract41", "deploy", "first_hour", "intake", "lms_return", "sandbox", "semester", "similarity",
              "submitted_work"}
     assert {path.stem for path in BILINGUAL_FILES} == {*LABS, "cli", "platforms", *areas}
 

@@ -259,6 +259,8 @@ NUMERICAL_CASES = [
     {"function": "square-times", "point": [1e100, 1.5], "h": 1e-3},
     {"function": "square-times", "point": [1.5, -0.75], "h": 1e-3, "call": "keyword"},
     {"function": "square-times", "point": [1.5, -0.75], "h": None, "call": "keyword"},
+    # one Value at two positions, f(u, u, v): nudged at both, each gets the derivative along u
+    {"function": "cubic-mix", "point": [0.5, -1.25], "inputs": [0, 0, 1], "h": 1e-3},
 ]
 
 
@@ -284,6 +286,13 @@ CHECK_GRAD_CASES = [
     {"function": "off-by", "point": [1.5, 0.5], "tol": 1e-2, "offset": verdicts.OFF_BY,
      "call": "keyword"},
     {"function": "steep", "point": [0.002], "tol": None, "call": "keyword"},
+    # large and negative: exp(-20a) at a = -1, right (a part in 1e10 off, a few units in size)
+    # and 0.5% too large, judged at tol 1e-2 (each judged relative to abs(numeric))
+    {"function": "exp-of-multiple", "point": [-1.0], "scale": -20.0, "tol": None},
+    {"function": "exp-of-multiple", "point": [-1.0], "scale": -20.0, "tol": 1e-2,
+     "offset": verdicts.RELATIVE_OFF},
+    # one Value at two positions, f(u, u, v): right, and accepted
+    {"function": "cubic-mix", "point": [0.5, -1.25], "inputs": [0, 0, 1], "tol": None},
 ]
 
 
@@ -292,7 +301,8 @@ CHECK_GRAD_CASES = [
 def test_example_check_grad_follows_the_formula(sandboxed):
     got = field(sandboxed(scenarios.check_grad_cases, cases=CHECK_GRAD_CASES), "answers", list)
     verdicts.expect_check_grad_cases(CHECK_GRAD_CASES, got,
-                                     [True, False, False, True, False, False, True, True])
+                                     [True, False, False, True, False, False, True, True,
+                                      True, True, True])
 
 
 # a = 1.5, b = -0.5; t1 = a*b; t2 = tanh(t1); t3 = t2*a; out = t3 + b: t3 holds 0 (as a node

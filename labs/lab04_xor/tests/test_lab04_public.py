@@ -157,6 +157,34 @@ def test_example_parameters_are_the_model_values(sandboxed):
     _expect_parameters_are_own(sandboxed, "MLP")
 
 
+# modules of two-digit sizes list their parameters by index; the lists a module is given stay
+# as the caller passed them (a second MLP from the same sizes has the same shape)
+WIDE_MODULES = (("Neuron", [12]), ("Layer", [2, 11]))
+
+
+@pytest.mark.check(id="example-wide-modules-in-order", todo=(4, 7), pitfall="nn-structure",
+                   weight=1, requires=("example-neuron-parameters", "example-layer",
+                                       "example-layer-neurons-are-distinct"))
+def test_example_wide_modules_list_their_parameters_in_order(sandboxed):
+    for kind, args in WIDE_MODULES:
+        params = field(sandboxed(scenarios.seeded_parameters, seed=SEED, kind=kind, args=args),
+                       "params", list)
+        call = verdicts.module_call(kind, args)
+        expected = verdicts.seeded_draws(SEED, kind, args)
+        expect_equal(len(params), len(expected), quantity=f"len({call}.parameters())",
+                     inputs={"random.seed": SEED})
+        for index, (actual, value) in enumerate(zip(params, expected, strict=True)):
+            expect_close(actual, value, quantity=f"{call}.parameters()[{index}].data",
+                         inputs={"random.seed": SEED}, source="literal")
+
+
+@pytest.mark.check(id="example-arguments-kept", todo=(8, 9), pitfall="nn-structure", weight=1,
+                   requires=("example-mlp",))
+def test_example_modules_leave_their_arguments_as_given(sandboxed):
+    result = sandboxed(scenarios.arguments_kept, seed=SEED, nin=2, nouts=[4, 1], x=X)
+    verdicts.expect_arguments_kept(result, [4, 1], {"nin": 2, "nouts": [4, 1], "x": X})
+
+
 # -- TODO 11: train_xor ---------------------------------------------------------------------------
 
 LOOP = ("example-parameters-are-the-model-values",)

@@ -16,6 +16,7 @@ from grader.grading.checking.graph_shape import (
     expect_graph_results,
     graph_on_failure,
 )
+from grader.grading.checking.inputs import distinct_values
 from grader.grading.checking.verdict import (
     CheckFailed,
     NotRun,
@@ -454,10 +455,22 @@ def _numerical_tolerance(point: list[float], h: float | None) -> float:
     return NUMERICAL_REL_TOL + ROUNDING_ULPS * 2.2e-16 * max(1.0, *map(abs, point)) / step
 
 
+def case_inputs(case: dict[str, Any]) -> list[int]:
+    """Which value of a case's point each position of xs is: its "inputs" ([0, 0, 1]: the same
+    Value twice, then another), or each value once in order."""
+    return list(case.get("inputs", range(len(case["point"]))))
+
+
+def value_names(case: dict[str, Any]) -> str:
+    """The names the feedback gives the Values of a case's point: a, b, c as f's own
+    parameters; u, v, w when one of them is passed at several positions (f(u, u, v))."""
+    return ("uvw" if "inputs" in case else "abc")[:len(case["point"])]
+
+
 def call_text(function: str, case: dict[str, Any], optional: str) -> str:
     """How a case calls `function` (README's signature `function(f, xs, <optional>)`), as the
     feedback shows it: by position, or each argument by its name (`case["call"]` "keyword")."""
-    xs = f"[{', '.join('abc'[:len(case['point'])])}]"
+    xs = f"[{', '.join(value_names(case)[k] for k in case_inputs(case))}]"
     given = case[optional] is not None
     if case.get("call") == "keyword":
         return f"{function}(f=f, xs={xs}{f', {optional}={optional}' if given else ''})"
@@ -477,7 +490,7 @@ def by_name(cases: list[dict[str, Any]], optional: str) -> list[dict[str, Any]]:
 
 
 def _numerical_shown(case: dict[str, Any]) -> dict[str, Any]:
-    names = "abc"[:len(case["point"])]
+    names = value_names(case)
     call = call_text("numerical_grad", case, "h")
     shown = {**NUMERICAL_FUNCTIONS[case["function"]],
              **dict(zip(names, case["point"], strict=True))}
@@ -494,9 +507,12 @@ def expect_numerical_cases(cases: list[dict[str, Any]], got: list[Any], want: li
         fail("bad-result", reason="the results do not have one entry per case")
     for case, result, expected in zip(cases, got, want, strict=True):
         shown = _numerical_shown(case)
-        count = len(case["point"])
+        positions = case_inputs(case)
+        count = len(positions)
         data = floats(result, "data", "xs", count, shown)
-        for name, actual, value in zip("abc", data, case["point"], strict=False):
+        given = [case["point"][k] for k in positions]
+        names = value_names(case)
+        for name, actual, value in zip((names[k] for k in positions), data, given, strict=True):
             if actual != value:
                 fail("mismatch", pitfall="mid-flight-mutation", quantity=f"{name}.data",
                      inputs=shown, expected=value, actual=actual, source="literal")
@@ -526,6 +542,35 @@ CASE_FUNCTIONS = {
 }
 
 
+# The sign x magnitude of the compared numbers: exp(a * k) at a = k / |k| (|a| near 1), whose
+# gradient k e^|k| is near 5e9 in size and of the sign of k; given right (its estimate is then a
+# few units off in absolute terms, a part in 1e10), and RELATIVE_OFF times too large, judged at
+# every tolerance: only tol * max(1, abs(numeric)) accepts the right one whatever its sign and
+# the wrong one at a tolerance above RELATIVE_OFF.
+EXP_SCALES = (20.0, -20.0)
+RELATIVE_OFF = 5e-3
+
+
+def _exp_of_multiple(case: dict[str, Any]) -> dict[str, str]:
+    """How a case of exp-of-multiple shows its f (and its wrong _backward, if any)."""
+    k, relative = case["scale"], case.get("offset", 0.0)
+    shown = {"f(a)": f"exp(a * {k:g})"}
+    if relative:
+        shown[f"(a * {k:g})._backward"] = f"a.grad += {k:g} * (1 + {relative:g}) * (a * {k:g}).grad"
+    return shown
+
+
+def _signed_gradient_cases(rng: Any, tol: float | None) -> list[dict[str, Any]]:
+    """exp(a * k) for each k of EXP_SCALES, its gradient given right and RELATIVE_OFF off."""
+    cases = []
+    for k in EXP_SCALES:
+        a = round(math.copysign(rng.uniform(0.9, 1.1), k), 3)
+        for relative in (0.0, RELATIVE_OFF):
+            cases.append({"function": "exp-of-multiple", "point": [a], "scale": k,
+                          "offset": relative, "tol": tol})
+    return cases
+
+
 def check_grad_cases(rng: Any) -> list[dict[str, Any]]:
     """The cases of `check_grad_cases`: each function at every tolerance, |b| below 1 (so
     max(1, |numeric|) is 1 and OFF_BY is judged against tol itself), a sign-flipped gradient
@@ -543,7 +588,31 @@ def check_grad_cases(rng: Any) -> list[dict[str, Any]]:
         cases.append({"function": "off-by-second",
                       "point": [b, round(rng.uniform(500, 2000), 1) * rng.choice((-1, 1))],
                       "tol": tol, "offset": OFF_BY})
+        cases += _signed_gradient_cases(rng, tol)
     return cases + by_name(cases, "tol")
+
+
+# The same Value at several positions of xs (the README: one estimate per input, each the
+# central difference of f with that input nudged; nudging a Value nudges it at every position
+# it is passed at): every way of passing one Value twice, or three times, to f(a, b, c), and
+# twice to f(a, b).
+SAME_VALUE_INPUTS = {"cubic-mix": ([0, 0, 1], [0, 1, 0], [0, 1, 1], [0, 0, 0]),
+                     "square-times": ([0, 0],)}
+
+
+def same_value_cases(rng: Any, optional: str) -> list[dict[str, Any]]:
+    """Cases of `numerical_cases` (optional "h") or `check_grad_cases` ("tol") that pass one
+    Value at several positions, at its default step or tolerance and at the checks' usual one,
+    then the first again with every argument by name."""
+    given = 1e-3  # h: a one-sided difference is visibly off; tol: the checks' usual one
+    cases = []
+    for function, patterns in SAME_VALUE_INPUTS.items():
+        for inputs in patterns:
+            point = list(distinct_values(rng, "x y z").values())[:max(inputs) + 1]
+            for value in (None, given):
+                cases.append({"function": function, "point": point, "inputs": list(inputs),
+                              optional: value})
+    return cases + by_name(cases, optional)
 
 
 def expect_check_grad_cases(cases: list[dict[str, Any]], got: list[Any], want: list[Any]) -> None:
@@ -551,9 +620,11 @@ def expect_check_grad_cases(cases: list[dict[str, Any]], got: list[Any], want: l
     if len(got) != len(cases):
         fail("bad-result", reason="the answers do not have one entry per case")
     for case, actual, expected in zip(cases, got, want, strict=True):
-        names = "ab"[:len(case["point"])]
+        names = value_names(case)
         call = call_text("check_grad", case, "tol")
-        shown = {**CASE_FUNCTIONS[case["function"]],
+        function = case["function"]
+        shown = {**(_exp_of_multiple(case) if function == "exp-of-multiple"
+                    else CASE_FUNCTIONS.get(function) or NUMERICAL_FUNCTIONS[function]),
                  **dict(zip(names, case["point"], strict=True))}
         if case["tol"] is not None:
             shown["tol"] = case["tol"]
@@ -562,11 +633,22 @@ def expect_check_grad_cases(cases: list[dict[str, Any]], got: list[Any], want: l
 
 def numerical_model(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """What the reference returns for `numerical_cases`, computed on plain floats (for the
-    public checks, which have no reference): the data as given and the README's formula."""
-    return [{"data": list(case["point"]), "returned": "list",
-             "grads": central_differences(FLOAT_FUNCTIONS[case["function"]], case["point"],
-                                          1e-6 if case["h"] is None else case["h"])}
-            for case in cases]
+    public checks, which have no reference): the data as given and the README's formula. A
+    Value at several positions of xs is nudged at all of them: its estimate is the derivative
+    along that Value, the same at each of its positions."""
+    model = []
+    for case in cases:
+        positions = case_inputs(case)
+        function = FLOAT_FUNCTIONS[case["function"]]
+
+        def along_values(*values: float, function: Callable[..., float] = function,
+                         positions: list[int] = positions) -> float:
+            return function(*(values[k] for k in positions))
+        per_value = central_differences(along_values, case["point"],
+                                        1e-6 if case["h"] is None else case["h"])
+        model.append({"data": [case["point"][k] for k in positions], "returned": "list",
+                      "grads": [per_value[k] for k in positions]})
+    return model
 
 
 def expect_every_grad_zero(entry: Any, nodes: list[str], inputs: dict[str, Any]) -> None:

@@ -11,7 +11,7 @@ import random
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from grader.grading.checking.verdict import expect_equal, fail, field, said
+from grader.grading.checking.verdict import expect_close, expect_equal, fail, field, said
 
 # The targets of nn.py's four examples (-1, -1), (-1, 1), (1, -1), (1, 1): -1 for false, 1 for
 # true. Scenarios cannot read module globals, so the ones that need the examples spell them out.
@@ -295,3 +295,53 @@ def judge_networks(sandboxed: Any, reference: Any, scen: Any, networks: list[dic
                else "late-binding-closure")
     fail("graph-mismatch", pitfall=pitfall, program=program, differences=found[:6],
          source="reference")
+
+
+# -- the contract's dimensions no check covered before (issue 32) -------------------------------
+
+def wide_modules(rng: random.Random) -> list[tuple[str, list]]:
+    """Modules of the sizes the contract allows beyond the small ones the other checks build:
+    a neuron of 11 to 14 inputs, a layer of 11 to 14 neurons, an MLP with both (two-digit
+    indices, where an order by name as text is not the order by index)."""
+    return [("Neuron", [rng.randint(11, 14)]),
+            ("Layer", [rng.randint(2, 3), rng.randint(11, 14)]),
+            ("MLP", [rng.randint(11, 12), [rng.randint(11, 12), 1]])]
+
+
+def module_call(kind: str, args: list) -> str:
+    """How the feedback writes the module a check builds: `Layer(3, 12)`."""
+    return f"{kind}({', '.join(map(repr, args))})"
+
+
+def expect_parameters_as_reference(actual: list[Any], expected: list[float], call: str,
+                                   inputs: dict[str, Any]) -> None:
+    """`call`'s parameters() after a seed, value by value as the reference lists them."""
+    expect_equal(len(actual), len(expected), quantity=f"len({call}.parameters())", inputs=inputs)
+    for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
+        expect_close(got, want, quantity=f"{call}.parameters()[{index}].data", inputs=inputs,
+                     source="reference")
+
+
+def expect_arguments_kept(result: Any, nouts: list[int], inputs: dict[str, Any]) -> None:
+    """Every list the caller passed (nouts, x) as it was after each call, and a second MLP from
+    the same sizes as large as the first (`arguments_kept`)."""
+    for entry in field(result, "calls", list):
+        if not field(entry, "kept", bool):
+            fail("argument-changed", inputs=inputs, call=field(entry, "call", str),
+                 name=field(entry, "list", str), before=field(entry, "before", str),
+                 after=field(entry, "after", str))
+    first, second = field(result, "counts", list)
+    expect_equal(second, first, quantity=said("quantity-after-call", code="len(MLP(nin, nouts)"
+                                              ".parameters())", call="MLP(nin, nouts)"),
+                 inputs=inputs)
+    expect_equal(first, parameter_count([inputs["nin"], *nouts]),
+                 quantity="len(MLP(nin, nouts).parameters())", inputs=inputs)
+
+
+def seeded_draws(seed: int, kind: str, args: list) -> list[float]:
+    """A Neuron's or a Layer's parameters after random.seed(seed), worked out from the README:
+    each neuron's weights drawn one after another with random.uniform(-1, 1), then its bias 0."""
+    draws = random.Random(seed)
+    nin, nout = (args[0], 1) if kind == "Neuron" else (args[0], args[1])
+    return [value for _ in range(nout)
+            for value in [*(draws.uniform(-1, 1) for _ in range(nin)), 0.0]]

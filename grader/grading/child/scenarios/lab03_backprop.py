@@ -412,7 +412,9 @@ def second_backward(engine, x, y, z, w):
 def numerical_cases(engine, cases):
     # numerical_grad on each case {"function", "point", "h"} (h None: its default), judged
     # against the reference on the trusted side: the returned type and length, every estimate,
-    # and every input's data afterwards (which must be exactly what it was).
+    # and every input's data afterwards (which must be exactly what it was). A case's "inputs"
+    # (if any) lists which Value of the point each position of xs is: [0, 0, 1] passes the same
+    # Value twice, f(a, a, b).
     def square_times(a, b):
         return a ** 2 * b
 
@@ -421,7 +423,8 @@ def numerical_cases(engine, cases):
 
     results = []
     for case in cases:
-        xs = [engine.Value(v) for v in case["point"]]
+        values = [engine.Value(v) for v in case["point"]]
+        xs = [values[k] for k in case.get("inputs", range(len(values)))]
         f = cubic_mix if case["function"] == "cubic-mix" else square_times
         grads = called(engine.numerical_grad, case.get("call"), f=f, xs=xs, h=case["h"])
         entry: dict = {"data": [data_of(x, f"xs[{k}]") for k, x in enumerate(xs)]}
@@ -442,7 +445,8 @@ def numerical_cases(engine, cases):
 def check_grad_cases(engine, cases):
     # check_grad's answer on each case {"function", "point", "tol"} (tol None: its default):
     # correct gradients of functions steep enough that the step matters, and gradients off by a
-    # known amount that only the tolerance of the contract tells apart.
+    # known amount that only the tolerance of the contract tells apart. "inputs" as in
+    # numerical_cases: the same Value at several positions of xs.
     Value = engine.Value
 
     def steep(a):  # d/da = 1000 e^(1000a): a central difference with a step of 1e-4 is off by
@@ -475,13 +479,32 @@ def check_grad_cases(engine, cases):
         ab._backward = off_backward
         return ab
 
+    def exp_of_multiple(a, scale, relative):  # exp(a * scale); d/da passed (1 + relative) times
+        product = a * scale
+
+        def scaled_backward():
+            a.grad += scale * (1 + relative) * product.grad
+        if relative:
+            product._backward = scaled_backward
+        return product.exp()
+
+    def cubic_mix(a, b, c):
+        return a ** 3 + b ** 3 + c ** 3 + a * b * c + (a - c).tanh()
+
+    def square_times(a, b):
+        return a ** 2 * b
+
     answers = []
     for case in cases:
-        xs = [Value(v) for v in case["point"]]
-        name, offset = case["function"], case.get("offset", 0.0)
-        f = {"steep": steep, "sign-flipped": sign_flipped,
+        values = [Value(v) for v in case["point"]]
+        xs = [values[k] for k in case.get("inputs", range(len(values)))]
+        name, offset, scale = case["function"], case.get("offset", 0.0), case.get("scale")
+        f = {"steep": steep, "sign-flipped": sign_flipped, "cubic-mix": cubic_mix,
+             "square-times": square_times,
              "off-by": lambda a, b, offset=offset: off_by(a, b, offset),
-             "off-by-second": lambda a, b, offset=offset: off_by_second(a, b, offset)}[name]
+             "off-by-second": lambda a, b, offset=offset: off_by_second(a, b, offset),
+             "exp-of-multiple": lambda a, scale=scale, offset=offset:
+             exp_of_multiple(a, scale, offset)}[name]
         answer = called(engine.check_grad, case.get("call"), f=f, xs=xs, tol=case["tol"])
         if type(answer) is not bool:
             raise WrongType("check_grad(f, xs)", type(answer).__name__, "bool")

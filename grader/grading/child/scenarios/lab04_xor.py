@@ -398,6 +398,45 @@ def random_networks(nn, networks):
     return {"results": results}
 
 
+@scenario
+def arguments_kept(nn, seed, nin, nouts, x):
+    # The lists a module is given, as the caller sees them after each call: MLP(nin, sizes),
+    # a second MLP from the same list, then neuron(x), layer(x) and model(x) on copies of x (a
+    # list of numbers). Each: kept if it holds the same items (each of the same type) as before.
+    # And the parameter count of both MLPs built from the one list of sizes.
+    import random
+
+    def kept(given, before):
+        return len(given) == len(before) and all(
+            type(now) is type(then) and now == then for now, then in zip(given, before, strict=False))
+
+    report: list = []
+
+    def watch(name, call, given, before):
+        report.append({"call": call, "list": name, "kept": kept(given, before),
+                       "before": repr(before)[:200], "after": repr(given)[:200]})
+
+    state = random.getstate()
+    random.seed(seed)
+    try:
+        sizes = list(nouts)
+        first = nn.MLP(nin, sizes)
+        watch("nouts", f"MLP({nin}, nouts)", sizes, list(nouts))
+        second = nn.MLP(nin, sizes)
+        watch("nouts", f"MLP({nin}, nouts); MLP({nin}, nouts)", sizes, list(nouts))
+        counts = [len(list(first.parameters())), len(list(second.parameters()))]
+        for call, module in ((f"Neuron({nin})(x)", nn.Neuron(nin)),
+                             (f"Layer({nin}, 2)(x)", nn.Layer(nin, 2)),
+                             (f"MLP({nin}, nouts)(x)", first)):
+            given = list(x)
+            module(given)
+            watch("x", call, given, list(x))
+        watch("nouts", f"MLP({nin}, nouts)(x)", sizes, list(nouts))
+    finally:
+        random.setstate(state)
+    return {"calls": report, "counts": counts}
+
+
 # What each scenario may reply (checked at the boundary before any verdict reads it:
 # grader.grading.sandbox.reply_schemas).
 XOR_OUTPUTS = ListOf(Num(), 4, 4)
@@ -426,6 +465,9 @@ REPLIES: dict[Scenario, ReplySchema] = {
                            now=Num()),
         "updates": Columns(TRACE_ROWS, call=Int(0, 2 ** 53), param=Int(0, MANY), grad=Num(),
                            fresh=Num(), old=Num(), new=Num())}),
+    arguments_kept: Obj({"calls": ListOf(Obj({"call": Str(64), "list": Str(8), "kept": Bool(),
+                                              "before": Str(200), "after": Str(200)}), 8),
+                         "counts": ListOf(COUNT, 2, 2)}),
     random_networks: with_lists({"results": exactly("networks", OneOf(
         Obj({"count": COUNT}),
         Obj({"count": COUNT, "error": ERROR_TEXT}),

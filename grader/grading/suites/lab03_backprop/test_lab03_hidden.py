@@ -306,7 +306,7 @@ def test_numerical_grad_puts_every_input_back(sandboxed, rng):
         expect_equal(actual, value, quantity=f"{name}.data", inputs=shown)
 
 
-@pytest.mark.check(id="numerical-grad-central-difference", pitfall="finite-difference", weight=2,
+@pytest.mark.check(id="numerical-grad-central-difference", pitfall="finite-difference", weight=1,
                    requires=("numerical-grad-restores-data",), clause="numerical-grad")
 def test_numerical_grad_is_the_central_difference(sandboxed, rng):
     point, shown = _numerical_inputs(rng)
@@ -429,3 +429,23 @@ def test_zero_grad_resets_random_graphs_whatever_their_nodes_hold(sandboxed, ref
                                            random_graphs.SHAPES_LAB03)
     random_graphs.judge(sandboxed, reference, scenarios.zero_grad_graphs, programs,
                         default_pitfall="missing-zero-grad", diagnosed=False)
+
+
+@pytest.mark.check(id="gradient-checks-take-a-value-twice", pitfall="finite-difference",
+                   weight=1, defers_to=(EQUAL_DATA, "numerical-grad-follows-the-formula",
+                                        "check-grad-follows-the-formula"),
+                   clause=("numerical-grad", "check-grad"))
+def test_numerical_grad_and_check_grad_with_one_value_at_several_positions(sandboxed, reference,
+                                                                           rng):
+    # the contract's operand-kind dimension, the same Value twice, applied to xs: f(u, u, v)
+    # nudges u at both positions, so each of them gets the derivative along u (the reference's
+    # answer), and check_grad compares that with u.grad. Its cases need neither magnitudes nor
+    # large gradients: a formula wrong there is the formula checks' to name, not a prerequisite
+    cases = verdicts.same_value_cases(rng, "h")
+    got = field(sandboxed(scenarios.numerical_cases, cases=cases), "results", list)
+    want = reference(scenarios.numerical_cases, cases=cases)["results"]
+    verdicts.expect_numerical_cases(cases, got, want)
+    cases = verdicts.same_value_cases(rng, "tol")
+    got = field(sandboxed(scenarios.check_grad_cases, cases=cases), "answers", list)
+    want = reference(scenarios.check_grad_cases, cases=cases)["answers"]
+    verdicts.expect_check_grad_cases(cases, got, want)

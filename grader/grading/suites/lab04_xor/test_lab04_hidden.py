@@ -114,10 +114,7 @@ def test_weights_are_drawn_in_order_and_biases_start_at_zero(sandboxed, referenc
     actual = field(sandboxed(scenarios.seeded_parameters, **params), "params", list)
     expected = reference(scenarios.seeded_parameters, **params)["params"]
     inputs = {"random.seed": seed, "model": verdicts.XOR_MODEL}
-    expect_equal(len(actual), len(expected), quantity="len(model.parameters())", inputs=inputs)
-    for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
-        expect_close(got, want, quantity=f"model.parameters()[{index}].data", inputs=inputs,
-                     source="reference")
+    verdicts.expect_parameters_as_reference(actual, expected, "model", inputs)
 
 
 @pytest.mark.check(id="parameters-returns-the-same-values", pitfall="parameters-copy", weight=2,
@@ -348,3 +345,33 @@ def test_training_draws_no_random_numbers(sandboxed, rng):
     if field(result, "random_moved", bool):
         fail("random-drawn-in-training", inputs={"model": verdicts.XOR_MODEL, "random.seed": seed,
                                                  "steps": TRACE_STEPS})
+
+
+# -- the contract's dimensions no check covered before (issue 32) -------------------------------
+
+@pytest.mark.check(id="parameters-in-order-at-every-size", pitfall="nn-structure", weight=1,
+                   requires=("initialisation-follows-the-seed",), defers_to=DISTINCT,
+                   clause="parameters")
+def test_parameters_keep_their_order_in_wide_modules(sandboxed, reference, rng):
+    # module sizes across the contract's domain: ten and more inputs or neurons, where an order
+    # kept by name as text ("10" before "2") is not the README's order
+    seed = _seed(rng)
+    for kind, args in verdicts.wide_modules(rng):
+        params = {"seed": seed, "kind": kind, "args": args}
+        actual = field(sandboxed(scenarios.seeded_parameters, **params), "params", list)
+        expected = reference(scenarios.seeded_parameters, **params)["params"]
+        verdicts.expect_parameters_as_reference(actual, expected,
+                                                verdicts.module_call(kind, args),
+                                                {"random.seed": seed})
+
+
+@pytest.mark.check(id="modules-leave-their-arguments-as-given", pitfall="nn-structure", weight=1,
+                   requires=STRUCTURE, clause="arguments")
+def test_the_lists_a_module_is_given_stay_as_they_were(sandboxed, rng):
+    # instance state: nothing a module does changes the caller's lists, so the same sizes build
+    # a second model of the same shape and the same inputs can be fed again
+    nin = rng.randint(2, 3)
+    nouts = [rng.randint(2, 4) for _ in range(rng.randint(1, 2))] + [1]
+    x = _point(rng, " ".join("abc"[:nin]))
+    result = sandboxed(scenarios.arguments_kept, seed=_seed(rng), nin=nin, nouts=nouts, x=x)
+    verdicts.expect_arguments_kept(result, nouts, {"nin": nin, "nouts": nouts, "x": x})

@@ -25,8 +25,10 @@ def load_reference_class(lab: Lab) -> Any:
 
 
 def run_reference(value_class: Any, scen: Scenario, params: dict[str, Any]) -> Any:
-    """Run a scenario in-process and return its result as the same plain data the child sends."""
-    result = scen.load()(value_class, **params)
+    """Run a scenario in-process and return its result as the same plain data the child sends.
+    The parameters go in as a copy, as the child gets them: code that changes a list it is
+    given (a `nouts.pop(0)`) cannot reach the caller's constants."""
+    result = scen.load()(value_class, **json.loads(json.dumps(params)))
     return json.loads(json.dumps(result))
 
 

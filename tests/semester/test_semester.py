@@ -49,16 +49,16 @@ GRADED = {"lab01_graph": ("bfs-order", "grad-overwrite-in-add"),
           "lab04_xor": ("backward-on-summed-error", "zero-grad-after-update")}
 # What the grader gives each (checked from the documents before anything else): the inputs of
 # the hand computation below.
-RAW = {"lab01_graph": {"solution": 79, "bfs-order": 74, "grad-overwrite-in-add": 64, "max": 79},
+RAW = {"lab01_graph": {"solution": 81, "bfs-order": 76, "grad-overwrite-in-add": 66, "max": 81},
        "lab02_ops": {"solution": 230, "exp-ignores-upstream": 216,
                      "pow-accepts-value-exponent": 228, "max": 230},
        "lab03_backprop": {"solution": 100, "backward-resets-grads": 90,
                           "check-grad-loose-floor": 98, "max": 100},
-       "lab04_xor": {"solution": 56, "backward-on-summed-error": 51,
-                     "zero-grad-after-update": 49, "max": 56}}
+       "lab04_xor": {"solution": 60, "backward-on-summed-error": 55,
+                     "zero-grad-after-update": 53, "max": 60}}
 # lab04 before the fix: learns-xor (4 points) passes wherever it runs; zero-grad-after-update
 # fails a prerequisite of it, so it is not run either way.
-RAW_BEFORE_FIX = {"solution": 56, "backward-on-summed-error": 55, "zero-grad-after-update": 49}
+RAW_BEFORE_FIX = {"solution": 60, "backward-on-summed-error": 59, "zero-grad-after-update": 53}
 FIXED_CHECK = "learns-xor"
 # The bug of the suite before the fix, and the line the fix restored (today's suite).
 FIXED_LINE = "    if not loss < verdicts.TARGET_LOSS:\n"
@@ -125,9 +125,9 @@ OUTSIDER = 1031  # a student the LMS has a grade for and the ledger does not kno
 # 10% per started day late, at most 30%; one late day per student per semester, spent on the
 # first late lab; later than 168 h after the due date: not accepted; the last accepted counts.
 EXPECTED = {
-    ("1002", "lab01_graph"): "79",  # last attempt 2 h late: its one late day covers it
-    ("1003", "lab01_graph"): "57.6",  # 64 * 0.9; 27 h late, the late day covers 24 h, 3 h: -10%
-    ("1004", "lab01_graph"): "79",  # three attempts, the last on time
+    ("1002", "lab01_graph"): "81",  # last attempt 2 h late: its one late day covers it
+    ("1003", "lab01_graph"): "59.4",  # 66 * 0.9; 27 h late, the late day covers 24 h, 3 h: -10%
+    ("1004", "lab01_graph"): "81",  # three attempts, the last on time
     ("1002", "lab02_ops"): "184",  # 230 * 0.8; 27 h late, no late day left: 2 started days, -20%
     ("1005", "lab02_ops"): "161",  # 230 * 0.7; 5 days 1 min less the late day: 5 days, capped 30%
     ("1006", "lab02_ops"): "216",  # the solution came after the cut-off: the first attempt
@@ -140,9 +140,9 @@ EXPECTED = {
     ("1010", "lab03_backprop"): "90",  # time unknown: no penalty
     ("1011", "lab03_backprop"): "95",  # the grader's 90, overridden
     ("1012", "lab03_backprop"): "90",  # on time by the extension
-    ("1013", "lab04_xor"): "51",  # 55 before the fix, 51 after it (learns-xor fails)
-    ("1014", "lab04_xor"): "49",  # learns-xor not run, before and after the fix
-    ("1015", "lab04_xor"): "40.8",  # 51 * 0.8; 2 days 1 min late, late day: 1 day 1 min, -20%
+    ("1013", "lab04_xor"): "55",  # 59 before the fix, 55 after it (learns-xor fails)
+    ("1014", "lab04_xor"): "53",  # learns-xor not run, before and after the fix
+    ("1015", "lab04_xor"): "44",  # 55 * 0.8; 2 days 1 min late, late day: 1 day 1 min, -20%
 }
 
 
@@ -359,15 +359,15 @@ def test_the_regrade_diff_names_exactly_the_students_and_checks_that_moved(
         semester: dict[str, Any]) -> None:
     # RAW_BEFORE_FIX's and RAW's lab04 scores: the fix fails learns-xor (4 points) where it ran
     # and the engine does not learn; 1014's is not run before or after.
-    expected_lines = ["1013: 55 / 56 → 51 / 56; learns-xor passed → failed",
-                      "1015: 55 / 56 → 51 / 56; learns-xor passed → failed",
+    expected_lines = ["1013: 59 / 60 → 55 / 60; learns-xor passed → failed",
+                      "1015: 59 / 60 → 55 / 60; learns-xor passed → failed",
                       "2 students moved, 28 unchanged."]
     assert semester["dry"].splitlines()[:3] == expected_lines, semester["dry"]
     assert semester["wet"].splitlines()[:3] == expected_lines, semester["wet"]
     rows = list(csv.DictReader((semester["regrade"] / "regrade-diff.csv").open(encoding="utf-8")))
     assert [(r["student"], r["old_score"], r["new_score"], r["changed_checks"]) for r in rows] == [
-        ("1013", "55", "51", "learns-xor:passed->failed"),
-        ("1015", "55", "51", "learns-xor:passed->failed")]
+        ("1013", "59", "55", "learns-xor:passed->failed"),
+        ("1015", "59", "55", "learns-xor:passed->failed")]
 
 
 def test_the_dry_run_records_nothing_and_the_regrade_adds_rows(semester: dict[str, Any]) -> None:
@@ -406,7 +406,7 @@ def test_the_reports_say_the_penalty_and_class_csv_counts_it(semester: dict[str,
     assert "- **Semester:** late by 1 day 3 h: 1 late day used, -10%" in feedback, feedback
     rows = {r["submission"]: r for r in csv.DictReader((folder / "class.csv").open(encoding="utf-8"))}
     assert (rows["1003"]["time_status"], rows["1003"]["penalty_percent"],
-            rows["1003"]["counted_score"]) == ("late", "10", "57.6")
+            rows["1003"]["counted_score"]) == ("late", "10", "59.4")
     assert rows["1001"]["time_status"] == "on_time"
 
 

@@ -104,6 +104,6 @@ def test_an_override_outside_the_labs_range_is_refused(graded: dict[str, Any],
                   "--seed", SEED).returncode == 0
     done = grader("semester", "override", "s1", LAB, "--score", "1000", "--reason", "x",
                   "--ledger", str(ledger))
-    assert done.returncode == 2 and "outside 0..79" in done.stderr, done.stderr
+    assert done.returncode == 2 and "outside 0..81" in done.stderr, done.stderr
     with open_ledger(ledger) as opened:
         assert [e.kind for e in opened.entries()] == ["grade"]

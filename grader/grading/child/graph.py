@@ -267,9 +267,9 @@ def _build_node(Value, values: list, node: list, where: list, found: list,
         found.append({"node": len(values), "at": list(where), "returned": "operand"})
     elif not isinstance(out, Value):
         found.append({"node": len(values), "at": list(where), "returned": type(out).__name__})
-    elif augmented and augmented_of(op) is not None:  # the operator is right: its `op=` form
+    elif augmented and (in_place := augmented_of(op)) is not None:  # and its `op=` form
         before = first.data
-        kept = augmented_of(op)(first, second if OPERATIONS[op].binary else k)
+        kept = in_place(first, second if OPERATIONS[op].binary else k)
         if kept is first or first.data != before:
             found.append({"node": len(values), "at": list(where), "returned": "operand-in-place"})
             first.data = before
@@ -277,9 +277,10 @@ def _build_node(Value, values: list, node: list, where: list, found: list,
 
 
 def _note_moved_results(built: list, results: list, leaves: int, found: list) -> None:
-    """Note in `found` ("moved-with-operand") each node of an earlier program of a data-changed
-    session whose data is no longer what was read after its backward(), now that its leaves
-    hold the later programs' numbers: an operation's result is fixed when it is called."""
+    """Note in `found` ("moved-with-operand") the first node of an earlier program of a
+    data-changed session whose data is no longer what was read after its backward(), now that
+    its leaves hold the later programs' numbers: an operation's result is fixed when it is
+    called."""
     for n, values in enumerate(built[:-1]):
         for k in range(leaves, len(values)):
             now = finite_or_none(values[k].data, f"program {n + 1}: [{k}].data")
@@ -296,12 +297,14 @@ def run_sessions(Value, sessions: list) -> list:
     program in turn (and, with `collect`, drops it and runs the garbage collector before the
     next: fresh nodes after others died); data-changed does the same on the first program's
     leaves, given each later program's numbers as their `data` (and `grad` 0.0), the programs
-    having as many leaves (and, once the last is read, the earlier programs' results are read again:
-    a node whose data moved with its leaves is noted in "returned" as "moved-with-operand"); continued does it on the first program's leaves as they are (their
-    data, and the gradients earlier programs left there), the programs having the same leaves; built-first builds them all before the first backward(); interleaved
-    builds their nodes in turn, one of each; build-only builds them and walks none (with
-    "augmented", each node with a Value on its left also written in place: `_build_node`). Each program has fresh leaves, even when its numbers
-    repeat another's. One entry per session: "results" (as run_expressions', one per program,
+    having as many leaves (once the last is read, the earlier programs' results are read again:
+    a node whose data moved with its leaves is noted in "returned" as "moved-with-operand");
+    continued does it on the first program's leaves as they are (their data, and the gradients
+    earlier programs left there), the programs having the same leaves; built-first builds them
+    all before the first backward(); interleaved builds their nodes in turn, one of each;
+    build-only builds them and walks none (with "augmented", each node with a Value on its left
+    also written in place: `_build_node`). Otherwise each program has fresh leaves, even when
+    its numbers repeat another's. One entry per session: "results" (as run_expressions', one per program,
     read right after that program's backward()) and "returned" (operations whose result was an
     operand or not a Value); or {"error", "stage", "program"} when the student's code raised.
     """
@@ -320,9 +323,7 @@ def run_sessions(Value, sessions: list) -> list:
                     if order == "data-changed" and leaves:  # the same leaves, new data
                         for leaf, v in zip(leaves, program["leaves"], strict=True):
                             leaf.data, leaf.grad = v, 0.0
-                    elif order == "continued" and leaves:  # the same leaves, as they are
-                        pass
-                    else:
+                    elif not leaves:  # fresh leaves (continued keeps the first program's)
                         leaves = [Value(v) for v in program["leaves"]]
                     values = list(leaves)
                     for m, node in enumerate(program["nodes"]):
@@ -330,11 +331,10 @@ def run_sessions(Value, sessions: list) -> list:
                     stage = "backward"
                     values[-1].backward()
                     results[n] = _read_run(values, f"program {n + 1}: ")
-                    built[n] = values
+                    built[n] = values if order != "sequential" else []  # read again later
                     values = []
                     if order == "sequential":
                         leaves = []
-                        built[n] = []
                     if session.get("collect"):
                         gc.collect(1)  # the young generations: the dead graph, cheaply
             else:

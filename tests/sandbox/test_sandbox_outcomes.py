@@ -422,8 +422,10 @@ def test_buffered_output_belongs_to_its_own_scenario_even_when_the_parent_is_slo
         if which != "result":
             return original_read(self, zygote, which)
         data = b""
+        ready = select.poll()  # not select.select: a worker's descriptors may pass FD_SETSIZE
+        ready.register(zygote.result_fd, select.POLLIN)
         while b'"exited"' not in data and b'"ready"' not in data:
-            select.select([zygote.result_fd], [], [], 5.0)
+            ready.poll(5000)
             try:
                 chunk = os.read(zygote.result_fd, 65536)
             except BlockingIOError:
